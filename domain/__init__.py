@@ -1,0 +1,1 @@
+"""The rules of Preferans (преферанс) and its scoring: pure functions over frozen data."""

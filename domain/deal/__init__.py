@@ -1,0 +1,1 @@
+"""One deal (сдача) of Preferans as a pure decider."""

@@ -1,0 +1,89 @@
+"""The auction (торговля): which calls a seat may make (RULES.md §B, I-1…I-4, §B.3).
+
+Pure functions over `Bidding`; the decider turns an accepted call into events.
+"""
+
+from __future__ import annotations
+
+from domain.cards import BID_RANK, LADDER, MISER, TRICK_BIDS, level_of
+from domain.deal.state import Bidding, Seat
+
+_MISER_RANK = BID_RANK[MISER]
+
+
+def effective_min_level(state: Bidding) -> int:
+    """The lowest level a trick bid may open at: the exit from all-pass (выход), raised by one
+    level per dark pass in this deal (a dark pass is overcalled only by a 7, a second by an 8)."""
+    return min(10, max(state.min_level, 6 + len(state.dark_passers)))
+
+
+def holder(state: Bidding) -> Seat | None:
+    """The seat that may name the current highest bid again («здесь»), if any."""
+    if state.highest is None or state.highest == MISER or state.highest_by is None:
+        return None
+    rule = state.rules.bidding.hold_rule
+    if rule == "starter":
+        return state.opened_by if state.opened_by != state.highest_by else None
+    if len(state.passed) != 1:
+        return None  # the hold applies only when two bidders remain
+    remaining = [s for s in state.order if s not in state.passed]
+    senior, junior = remaining  # order lists the earlier hand first
+    if rule == "through_passer":
+        between = state.order.index(state.passed[0]) == 1
+        if not between or state.highest == "6S":
+            return None
+    if senior in state.hold_lost:
+        # S0 read literally (I-3): the right lapsed and passed to the other player
+        return junior if state.highest_by == senior else None
+    return senior if state.highest_by == junior else None
+
+
+def _dark_miser_standing(state: Bidding) -> bool:
+    return state.highest == MISER and state.highest_dark
+
+
+def trick_bids(state: Bidding, seat: Seat, *, dark: bool) -> list[str]:
+    """Trick bids (and the hold) ``seat`` may make now, in the light or in the dark."""
+    if seat == state.miser_by:
+        return []  # kabal misère: the misère bidder makes no trick bid afterwards
+    floor = TRICK_BIDS.index(f"{effective_min_level(state)}S")
+    candidates = TRICK_BIDS[floor:]
+    out: list[str] = []
+    if state.highest is None:
+        out = list(candidates) if state.rules.bidding.allow_jumps else [candidates[0]]
+    else:
+        top = BID_RANK[state.highest]
+        higher = [b for b in candidates if BID_RANK[b] > top]
+        out = higher if state.rules.bidding.allow_jumps else higher[:1]
+        if holder(state) == seat:
+            out = [state.highest, *out]
+    if _dark_miser_standing(state):
+        # a dark misère is overcalled only by a dark 10 (S1 §6.4)
+        out = [b for b in out if level_of(b) == 10] if dark else []
+    return out
+
+
+def may_bid_miser(state: Bidding, seat: Seat) -> bool:
+    """Misère only as the player's first bid (мизер кабальный), and only above the current bid."""
+    if seat in state.bidders or seat == state.miser_by:
+        return False
+    return state.highest is None or BID_RANK[state.highest] < _MISER_RANK
+
+
+def may_take_talon_silently(state: Bidding, seat: Seat) -> bool:
+    """After two passes the last hand may take the talon without a bid (Lesnoy 3.3.15)."""
+    return (
+        state.rules.bidding.third_hand_silent_talon
+        and state.highest is None
+        and len(state.passed) == 2
+        and seat not in state.passed
+    )
+
+
+def may_pass_dark(state: Bidding, seat: Seat) -> bool:
+    """A dark pass only before looking, and never once a bid has been made (S1 §6.4)."""
+    return state.rules.classic.dark_games and seat not in state.looked and state.highest is None
+
+
+def ladder_position(bid: str) -> int:
+    return LADDER.index(bid)

@@ -1,0 +1,305 @@
+"""Commands (imperative) and events (past tense) of one deal (сдача).
+
+Both are frozen msgspec Structs in tagged unions (``"type"`` field), so they travel as JSON as is.
+Events hold facts only; everything a rule decides (the auction's winner, a trick's winner, the
+outcome) is recorded as its own event, so folding needs no rules.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from domain.cards import Bid, Card
+from domain.outcome import DealOutcome, DefenderRole, WhistChoice
+
+Seat = int
+
+
+class Command(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
+    """Something a seat asks to do. ``seat`` is the acting player."""
+
+    seat: Seat
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Something that happened in a deal."""
+
+
+# ---- commands -------------------------------------------------------------------------------
+
+
+class LookAtCards(Command, tag="look_at_cards"):
+    """Classic dark games: pick up one's cards; bids made before this are in the dark (втёмную)."""
+
+
+class MakeBid(Command, tag="bid"):
+    """Bid a contract in the auction; the current highest bid again is the hold («здесь»)."""
+
+    bid: Bid
+    dark: bool = False
+
+
+class Pass(Command, tag="pass"):
+    """Pass (пас) in the auction; final."""
+
+    dark: bool = False
+
+
+class TakeTalon(Command, tag="take_talon"):
+    """Take the talon (прикуп): by the auction's winner, or silently by the last hand after two
+    passes (Lesnoy 3.3.15)."""
+
+
+class Discard(Command, tag="discard"):
+    """Put two cards away face down (снос)."""
+
+    cards: tuple[Card, Card]
+
+
+class Declare(Command, tag="declare"):
+    """Name the final contract (заказ), not below the winning bid."""
+
+    contract: Bid
+
+
+class DeclareTotus(Command, tag="declare_totus"):
+    """Classic: show twelve unbeatable cards and play a 10 in ``strain`` (тотус)."""
+
+    strain: Literal["S", "C", "D", "H", "NT"]
+
+
+class Concede(Command, tag="concede"):
+    """Give up without play («без трёх» / «без двух»), where the rules allow it (I-17)."""
+
+
+class CallWhist(Command, tag="whist"):
+    """An opponent's whisting call: whist (вист), pass (пас) or half-whist (полвиста)."""
+
+    choice: WhistChoice
+
+
+class ChoosePlay(Command, tag="choose_play"):
+    """The single whister plays in the light (open, в светлую) or closed (втёмную)."""
+
+    open: bool
+
+
+class PlayCard(Command, tag="play"):
+    """Play ``card``. The card names the hand it comes from, so a whister playing the passer's
+    cards in open play sends the passer's card."""
+
+    card: Card
+
+
+class StartDeal(msgspec.Struct, frozen=True, kw_only=True, tag="start_deal", tag_field="type"):
+    """Deal ``hands`` (one per seat; the sitting-out dealer's is empty) and the ``talon``.
+
+    Randomness stays outside the domain: the shuffled layout comes in as data.
+    """
+
+    dealer: Seat
+    hands: tuple[tuple[Card, ...], ...]
+    talon: tuple[Card, Card]
+    min_level: int = 6
+    """Minimum opening level, raised after an all-pass by the exit rule (выход из распасов)."""
+
+
+# ---- events ---------------------------------------------------------------------------------
+
+
+class DealStarted(Event, tag="deal_started"):
+    """Cards dealt: ``hands[seat]`` for each seat, and the talon (прикуп) face down."""
+
+    dealer: Seat
+    hands: tuple[tuple[Card, ...], ...]
+    talon: tuple[Card, ...]
+    """Two cards; empty in a seat's redacted feed."""
+    min_level: int = 6
+
+
+class CardsLooked(Event, tag="cards_looked"):
+    """A player picked up his cards (only recorded when dark games are on)."""
+
+    seat: Seat
+    hand: tuple[Card, ...] = ()
+    """Empty in the log (the hand is in `DealStarted`); filled in the looker's own feed."""
+
+
+class BidMade(Event, tag="bid_made"):
+    seat: Seat
+    bid: Bid
+    hold: bool = False
+    """The senior hand named the same bid: «здесь» / «мои»."""
+    dark: bool = False
+    hold_waived: bool = False
+    """The bidder could have held and bid higher instead (matters when the hold lapses, I-3)."""
+
+
+class Passed(Event, tag="passed"):
+    seat: Seat
+    dark: bool = False
+
+
+class AuctionWon(Event, tag="auction_won"):
+    """Two players passed; ``seat`` plays at least ``bid``. ``dark``: won by a dark bid."""
+
+    seat: Seat
+    bid: Bid | None
+    """None when the last hand took the talon silently after two passes."""
+    dark: bool = False
+
+
+class AllPassed(Event, tag="all_passed"):
+    """Everyone passed: the deal is played as all-pass (распасы)."""
+
+
+class TalonTaken(Event, tag="talon_taken"):
+    """The declarer took the talon (прикуп), shown to all unless the game is dark."""
+
+    seat: Seat
+    cards: tuple[Card, ...]
+    """Two cards; empty in the feed of a seat that may not see them."""
+    shown: bool = True
+
+
+class Discarded(Event, tag="discarded"):
+    """Two cards put away face down (снос); only the declarer may see them."""
+
+    seat: Seat
+    cards: tuple[Card, ...]
+    """Two cards; empty in the feed of a seat that may not see them."""
+    by: Seat | None = None
+    """Who chose them, when not the declarer (the opponents choose a totus discard)."""
+
+
+class ContractDeclared(Event, tag="contract_declared"):
+    seat: Seat
+    contract: Bid
+    dark: bool = False
+    totus: bool = False
+
+
+class TotusShown(Event, tag="totus_shown"):
+    """Classic: the declarer showed his twelve cards for a totus in ``strain``."""
+
+    seat: Seat
+    strain: str
+
+
+class Conceded(Event, tag="conceded"):
+    seat: Seat
+    undertricks: int
+
+
+class WhistCalled(Event, tag="whist_called"):
+    seat: Seat
+    choice: WhistChoice
+    forced: bool = False
+
+
+class PlayChosen(Event, tag="play_chosen"):
+    """The single whister chose open (в светлую) or closed (втёмную) play."""
+
+    seat: Seat
+    open: bool
+
+
+class PlayStarted(Event, tag="play_started"):
+    """Play begins. ``controllers[i]`` is the seat that plays hand ``i`` (the whister plays the
+    passer's cards in open play; -1 for a sitting-out dealer)."""
+
+    kind: Literal["game", "miser", "raspasy"]
+    controllers: tuple[Seat, ...]
+    trump: str | None
+    leader: Seat
+    declarer: Seat | None = None
+    contract: str | None = None
+    defenders: tuple[DefenderRole, ...] = ()
+    open_play: bool = False
+    checked: bool = False
+
+
+class HandsOpened(Event, tag="hands_opened"):
+    """Hands laid face up for everyone: open whist, misère catchers, a checked 10."""
+
+    hands: dict[Seat, tuple[Card, ...]]
+
+
+class TalonCardTurned(Event, tag="talon_card_turned"):
+    """All-pass: a talon card turned up sets the suit of this trick."""
+
+    card: Card
+
+
+class CardPlayed(Event, tag="card_played"):
+    seat: Seat
+    """The hand the card came from."""
+    card: Card
+
+
+class TrickWon(Event, tag="trick_won"):
+    """``seat`` took the trick; ``leader`` leads the next one (None after the last trick)."""
+
+    seat: Seat
+    cards: tuple[Card, ...]
+    leader: Seat | None = None
+
+
+class DealEnded(Event, tag="deal_ended"):
+    """The deal is over; its outcome is ready for scoring."""
+
+    outcome: DealOutcome
+
+
+DealCommand = (
+    StartDeal
+    | LookAtCards
+    | MakeBid
+    | Pass
+    | TakeTalon
+    | Discard
+    | Declare
+    | DeclareTotus
+    | Concede
+    | CallWhist
+    | ChoosePlay
+    | PlayCard
+)
+SeatCommand = (
+    LookAtCards
+    | MakeBid
+    | Pass
+    | TakeTalon
+    | Discard
+    | Declare
+    | DeclareTotus
+    | Concede
+    | CallWhist
+    | ChoosePlay
+    | PlayCard
+)
+DealEvent = (
+    DealStarted
+    | CardsLooked
+    | BidMade
+    | Passed
+    | AuctionWon
+    | AllPassed
+    | TalonTaken
+    | Discarded
+    | ContractDeclared
+    | TotusShown
+    | Conceded
+    | WhistCalled
+    | PlayChosen
+    | PlayStarted
+    | HandsOpened
+    | TalonCardTurned
+    | CardPlayed
+    | TrickWon
+    | DealEnded
+)

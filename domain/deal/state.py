@@ -1,0 +1,174 @@
+"""The state of one deal: a union of phase structs, each frozen.
+
+Every phase after the deal carries the table (`DealTable`): the rules, the seats and where every
+card is. The 32 cards are always in exactly one place: a hand, the talon, the discard, the trick
+on the table, the turned talon cards of an all-pass, or the pile of played tricks.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from domain.outcome import DealOutcome, DefenderRole
+from domain.rules import Rules
+
+Seat = int
+Hands = tuple[tuple[str, ...], ...]
+
+
+class AwaitingDeal(msgspec.Struct, frozen=True, kw_only=True):
+    """Nothing dealt yet."""
+
+    rules: Rules
+
+
+class DealTable(msgspec.Struct, frozen=True, kw_only=True):
+    """What every phase of a dealt deal shares."""
+
+    rules: Rules
+    dealer: Seat
+    order: tuple[Seat, Seat, Seat]
+    """The active seats: first hand (forehand, left of the dealer), second, third."""
+    hands: Hands
+    """``hands[seat]``: the cards in that seat's hand (empty for a sitting-out dealer)."""
+    talon: tuple[str, ...]
+    """Talon cards (прикуп) still face down."""
+    min_level: int = 6
+    looked: tuple[Seat, ...] = ()
+    """Seats that have looked at their cards (all of them unless dark games are on)."""
+    dark_passers: tuple[Seat, ...] = ()
+    auction: tuple[tuple[Seat, str, str], ...] = ()
+    """The public auction: (seat, call, note) with call a bid or "PASS" and note "", "hold" or
+    "dark"."""
+    shown_talon: tuple[str, ...] = ()
+    """Talon cards that everyone has seen (taken face up, or turned on an all-pass)."""
+    open_hands: tuple[Seat, ...] = ()
+    """Seats whose hands lie face up for everyone (open whist, misère catchers, totus, a 10
+    checked)."""
+
+    @property
+    def seats(self) -> int:
+        return len(self.hands)
+
+    def next_seat(self, seat: Seat) -> Seat:
+        """The next active seat clockwise."""
+        order = self.order
+        return order[(order.index(seat) + 1) % 3]
+
+
+class Bidding(DealTable, frozen=True, kw_only=True):
+    """The auction (торговля)."""
+
+    turn: Seat
+    passed: tuple[Seat, ...] = ()
+    highest: str | None = None
+    highest_by: Seat | None = None
+    highest_dark: bool = False
+    bidders: tuple[Seat, ...] = ()
+    """Seats that have made a trick bid (they may no longer bid misère)."""
+    miser_by: Seat | None = None
+    opened_by: Seat | None = None
+    """The first seat to make a bid (the "starter" hold rule)."""
+    hold_lost: tuple[Seat, ...] = ()
+    """Seniors who let their first chance to hold pass (``bidding.hold_lapses``)."""
+
+
+class Contracted(DealTable, frozen=True, kw_only=True):
+    """Phases with a declarer."""
+
+    declarer: Seat
+    bid: str | None
+    """The winning bid; None after a silent take of the talon."""
+    dark: bool = False
+    discard: tuple[str, ...] = ()
+
+
+class AwaitingTalon(Contracted, frozen=True, kw_only=True):
+    """The auction is won; the declarer is to take the talon."""
+
+
+class Discarding(Contracted, frozen=True, kw_only=True):
+    """The declarer holds twelve cards and puts two away (снос)."""
+
+
+class TotusDiscarding(Contracted, frozen=True, kw_only=True):
+    """Classic totus: the first opponent chooses the declarer's discard."""
+
+    strain: str
+
+
+class Declaring(Contracted, frozen=True, kw_only=True):
+    """The discard is made; the declarer names the contract (заказ)."""
+
+
+class Whisting(Contracted, frozen=True, kw_only=True):
+    """The opponents say whist (вист), pass or half-whist, in turn; once the calls are complete
+    with a single whister, he chooses open or closed play."""
+
+    contract: str
+    totus: bool = False
+    calls: tuple[tuple[Seat, str], ...] = ()
+
+
+class Playing(DealTable, frozen=True, kw_only=True):
+    """Cards are played trick by trick (розыгрыш), in a contract, misère or all-pass."""
+
+    kind: Literal["game", "miser", "raspasy"]
+    declarer: Seat | None = None
+    contract: str | None = None
+    bid: str | None = None
+    dark: bool = False
+    totus: bool = False
+    discard: tuple[str, ...] = ()
+    defenders: tuple[DefenderRole, ...] = ()
+    open_play: bool = False
+    checked: bool = False
+    trump: str | None = None
+    controllers: tuple[Seat, ...] = ()
+    """``controllers[hand]``: the seat that plays that hand's cards (-1: nobody)."""
+    turn: Seat
+    trick: tuple[tuple[Seat, str], ...] = ()
+    talon_card: str | None = None
+    """All-pass: the turned talon card setting the suit of the current trick."""
+    turned: tuple[str, ...] = ()
+    """All-pass: talon cards already turned up."""
+    tricks: tuple[int, ...]
+    """Tricks won per seat."""
+    tricks_played: int = 0
+    played: tuple[str, ...] = ()
+    """Cards of finished tricks."""
+    last_trick: tuple[tuple[Seat, str], ...] = ()
+
+
+class DealFinished(DealTable, frozen=True, kw_only=True):
+    """The deal is over."""
+
+    outcome: DealOutcome
+    discard: tuple[str, ...] = ()
+    played: tuple[str, ...] = ()
+    turned: tuple[str, ...] = ()
+    last_trick: tuple[tuple[Seat, str], ...] = ()
+
+
+DealState = (
+    AwaitingDeal
+    | Bidding
+    | AwaitingTalon
+    | Discarding
+    | TotusDiscarding
+    | Declaring
+    | Whisting
+    | Playing
+    | DealFinished
+)
+
+
+def table_fields(state: DealTable) -> dict[str, object]:
+    """The shared table fields of ``state``, to carry into the next phase."""
+    return {name: getattr(state, name) for name in DealTable.__struct_fields__}
+
+
+def contract_fields(state: Contracted) -> dict[str, object]:
+    return {name: getattr(state, name) for name in Contracted.__struct_fields__}

@@ -1,0 +1,184 @@
+"""What a seat may see (RULES.md §C, §E.2): the only door through which cards leave the domain.
+
+A seat sees its own hand (once it has looked, in dark games), the talon only once it is shown,
+the discard only if it is the declarer's, other hands only when open play, a misère, a totus or a
+checked 10 lays them face up, and the cards of the current and the last trick. A spectator
+(``viewer=None``) sees only what lies face up.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.deal.messages import (
+    CardsLooked,
+    DealEvent,
+    DealStarted,
+    Discarded,
+    TalonTaken,
+)
+from domain.deal.state import (
+    AwaitingDeal,
+    Bidding,
+    Contracted,
+    DealFinished,
+    DealState,
+    Playing,
+    Seat,
+    Whisting,
+)
+from domain.outcome import DealOutcome, DefenderRole
+
+
+class AuctionCall(msgspec.Struct, frozen=True, kw_only=True):
+    seat: Seat
+    call: str
+    """A bid (``"6S"``, ``"MISER"``) or ``"PASS"``."""
+    hold: bool = False
+    dark: bool = False
+
+
+class PlayedCard(msgspec.Struct, frozen=True, kw_only=True):
+    seat: Seat
+    card: str
+
+
+class SeatView(msgspec.Struct, frozen=True, kw_only=True):
+    """One viewer's picture of a deal."""
+
+    viewer: Seat | None
+    phase: str
+    dealer: Seat | None = None
+    hands_order: tuple[Seat, ...] = ()
+    """First, second and third hand."""
+    to_act: tuple[Seat, ...] = ()
+    hand: tuple[str, ...] = ()
+    """The viewer's own cards."""
+    hand_sizes: dict[Seat, int] = {}
+    open_hands: dict[Seat, tuple[str, ...]] = {}
+    """Other hands lying face up."""
+    talon: tuple[str, ...] = ()
+    """Talon cards that have been shown."""
+    talon_size: int = 0
+    """Talon cards still face down."""
+    discard: tuple[str, ...] | None = None
+    """The discard (снос): only the declarer's own."""
+    min_level: int = 6
+    auction: tuple[AuctionCall, ...] = ()
+    declarer: Seat | None = None
+    bid: str | None = None
+    contract: str | None = None
+    dark: bool = False
+    whist_calls: tuple[AuctionCall, ...] = ()
+    defenders: tuple[DefenderRole, ...] = ()
+    open_play: bool = False
+    trump: str | None = None
+    trick: tuple[PlayedCard, ...] = ()
+    talon_card: str | None = None
+    last_trick: tuple[PlayedCard, ...] = ()
+    tricks: dict[Seat, int] = {}
+    outcome: DealOutcome | None = None
+
+
+def phase_name(state: DealState) -> str:
+    """A stable snake_case name of the phase (``bidding``, ``whisting``, ``playing`` …)."""
+    name = type(state).__name__
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = ()) -> SeatView:
+    """Everything ``viewer`` may see of ``state``, and nothing more."""
+    if isinstance(state, AwaitingDeal):
+        return SeatView(viewer=viewer, phase=phase_name(state))
+    own = (
+        state.hands[viewer]
+        if viewer is not None and 0 <= viewer < state.seats and viewer in state.looked
+        else ()
+    )
+    view: dict[str, object] = {
+        "viewer": viewer,
+        "phase": phase_name(state),
+        "dealer": state.dealer,
+        "hands_order": state.order,
+        "to_act": to_act,
+        "hand": own,
+        "hand_sizes": {s: len(state.hands[s]) for s in state.order},
+        "open_hands": {s: state.hands[s] for s in state.open_hands if s != viewer},
+        "talon": state.shown_talon,
+        "talon_size": len(state.talon),
+        "min_level": state.min_level,
+        "auction": tuple(
+            AuctionCall(seat=s, call=c, hold=n == "hold", dark=n == "dark")
+            for s, c, n in state.auction
+        ),
+    }
+    if isinstance(state, Contracted | Playing | DealFinished):
+        declarer = getattr(state, "declarer", None)
+        if isinstance(state, DealFinished):
+            declarer = state.outcome.declarer
+        view["declarer"] = declarer
+        discard = getattr(state, "discard", ())
+        if declarer is not None and viewer == declarer and discard:
+            view["discard"] = discard
+    if isinstance(state, Contracted):
+        view["bid"] = state.bid
+        view["dark"] = state.dark
+    if isinstance(state, Whisting):
+        view["contract"] = state.contract
+        view["whist_calls"] = tuple(AuctionCall(seat=s, call=c) for s, c in state.calls)
+    if isinstance(state, Playing):
+        view |= {
+            "bid": state.bid,
+            "contract": state.contract,
+            "dark": state.dark,
+            "defenders": state.defenders,
+            "open_play": state.open_play,
+            "trump": state.trump,
+            "trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.trick),
+            "talon_card": state.talon_card,
+            "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
+            "tricks": {s: state.tricks[s] for s in state.order},
+        }
+    if isinstance(state, DealFinished):
+        view |= {
+            "contract": state.outcome.contract,
+            "defenders": state.outcome.defenders,
+            "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
+            "tricks": dict(state.outcome.tricks),
+            "outcome": state.outcome,
+        }
+    return SeatView(**view)  # type: ignore[arg-type]
+
+
+def visible_cards(view: SeatView) -> set[str]:
+    """Every card named anywhere in ``view`` (for tests of what leaks)."""
+    cards = set(view.hand) | set(view.talon) | set(view.discard or ())
+    for hand in view.open_hands.values():
+        cards |= set(hand)
+    cards |= {p.card for p in view.trick} | {p.card for p in view.last_trick}
+    if view.talon_card:
+        cards.add(view.talon_card)
+    return cards
+
+
+def redact_event(event: DealEvent, viewer: Seat | None, before: DealState) -> DealEvent:
+    """``event`` as ``viewer`` may see it, given the state ``before`` it.
+
+    Hidden cards are removed, never replaced by guesses: the dealt hands keep only the viewer's
+    own (in dark games it arrives when he looks), a talon taken face down and the discard reach
+    only the declarer.
+    """
+    match event:
+        case DealStarted():
+            dark = before.rules.classic.dark_games
+            hands = tuple(
+                h if (s == viewer and not dark) else () for s, h in enumerate(event.hands)
+            )
+            return msgspec.structs.replace(event, hands=hands, talon=())
+        case CardsLooked() if viewer == event.seat and isinstance(before, Bidding):
+            return msgspec.structs.replace(event, hand=before.hands[event.seat])
+        case TalonTaken() if not event.shown and viewer != event.seat:
+            return msgspec.structs.replace(event, cards=())
+        case Discarded() if viewer not in (event.seat, event.by):
+            return msgspec.structs.replace(event, cards=())
+    return event

@@ -1,0 +1,224 @@
+"""The rules of a game as data: every choice of RULES.md §I is a field here, never a constant.
+
+A `Rules` value is frozen and stored with the game that was created with it, so a later change of
+defaults never changes an old game's meaning. A preset (Sochi, Leningrad, Rostov) is only a bundle
+of these options, and `rules_for` lets a game override any of them::
+
+    rules_for("leningrad", {"pool": {"target": 20}})
+
+Field names follow the setting names of RULES.md §I (``bidding.allow_jumps`` …).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from domain.errors import InvalidRules
+
+
+class _Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class BiddingRules(_Options):
+    """Bidding (торговля), RULES.md §B and I-1…I-5."""
+
+    allow_jumps: bool = False
+    """I-1. The Codex makes every bid the next step up; some clubs allow jump bids."""
+    hold_rule: Literal["senior", "starter", "through_passer"] = "senior"
+    """I-2. Who may hold («здесь», «мои»): the senior of two remaining bidders (Codex); the player
+    who opened the bidding, at any time (OpenPref); only through a passer, never on 6♠ or misère."""
+    hold_lapses: bool = False
+    """I-3. S0 read literally: a senior who does not hold at his first chance loses the right."""
+    third_hand_silent_talon: bool = True
+    """I-4. After two passes the last hand may take the talon without a bid (Lesnoy 3.3.15)."""
+    third_hand_may_miser: bool = False
+    """I-4. Whether that silent taker may still declare misère."""
+
+
+class WhistRules(_Options):
+    """Whisting (вистование), RULES.md §D and I-7, I-8, I-10, I-21, I-24."""
+
+    ten_is_checked: bool = True
+    """I-7. A 10-trick game is checked (проверяется), not whisted."""
+    half_whist: bool = True
+    """Half-whist (полвиста) on 6 and 7."""
+    style: Literal["greedy", "gentleman"] = "greedy"
+    """I-10. Greedy (жлобский) or gentleman (джентльменский) single whist."""
+    responsibility: Literal["full", "half"] = "full"
+    """I-21. A short whist (недовист) costs the full price or half the price per missing trick."""
+    classic_full_after_close: bool = False
+    """I-21. Classic: half-responsible until the whister's pool is closed, then responsible."""
+    liability_8_10: Literal["second", "both", "split"] = "second"
+    """I-8. Two whisters short on 8, 9, 10: the second to say whist answers (Lesnoy), or both, or
+    half each."""
+    liability_6_7_cap: bool = False
+    """I-8b. Cap each whister's shortfall on 6/7 at the pair's shortfall."""
+    stalingrad: bool = False
+    """I-24. «Сталинград»: both opponents must whist a 6♠."""
+
+
+class ScoringRules(_Options):
+    """Per-convention scale of the pool sheet (RULES.md §F)."""
+
+    whist_factor: int = 1
+    """Whists per defender trick = price × this (Leningrad writes 2P)."""
+    remiz_factor: int = 1
+    """Declarer's mountain per undertrick = price × this (Leningrad 2P)."""
+    miser_fail_per_trick: int = 10
+    """Mountain per trick taken on a failed misère (Leningrad 20)."""
+    consolation: Literal["price", "double_price", "flat"] = "price"
+    """I-11. Consolation (консоляция) per undertrick: P, 2P, or a flat amount."""
+    consolation_flat: int = 10
+    """The flat consolation per undertrick when ``consolation == "flat"`` (Rostov)."""
+    miser_consolation: int = 0
+    """I-9. Whists per trick that each other player writes on a failed misère (Rostov 10)."""
+
+
+class RaspasyRules(_Options):
+    """All-pass (распасы), RULES.md §E.4, §F and I-12…I-16, I-22, I-23."""
+
+    writing: Literal["mountain", "whists"] = "mountain"
+    """Tricks go to the mountain (Sochi, Leningrad, Classic) or are written in whists (Rostov)."""
+    base_price: int = 1
+    """I-23. Mountain per trick on the first all-pass of a streak (Leningrad 2)."""
+    progression: Literal["none", "arith", "geom"] = "arith"
+    """I-22. Price of consecutive all-passes: constant, 1-2-3…, or 1-2-4…"""
+    progression_cap: int = 3
+    """I-22. The progression step stops growing here (a multiple of the base price); 0 = no cap."""
+    zero_trick_bonus: bool = True
+    """A player who took no trick writes the price of one trick to his pool."""
+    whist_per_trick: int = 5
+    """Rostov: whists per trick written by the player with the fewest tricks."""
+    rostov_tie: Literal["half_each"] = "half_each"
+    """I-14b. Two players tied for the fewest tricks each write ⌊tricks × price / 2⌋."""
+    use_talon: bool = True
+    """Whether the talon cards set the suit of the first two tricks (Rostov: never opened)."""
+    amnesty: bool = False
+    """I-13. Write (tricks − fewest) × price instead of tricks × price; same settlement."""
+    exit_sequence: tuple[int, ...] = (6,)
+    """I-12. Minimum opening level of the deals after an all-pass; the last level repeats."""
+    exit_requires: Literal["any", "made"] = "any"
+    """I-12b. What ends an all-pass streak: any played contract, or only a made one."""
+    dealer_writes_pool_point: bool = False
+    """I-16. At a table of four the dealer writes one pool point on an all-pass (Rostov)."""
+
+
+class PlayRules(_Options):
+    """Play (розыгрыш), RULES.md §E and I-14, I-15."""
+
+    miser_open_timing: Literal["codex", "after_first_trick"] = "codex"
+    """I-15. The catchers' cards open at once if a catcher leads, else after the misère player's
+    first lead (S0); or only after the first trick."""
+    concede: Literal["none", "down2", "down3"] = "none"
+    """I-17. The declarer may concede without play («без трёх», «без двух»)."""
+
+
+class PoolRules(_Options):
+    """The pool (пуля) and its closing, RULES.md §G and I-18, I-19, I-25, I-27."""
+
+    target: int = 10
+    """I-27. Pool each player must reach."""
+    help_enabled: bool = True
+    """I-19. Excess over the target goes as help (помощь) into another's pool."""
+    help_whists_per_point: int = 10
+    slide_after_raspasy: bool = False
+    """I-25. The deal stays with the same dealer after an all-pass."""
+
+
+class SettlementRules(_Options):
+    """Final settlement (расчёт), RULES.md §H and I-20, I-28."""
+
+    whists_per_mountain_point: int = 10
+    """Mountain to whists: each other player writes M × this / n on a player."""
+    pool_weight: int = 1
+    """I-28. A pool point weighs this many mountain points (Leningrad 2)."""
+    rounding: Literal["largest_remainder", "floor"] = "largest_remainder"
+    """I-20. Exact nets, rounded to whole whists keeping the zero sum; or OpenPref's floor."""
+
+
+class ClassicRules(_Options):
+    """Classic (классика) options, RULES.md §B.3, §C, §F.4, I-26; all off by default."""
+
+    dark_games: bool = False
+    """Pass and bids in the dark (втёмную), made before looking at one's cards."""
+    bombs: bool = False
+    """A dark passer of an all-pass gets a bomb that doubles his next writing."""
+    totus: bool = False
+    """Totus (тотус): the declarer shows 12 unbeatable cards, the opponents choose his discard."""
+
+
+class Rules(_Options):
+    """The whole rules of a game. Immutable, stored with the game."""
+
+    convention: str = "sochi"
+    """The preset this bundle started from (informational)."""
+    players: Literal[3, 4] = 3
+    bidding: BiddingRules = BiddingRules()
+    whist: WhistRules = WhistRules()
+    scoring: ScoringRules = ScoringRules()
+    raspasy: RaspasyRules = RaspasyRules()
+    play: PlayRules = PlayRules()
+    pool: PoolRules = PoolRules()
+    settlement: SettlementRules = SettlementRules()
+    classic: ClassicRules = ClassicRules()
+
+    def __post_init__(self) -> None:
+        if self.pool.target < 1:
+            raise InvalidRules("pool.target must be at least 1")
+        if not self.raspasy.exit_sequence or not all(
+            6 <= lvl <= 10 for lvl in self.raspasy.exit_sequence
+        ):
+            raise InvalidRules("raspasy.exit_sequence must list levels between 6 and 10")
+        if self.raspasy.base_price < 1 or self.raspasy.progression_cap < 0:
+            raise InvalidRules("raspasy.base_price must be ≥ 1 and progression_cap ≥ 0")
+
+
+SOCHI = Rules(convention="sochi")
+"""Sochi (сочинка): greedy responsible whist, all-pass 1-2-3 to the mountain, help on overflow."""
+
+LENINGRAD = Rules(
+    convention="leningrad",
+    whist=WhistRules(style="gentleman", responsibility="half"),
+    scoring=ScoringRules(
+        whist_factor=2, remiz_factor=2, miser_fail_per_trick=20, consolation="double_price"
+    ),
+    raspasy=RaspasyRules(base_price=2, exit_sequence=(6, 7, 7)),
+    settlement=SettlementRules(pool_weight=2),
+)
+"""Leningrad («Питер»): the sheet at twice the Sochi scale, gentleman half-responsible whist."""
+
+ROSTOV = Rules(
+    convention="rostov",
+    whist=WhistRules(style="gentleman", responsibility="half"),
+    scoring=ScoringRules(consolation="flat", consolation_flat=10, miser_consolation=10),
+    raspasy=RaspasyRules(
+        writing="whists", progression="none", use_talon=False, dealer_writes_pool_point=True
+    ),
+)
+"""Rostov (московская пулька): all-pass written in whists, gentleman half-responsible whist."""
+
+PRESETS: dict[str, Rules] = {"sochi": SOCHI, "leningrad": LENINGRAD, "rostov": ROSTOV}
+
+
+def _merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def rules_for(preset: str = "sochi", overrides: dict[str, Any] | None = None) -> Rules:
+    """The preset's rules with ``overrides`` (a nested dict of option names) applied."""
+    if preset not in PRESETS:
+        raise InvalidRules(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+    raw = _merge(msgspec.to_builtins(PRESETS[preset]), overrides or {})
+    try:
+        return msgspec.convert(raw, Rules)
+    except msgspec.ValidationError as exc:
+        raise InvalidRules(f"invalid rules option: {exc}") from exc
