@@ -1,0 +1,380 @@
+"""The pulka (пуля): a whole game as a decider that composes deals.
+
+A game is created with its rules (stored in `GameCreated`, so it keeps them for ever), the seats
+are taken, and deals follow until every pool is closed. The service supplies each deal's cards
+(`DealCards`: a shuffle, or a tournament's fixed layout); the pulka chooses the dealer and the
+minimum opening level, forwards seat commands to the current deal, and scores a finished deal
+into a `DealScored` event. The sheet is read from those events alone, so a later change of the
+scoring code never rewrites a finished game. When the last pool closes, `GameEnded` carries the
+final settlement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.deal import decider as deal
+from domain.deal.messages import DealEnded, DealEvent, DealStarted, SeatCommand, StartDeal
+from domain.deal.state import AwaitingDeal, DealFinished, DealState
+from domain.deal.view import SeatView, redact_event, seat_view
+from domain.errors import DealOver, IllegalAction, NotYourTurn, WrongPhase, refuse
+from domain.rules import Rules
+from domain.scoring import score_deal
+from domain.settlement import Settlement, settle
+from domain.sheet import DealScore, PoolSheet, apply_score, empty_sheet, is_closed
+
+Seat = int
+
+
+class GameCommand(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
+    """A command to the pulka itself, issued by the service rather than by a seat."""
+
+
+class CreateGame(GameCommand, tag="create_game"):
+    rules: Rules
+    first_dealer: Seat = 0
+
+
+class TakeSeat(GameCommand, tag="take_seat"):
+    """``player`` (an opaque id, never personal data) sits down at ``seat``."""
+
+    seat: Seat
+    player: str
+
+
+class DealCards(GameCommand, tag="deal_cards"):
+    """The cards of the next deal: one hand per seat (empty for a sitting-out dealer) and the
+    talon. The pulka decides who deals."""
+
+    hands: tuple[tuple[str, ...], ...]
+    talon: tuple[str, str]
+
+
+class GameEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    pass
+
+
+class GameCreated(GameEvent, tag="game_created"):
+    rules: Rules
+    first_dealer: Seat = 0
+
+
+class PlayerSeated(GameEvent, tag="player_seated"):
+    seat: Seat
+    player: str
+
+
+class DealScored(GameEvent, tag="deal_scored"):
+    """A finished deal written into the pool sheet (запись)."""
+
+    deal_no: int
+    score: DealScore
+    next_dealer: Seat
+    next_min_level: int = 6
+    """The next deal's minimum opening level (the exit from all-pass, выход из распасов)."""
+
+
+class GameEnded(GameEvent, tag="game_ended"):
+    """Every pool is closed; the final settlement (расчёт) in whists."""
+
+    settlement: Settlement
+
+
+Event = GameCreated | PlayerSeated | DealScored | GameEnded | DealEvent
+Command = CreateGame | TakeSeat | DealCards | SeatCommand
+
+
+class NoGame(msgspec.Struct, frozen=True):
+    """Before `GameCreated`."""
+
+
+class Pulka(msgspec.Struct, frozen=True, kw_only=True):
+    """A game in progress."""
+
+    rules: Rules
+    players: tuple[str | None, ...]
+    sheet: PoolSheet
+    deal: DealState
+    deal_no: int = 0
+    """Number of the current (or last) deal, from 1."""
+    next_dealer: Seat = 0
+    next_min_level: int = 6
+
+
+class PulkaClosed(Pulka, frozen=True, kw_only=True):
+    """Every pool reached the target; the game is over."""
+
+    settlement: Settlement
+
+
+GameState = NoGame | Pulka | PulkaClosed
+INITIAL_STATE: GameState = NoGame()
+
+
+def is_terminal(state: GameState) -> bool:
+    return isinstance(state, PulkaClosed)
+
+
+def seated(state: Pulka) -> bool:
+    return all(p is not None for p in state.players)
+
+
+def needs_cards(state: GameState) -> bool:
+    """Whether the next thing to happen is a deal of the cards (the service then shuffles)."""
+    return (
+        type(state) is Pulka
+        and seated(state)
+        and isinstance(state.deal, AwaitingDeal | DealFinished)
+    )
+
+
+# ---- decide ---------------------------------------------------------------------------------
+
+
+def decide(command: Command, state: GameState) -> list[Event]:
+    """The events ``command`` causes; raises a `PreferansError` subclass if it is not allowed."""
+    if isinstance(state, PulkaClosed):
+        raise DealOver("the pulka is closed: the game is over", code="illegal.game_over")
+    if isinstance(command, CreateGame):
+        if not isinstance(state, NoGame):
+            raise WrongPhase("the game already exists", code="illegal.game_exists")
+        if not 0 <= command.first_dealer < command.rules.players:
+            raise refuse("no_such_seat", f"seat {command.first_dealer} is not at this table")
+        return [GameCreated(rules=command.rules, first_dealer=command.first_dealer)]
+    if isinstance(state, NoGame):
+        raise WrongPhase("the game has not been created", code="illegal.no_game")
+    match command:
+        case TakeSeat():
+            return [_take_seat(command, state)]
+        case DealCards():
+            return _deal_cards(command, state)
+    return _seat_command(command, state)
+
+
+def _take_seat(command: TakeSeat, state: Pulka) -> PlayerSeated:
+    if not 0 <= command.seat < len(state.players):
+        raise refuse("no_such_seat", f"seat {command.seat} is not at this table")
+    if state.players[command.seat] is not None:
+        raise refuse("seat_taken", f"seat {command.seat} is already taken")
+    if command.player in state.players:
+        raise refuse("already_seated", "this player already has a seat at this table")
+    return PlayerSeated(seat=command.seat, player=command.player)
+
+
+def _deal_cards(command: DealCards, state: Pulka) -> list[Event]:
+    if not seated(state):
+        raise refuse("seats_free", "the cards are dealt once every seat is taken")
+    if not needs_cards(state):
+        raise WrongPhase("a deal is in progress", code="illegal.deal_in_progress")
+    start = StartDeal(
+        dealer=state.next_dealer,
+        hands=command.hands,
+        talon=command.talon,
+        min_level=state.next_min_level,
+    )
+    return list(deal.decide(start, deal.initial_state(state.rules)))
+
+
+def _seat_command(command: SeatCommand, state: Pulka) -> list[Event]:
+    if not seated(state):
+        raise refuse("seats_free", "the game starts once every seat is taken")
+    if isinstance(state.deal, AwaitingDeal | DealFinished):
+        raise WrongPhase("no deal is in progress", code="illegal.no_deal")
+    events: list[Event] = list(deal.decide(command, state.deal))
+    last = events[-1] if events else None
+    if isinstance(last, DealEnded):
+        events += _score(state, last.outcome)
+    return events
+
+
+def _score(state: Pulka, outcome: Any) -> list[Event]:
+    score = score_deal(outcome, state.sheet, state.rules)
+    sheet = apply_score(state.sheet, score)
+    slide = state.rules.pool.slide_after_raspasy and outcome.kind == "raspasy"
+    dealer = outcome.dealer if slide else (outcome.dealer + 1) % state.rules.players
+    events: list[Event] = [
+        DealScored(
+            deal_no=state.deal_no,
+            score=score,
+            next_dealer=dealer,
+            next_min_level=exit_level(state.rules, score.raspasy_streak),
+        )
+    ]
+    if is_closed(sheet, state.rules.pool.target):
+        events.append(GameEnded(settlement=settle(sheet, state.rules)))
+    return events
+
+
+def exit_level(rules: Rules, raspasy_streak: int) -> int:
+    """Minimum opening level after ``raspasy_streak`` all-passes in a row (I-12): the exit
+    sequence is indexed by the streak, its last level repeating."""
+    if raspasy_streak <= 0:
+        return 6
+    seq = rules.raspasy.exit_sequence
+    return seq[min(raspasy_streak, len(seq)) - 1]
+
+
+# ---- evolve ---------------------------------------------------------------------------------
+
+
+def evolve(state: GameState, event: Event) -> GameState:
+    """The state after ``event``; records facts only."""
+    handler = _GAME_EVOLVERS.get(type(event))
+    if handler is not None:
+        return handler(state, event)
+    assert isinstance(state, Pulka)
+    if isinstance(event, DealStarted):
+        return msgspec.structs.replace(
+            state,
+            deal=deal.evolve(deal.initial_state(state.rules), event),
+            deal_no=state.deal_no + 1,
+        )
+    return msgspec.structs.replace(state, deal=deal.evolve(state.deal, event))
+
+
+def _created(state: GameState, e: GameCreated) -> Pulka:
+    n = e.rules.players
+    return Pulka(
+        rules=e.rules,
+        players=(None,) * n,
+        sheet=empty_sheet(n),
+        deal=deal.initial_state(e.rules),
+        next_dealer=e.first_dealer,
+    )
+
+
+def _seated(state: Pulka, e: PlayerSeated) -> Pulka:
+    players = list(state.players)
+    players[e.seat] = e.player
+    return msgspec.structs.replace(state, players=tuple(players))
+
+
+def _scored(state: Pulka, e: DealScored) -> Pulka:
+    return msgspec.structs.replace(
+        state,
+        sheet=apply_score(state.sheet, e.score),
+        next_dealer=e.next_dealer,
+        next_min_level=e.next_min_level,
+    )
+
+
+def _ended(state: Pulka, e: GameEnded) -> PulkaClosed:
+    fields = {name: getattr(state, name) for name in Pulka.__struct_fields__}
+    return PulkaClosed(**fields, settlement=e.settlement)
+
+
+_GAME_EVOLVERS: dict[type, Any] = {
+    GameCreated: _created,
+    PlayerSeated: _seated,
+    DealScored: _scored,
+    GameEnded: _ended,
+}
+
+
+def fold(events: list[Event] | tuple[Event, ...], state: GameState = INITIAL_STATE) -> GameState:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+# ---- what a seat may do and see ------------------------------------------------------------
+
+
+def seat_of(state: GameState, player: str) -> Seat | None:
+    if isinstance(state, NoGame):
+        return None
+    return state.players.index(player) if player in state.players else None
+
+
+def legal_actions(state: GameState, seat: Seat) -> list[SeatCommand]:
+    """Every command ``seat`` may send now (none between deals, or once the pulka is closed)."""
+    if type(state) is not Pulka or not seated(state):
+        return []
+    return deal.legal_actions(state.deal, seat)
+
+
+def to_act(state: GameState) -> tuple[Seat, ...]:
+    if type(state) is not Pulka or not seated(state):
+        return ()
+    return deal.to_act(state.deal)
+
+
+def status(state: GameState) -> str:
+    """``seating``, ``playing`` or ``finished``."""
+    if isinstance(state, NoGame):
+        return "none"
+    if isinstance(state, PulkaClosed):
+        return "finished"
+    return "playing" if seated(state) else "seating"
+
+
+class GameView(msgspec.Struct, frozen=True, kw_only=True):
+    """One viewer's picture of the pulka: public sheet, and the current deal as he may see it."""
+
+    status: str
+    rules: Rules
+    players: tuple[str | None, ...]
+    viewer: Seat | None
+    deal_no: int
+    sheet: PoolSheet
+    deal: SeatView
+    settlement: Settlement | None = None
+
+
+def game_view(state: Pulka, viewer: Seat | None) -> GameView:
+    return GameView(
+        status=status(state),
+        rules=state.rules,
+        players=state.players,
+        viewer=viewer,
+        deal_no=state.deal_no,
+        sheet=state.sheet,
+        deal=seat_view(state.deal, viewer, to_act(state)),
+        settlement=state.settlement if isinstance(state, PulkaClosed) else None,
+    )
+
+
+def redact(event: Event, viewer: Seat | None, before: GameState) -> Event:
+    """``event`` as ``viewer`` may see it, given the game state before it."""
+    if isinstance(event, GameEvent) or isinstance(before, NoGame):
+        return event
+    current = before.deal
+    if isinstance(event, DealStarted):
+        current = deal.initial_state(before.rules)
+    return redact_event(event, viewer, current)
+
+
+__all__ = [
+    "INITIAL_STATE",
+    "Command",
+    "CreateGame",
+    "DealCards",
+    "DealScored",
+    "Event",
+    "GameCreated",
+    "GameEnded",
+    "GameState",
+    "GameView",
+    "IllegalAction",
+    "NoGame",
+    "NotYourTurn",
+    "PlayerSeated",
+    "Pulka",
+    "PulkaClosed",
+    "TakeSeat",
+    "decide",
+    "evolve",
+    "fold",
+    "game_view",
+    "is_terminal",
+    "legal_actions",
+    "needs_cards",
+    "redact",
+    "seat_of",
+    "status",
+    "to_act",
+]
