@@ -22,7 +22,7 @@ class _Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     pass
 
 
-class BiddingRules(_Options):
+class BiddingRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Bidding (торговля), RULES.md §B and I-1…I-5."""
 
     allow_jumps: bool = False
@@ -38,7 +38,7 @@ class BiddingRules(_Options):
     """I-4. Whether that silent taker may still declare misère."""
 
 
-class WhistRules(_Options):
+class WhistRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Whisting (вистование), RULES.md §D and I-7, I-8, I-10, I-21, I-24."""
 
     ten_is_checked: bool = True
@@ -60,7 +60,7 @@ class WhistRules(_Options):
     """I-24. «Сталинград»: both opponents must whist a 6♠."""
 
 
-class ScoringRules(_Options):
+class ScoringRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Per-convention scale of the pool sheet (RULES.md §F)."""
 
     whist_factor: int = 1
@@ -77,7 +77,7 @@ class ScoringRules(_Options):
     """I-9. Whists per trick that each other player writes on a failed misère (Rostov 10)."""
 
 
-class RaspasyRules(_Options):
+class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """All-pass (распасы), RULES.md §E.4, §F and I-12…I-16, I-22, I-23."""
 
     writing: Literal["mountain", "whists"] = "mountain"
@@ -106,7 +106,7 @@ class RaspasyRules(_Options):
     """I-16. At a table of four the dealer writes one pool point on an all-pass (Rostov)."""
 
 
-class PlayRules(_Options):
+class PlayRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Play (розыгрыш), RULES.md §E and I-14, I-15."""
 
     miser_open_timing: Literal["codex", "after_first_trick"] = "codex"
@@ -116,7 +116,7 @@ class PlayRules(_Options):
     """I-17. The declarer may concede without play («без трёх», «без двух»)."""
 
 
-class PoolRules(_Options):
+class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The pool (пуля) and its closing, RULES.md §G and I-18, I-19, I-25, I-27."""
 
     target: int = 10
@@ -128,7 +128,7 @@ class PoolRules(_Options):
     """I-25. The deal stays with the same dealer after an all-pass."""
 
 
-class SettlementRules(_Options):
+class SettlementRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Final settlement (расчёт), RULES.md §H and I-20, I-28."""
 
     whists_per_mountain_point: int = 10
@@ -139,7 +139,7 @@ class SettlementRules(_Options):
     """I-20. Exact nets, rounded to whole whists keeping the zero sum; or OpenPref's floor."""
 
 
-class ClassicRules(_Options):
+class ClassicRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Classic (классика) options, RULES.md §B.3, §C, §F.4, I-26; all off by default."""
 
     dark_games: bool = False
@@ -150,7 +150,7 @@ class ClassicRules(_Options):
     """Totus (тотус): the declarer shows 12 unbeatable cards, the opponents choose his discard."""
 
 
-class Rules(_Options):
+class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The whole rules of a game. Immutable, stored with the game."""
 
     convention: str = "sochi"
