@@ -32,7 +32,7 @@ def holder(state: Bidding) -> Seat | None:
         between = state.order.index(state.passed[0]) == 1
         if not between or state.highest == "6S":
             return None
-    if senior in state.hold_lost:
+    if state.rules.bidding.hold_lapses and senior in state.hold_lost:
         # S0 read literally (I-3): the right lapsed and passed to the other player
         return junior if state.highest_by == senior else None
     return senior if state.highest_by == junior else None
@@ -58,8 +58,9 @@ def trick_bids(state: Bidding, seat: Seat, *, dark: bool) -> list[str]:
         if holder(state) == seat:
             out = [state.highest, *out]
     if _dark_miser_standing(state):
-        # a dark misère is overcalled only by a dark 10 (S1 §6.4)
-        out = [b for b in out if level_of(b) == 10] if dark else []
+        # a dark misère is overcalled only by a dark 10 (S1 §6.4): a step past the nines
+        tens = [b for b in candidates if level_of(b) == 10]
+        out = (tens if state.rules.bidding.allow_jumps else tens[:1]) if dark else []
     return out
 
 

@@ -67,7 +67,7 @@ from domain.deal.state import (
     contract_fields,
     table_fields,
 )
-from domain.errors import DealOver, InvalidLayout, NotYourTurn, WrongPhase, refuse
+from domain.errors import DealOver, InvalidLayout, NotationError, NotYourTurn, WrongPhase, refuse
 from domain.outcome import DealOutcome, DefenderRole
 from domain.rules import Rules
 
@@ -172,7 +172,15 @@ def _after_call(state: Bidding, passed: tuple[Seat, ...]) -> list[DealEvent]:
     return []
 
 
+def _known_bid(bid: str) -> str:
+    """Commands built in Python skip the JSON pattern check: malformed bids fail here, typed."""
+    if bid not in BID_RANK:
+        raise NotationError(f"{bid!r} is not a bid: expected 6S … 10NT or MISER")
+    return bid
+
+
 def _bid(command: MakeBid, state: Bidding) -> list[DealEvent]:
+    _known_bid(command.bid)
     _turn(state, command.seat, "bid")
     _check_darkness(state, command.seat, command.dark)
     seat, bid = command.seat, command.bid
@@ -275,6 +283,7 @@ def _dark_miser_switch(command: Declare, state: AwaitingTalon) -> list[DealEvent
     """Before taking a dark game's talon the winner may switch to misère: the talon is then
     shown and the doubling is gone (Lesnoy 3.3.19b)."""
     _declarer_only(state, command.seat, "declare")
+    _known_bid(command.contract)
     if not (state.dark and command.contract == MISER and _below_miser(state.bid)):
         raise refuse(
             "declare_after_discard", "take the talon and discard before naming the contract"
@@ -316,12 +325,16 @@ def _declared_state(
 
 
 def _minimum_contract(state: Contracted) -> str:
-    return state.bid if state.bid is not None else f"{state.min_level}S"
+    """The winning bid; after a silent take, the lowest opening bid, which a dark pass raises
+    (it is overcalled only by a 7, a second one only by an 8: Lesnoy 3.3.19a)."""
+    if state.bid is not None:
+        return state.bid
+    return f"{min(10, max(state.min_level, 6 + len(state.dark_passers)))}S"
 
 
 def _declare(command: Declare, state: Declaring) -> list[DealEvent]:
     _declarer_only(state, command.seat, "declare")
-    contract = command.contract
+    contract = _known_bid(command.contract)
     silent = state.bid is None
     if contract == MISER:
         if not (silent and state.rules.bidding.third_hand_may_miser):
@@ -340,7 +353,7 @@ def _declare(command: Declare, state: Declaring) -> list[DealEvent]:
 
 def _declare_totus(command: DeclareTotus, state: Discarding) -> list[DealEvent]:
     _declarer_only(state, command.seat, "declare a totus")
-    contract = f"10{command.strain}"
+    contract = _known_bid(f"10{command.strain}")
     if not state.rules.classic.totus:
         raise refuse("totus_off", "totus (тотус) is not played in this game")
     if state.bid == MISER or BID_RANK[contract] < BID_RANK[_minimum_contract(state)]:
@@ -880,10 +893,11 @@ def legal_actions(state: DealState, seat: Seat) -> list[SeatCommand]:
 
 
 def _legal_bidding(state: Bidding, seat: Seat) -> list[SeatCommand]:
-    if seat != state.turn:
-        return []
     dark_games = state.rules.classic.dark_games
     dark = dark_games and seat not in state.looked
+    if seat != state.turn:
+        # a player may pick up his cards at any time of the auction, not only on his turn
+        return [LookAtCards(seat=seat)] if dark and seat in state.order else []
     actions: list[SeatCommand] = []
     if dark:
         actions.append(LookAtCards(seat=seat))

@@ -179,6 +179,6 @@ def redact_event(event: DealEvent, viewer: Seat | None, before: DealState) -> De
             return msgspec.structs.replace(event, hand=before.hands[event.seat])
         case TalonTaken() if not event.shown and viewer != event.seat:
             return msgspec.structs.replace(event, cards=())
-        case Discarded() if viewer not in (event.seat, event.by):
+        case Discarded() if viewer is None or viewer not in (event.seat, event.by):
             return msgspec.structs.replace(event, cards=())
     return event

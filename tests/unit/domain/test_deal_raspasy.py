@@ -1,0 +1,169 @@
+"""All-pass play (распасы): no trumps, the talon cards set the suit of the first two tricks, the
+first hand leads the first three tricks, and Rostov never opens the talon (RULES.md §E.4, I-14,
+I-16).
+
+With seat 0 dealing, seat 1 is the first hand (void in hearts), seat 2 the second (all the high
+hearts) and seat 0 the third; the talon is 8♥ then 7♥.
+"""
+
+from __future__ import annotations
+
+import pytest
+from deal_helpers import (
+    ALL_PASS_SWEEP,
+    ALL_TEN,
+    after,
+    dealt,
+    events_of,
+    pass_,
+    play,
+    play_cards,
+    play_out,
+    with_rules,
+)
+
+from domain.deal.decider import decide, legal_actions, to_act
+from domain.deal.messages import (
+    AllPassed,
+    CardPlayed,
+    Passed,
+    PlayStarted,
+    TalonCardTurned,
+    TrickWon,
+)
+from domain.deal.play import trick_winner
+from domain.deal.state import DealFinished, Playing
+from domain.errors import IllegalAction
+from domain.outcome import DealOutcome
+from domain.rules import ROSTOV
+
+
+def all_pass(dealer=0, deal=None, rules=None):
+    kwargs = {k: v for k, v in (("deal", deal), ("rules", rules)) if v is not None}
+    first, second, third = ((dealer + k) % 3 for k in (1, 2, 3))
+    return after(dealt(dealer=dealer, **kwargs), pass_(first), pass_(second), pass_(third))
+
+
+def cards_of(state, seat):
+    return [a.card for a in legal_actions(state, seat)]
+
+
+def test_all_pass_is_played_without_trumps_and_the_first_hand_leads():
+    given = all_pass()
+    assert isinstance(given, Playing)
+    assert (given.kind, given.trump, given.declarer, given.turn) == ("raspasy", None, None, 1)
+
+
+def test_the_first_talon_card_is_turned_and_sets_the_suit_of_the_first_trick():
+    given = all_pass()
+    assert (given.talon_card, given.turned, given.talon) == ("8H", ("8H",), ("7H",))
+    assert given.shown_talon == ("8H",)
+
+
+def test_the_first_hand_plays_the_talon_suit_if_he_can():
+    given = all_pass(dealer=1)  # forehand seat 2 holds hearts
+    assert cards_of(given, 2) == ["9H", "TH", "JH", "QH", "KH", "AH"]
+
+
+def test_a_first_hand_void_in_the_talon_suit_may_play_any_card():
+    given = all_pass()
+    assert cards_of(given, 1) == list(given.hands[1])
+
+
+def test_the_others_must_follow_the_talon_suit_too():
+    given = play_cards(all_pass(), "9D")
+    assert cards_of(given, 2) == ["9H", "TH", "JH", "QH", "KH", "AH"]
+    with pytest.raises(IllegalAction) as refusal:
+        decide(play(2, "8D"), given)
+    assert refusal.value.code == "illegal.must_follow_suit"
+
+
+def test_the_highest_card_of_the_talon_suit_wins_and_the_second_talon_card_is_turned():
+    given = play_cards(all_pass(), "9D 9H")
+    assert events_of(given, play(0, "KD")) == [
+        CardPlayed(seat=0, card="KD"),
+        TrickWon(seat=2, cards=("9D", "9H", "KD"), leader=1),
+        TalonCardTurned(card="7H"),
+    ]
+
+
+def test_the_first_hand_leads_the_second_and_third_tricks_whoever_won():
+    given = play_cards(all_pass(), "9D 9H KD")
+    assert to_act(given) == (1,)
+    given = play_cards(given, "9C TH")
+    assert events_of(given, play(0, "KC"))[-1] == TrickWon(
+        seat=2, cards=("9C", "TH", "KC"), leader=1
+    )
+
+
+def test_from_the_fourth_trick_the_winner_of_the_trick_leads():
+    given = play_cards(all_pass(), "9D 9H KD 9C TH KC 7S 7C")
+    assert given.talon_card is None
+    assert events_of(given, play(0, "9S"))[-1] == TrickWon(
+        seat=0, cards=("7S", "7C", "9S"), leader=0
+    )
+
+
+def test_when_nobody_follows_the_talon_suit_the_first_player_takes_the_trick():
+    # unreachable in a real deal (someone always holds the suit); the rule is I-14
+    assert trick_winner(((1, "7S"), (2, "AS"), (0, "AC")), None, "8H") == 1
+    assert trick_winner(((0, "KD"), (1, "AD"), (2, "9C")), None, "7H") == 0
+
+
+def test_an_all_pass_deal_ends_with_each_players_tricks():
+    state = play_out(all_pass(dealer=2, deal=ALL_PASS_SWEEP))
+    assert isinstance(state, DealFinished)
+    assert state.outcome == DealOutcome(
+        kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks={0: 10, 1: 0, 2: 0}
+    )
+    assert state.turned == ("7S", "7C") and state.talon == ()
+
+
+def test_the_tricks_of_an_all_pass_are_counted_per_player():
+    # each plays his lowest legal card: seat 2 takes the two heart tricks, then seat 0 wins the
+    # club trick led by the first hand and every trick he leads after it
+    state = play_out(all_pass())
+    assert state.outcome == DealOutcome(
+        kind="raspasy", dealer=0, seats=3, hands=(1, 2, 0), tricks={1: 0, 2: 2, 0: 8}
+    )
+
+
+# ---- Rostov: the talon is never opened -----------------------------------------------------
+
+
+def test_in_rostov_the_talon_is_not_turned_on_an_all_pass():
+    given = after(dealt(dealer=0, rules=ROSTOV), pass_(1), pass_(2))
+    assert events_of(given, pass_(0)) == [
+        Passed(seat=0),
+        AllPassed(),
+        PlayStarted(kind="raspasy", controllers=(0, 1, 2), trump=None, leader=1),
+    ]
+
+
+def test_in_rostov_the_winner_of_the_first_trick_leads_the_second():
+    given = play_cards(all_pass(rules=ROSTOV), "7S 7C")
+    assert events_of(given, play(0, "9S"))[-1] == TrickWon(
+        seat=0, cards=("7S", "7C", "9S"), leader=0
+    )
+
+
+def test_in_rostov_the_talon_stays_face_down_to_the_end():
+    state = play_out(all_pass(rules=ROSTOV))
+    assert isinstance(state, DealFinished)
+    assert (state.talon, state.turned, state.shown_talon) == (("8H", "7H"), (), ())
+    assert sum(state.outcome.tricks.values()) == 10
+
+
+# ---- four players ----------------------------------------------------------------------------
+
+
+def test_at_four_the_sitting_out_dealer_takes_no_part_in_an_all_pass():
+    rules = with_rules(players=4)
+    hands = (*ALL_TEN[0], ())
+    given = after(dealt((hands, ALL_TEN[1]), rules=rules, dealer=3), pass_(0), pass_(1), pass_(2))
+    assert isinstance(given, Playing)
+    assert given.controllers == (0, 1, 2, -1)
+    state = play_out(given)
+    assert state.outcome.tricks.keys() == {0, 1, 2}
+    assert sum(state.outcome.tricks.values()) == 10
+    assert (state.outcome.seats, state.outcome.dealer) == (4, 3)
