@@ -86,6 +86,16 @@ def parse_bid(text: str) -> str:
     return bid
 
 
+def check_bid(bid: str) -> str:
+    """``bid`` itself if it is on the ladder, as written (no aliases); a `NotationError` if not.
+
+    Commands built in Python skip the JSON pattern check: a malformed bid fails here, typed.
+    """
+    if bid not in BID_RANK:
+        raise NotationError(f"{bid!r} is not a bid: expected 6S … 10NT or MISER")
+    return bid
+
+
 def level_of(bid: str) -> int:
     """Tricks undertaken by a trick contract (6..10); misère counts as level 0 here."""
     return 0 if bid == MISER else int(bid[:-2] if bid.endswith("NT") else bid[:-1])

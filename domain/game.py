@@ -11,6 +11,7 @@ final settlement.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -20,6 +21,7 @@ from domain.deal.messages import DealEnded, DealEvent, DealStarted, SeatCommand,
 from domain.deal.state import AwaitingDeal, DealFinished, DealState
 from domain.deal.view import SeatView, redact_event, seat_view
 from domain.errors import DealOver, IllegalAction, NotYourTurn, WrongPhase, refuse
+from domain.outcome import DealOutcome
 from domain.rules import Rules
 from domain.scoring import score_deal
 from domain.settlement import Settlement, settle
@@ -34,19 +36,19 @@ class GameCommand(
     """A command to the pulka itself, issued by the service rather than by a seat."""
 
 
-class CreateGame(GameCommand, tag="create_game"):
+class CreateGame(GameCommand, frozen=True, tag="create_game"):
     rules: Rules
     first_dealer: Seat = 0
 
 
-class TakeSeat(GameCommand, tag="take_seat"):
+class TakeSeat(GameCommand, frozen=True, tag="take_seat"):
     """``player`` (an opaque id, never personal data) sits down at ``seat``."""
 
     seat: Seat
     player: str
 
 
-class DealCards(GameCommand, tag="deal_cards"):
+class DealCards(GameCommand, frozen=True, tag="deal_cards"):
     """The cards of the next deal: one hand per seat (empty for a sitting-out dealer) and the
     talon. The pulka decides who deals."""
 
@@ -58,17 +60,17 @@ class GameEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     pass
 
 
-class GameCreated(GameEvent, tag="game_created"):
+class GameCreated(GameEvent, frozen=True, tag="game_created"):
     rules: Rules
     first_dealer: Seat = 0
 
 
-class PlayerSeated(GameEvent, tag="player_seated"):
+class PlayerSeated(GameEvent, frozen=True, tag="player_seated"):
     seat: Seat
     player: str
 
 
-class DealScored(GameEvent, tag="deal_scored"):
+class DealScored(GameEvent, frozen=True, tag="deal_scored"):
     """A finished deal written into the pool sheet (запись)."""
 
     deal_no: int
@@ -78,7 +80,7 @@ class DealScored(GameEvent, tag="deal_scored"):
     """The next deal's minimum opening level (the exit from all-pass, выход из распасов)."""
 
 
-class GameEnded(GameEvent, tag="game_ended"):
+class GameEnded(GameEvent, frozen=True, tag="game_ended"):
     """Every pool is closed; the final settlement (расчёт) in whists."""
 
     settlement: Settlement
@@ -191,7 +193,7 @@ def _seat_command(command: SeatCommand, state: Pulka) -> list[Event]:
     return events
 
 
-def _score(state: Pulka, outcome: Any) -> list[Event]:
+def _score(state: Pulka, outcome: DealOutcome) -> list[Event]:
     score = score_deal(outcome, state.sheet, state.rules)
     sheet = apply_score(state.sheet, score)
     slide = state.rules.pool.slide_after_raspasy and outcome.kind == "raspasy"
@@ -223,9 +225,8 @@ def exit_level(rules: Rules, raspasy_streak: int) -> int:
 
 def evolve(state: GameState, event: Event) -> GameState:
     """The state after ``event``; records facts only."""
-    handler = _GAME_EVOLVERS.get(type(event))
-    if handler is not None:
-        return handler(state, event)
+    if isinstance(event, GameEvent):
+        return _GAME_EVOLVERS[type(event)](state, event)
     assert isinstance(state, Pulka)
     if isinstance(event, DealStarted):
         return msgspec.structs.replace(
@@ -267,7 +268,7 @@ def _ended(state: Pulka, e: GameEnded) -> PulkaClosed:
     return PulkaClosed(**fields, settlement=e.settlement)
 
 
-_GAME_EVOLVERS: dict[type, Any] = {
+_GAME_EVOLVERS: dict[type[GameEvent], Callable[[Any, Any], GameState]] = {
     GameCreated: _created,
     PlayerSeated: _seated,
     DealScored: _scored,

@@ -11,6 +11,8 @@ from typing import Literal
 import msgspec
 
 WhistChoice = Literal["whist", "pass", "half_whist"]
+DealKind = Literal["game", "miser", "raspasy"]
+"""A trick contract (игра), misère (мизер), or all-pass (распасы)."""
 
 
 class DefenderRole(msgspec.Struct, frozen=True, kw_only=True):
@@ -31,7 +33,7 @@ class DefenderRole(msgspec.Struct, frozen=True, kw_only=True):
 class DealOutcome(msgspec.Struct, frozen=True, kw_only=True):
     """Everything scoring needs to know about a finished deal."""
 
-    kind: Literal["game", "miser", "raspasy"]
+    kind: DealKind
     """A trick contract (игра), misère (мизер), or all-pass (распасы)."""
     dealer: int
     seats: int

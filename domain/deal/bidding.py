@@ -1,17 +1,18 @@
-"""The auction (торговля): which calls a seat may make (RULES.md §B, I-1…I-4, §B.3).
+"""The auction (торговля): which calls a seat may make (RULES.md §B, I-1…I-4, §B.3), and the
+least contract its winner may then name.
 
-Pure functions over `Bidding`; the decider turns an accepted call into events.
+Pure functions over the state; `domain.deal.auction` turns an accepted call into events.
 """
 
 from __future__ import annotations
 
 from domain.cards import BID_RANK, LADDER, MISER, TRICK_BIDS, level_of
-from domain.deal.state import Bidding, Seat
+from domain.deal.state import Bidding, Contracted, DealTable, Seat
 
 _MISER_RANK = BID_RANK[MISER]
 
 
-def effective_min_level(state: Bidding) -> int:
+def effective_min_level(state: DealTable) -> int:
     """The lowest level a trick bid may open at: the exit from all-pass (выход), raised by one
     level per dark pass in this deal (a dark pass is overcalled only by a 7, a second by an 8)."""
     return min(10, max(state.min_level, 6 + len(state.dark_passers)))
@@ -88,3 +89,16 @@ def may_pass_dark(state: Bidding, seat: Seat) -> bool:
 
 def ladder_position(bid: str) -> int:
     return LADDER.index(bid)
+
+
+def minimum_contract(state: Contracted) -> str:
+    """The winning bid; after a silent take, the lowest opening bid, which a dark pass raises
+    (it is overcalled only by a 7, a second one only by an 8: Lesnoy 3.3.19a)."""
+    if state.bid is not None:
+        return state.bid
+    return f"{effective_min_level(state)}S"
+
+
+def below_miser(bid: str | None) -> bool:
+    """Whether ``bid`` is a trick bid under misère on the ladder (so 6S … 8NT)."""
+    return bid is not None and BID_RANK[bid] < _MISER_RANK

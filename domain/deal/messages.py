@@ -12,9 +12,11 @@ from typing import Literal
 import msgspec
 
 from domain.cards import Bid, Card
-from domain.outcome import DealOutcome, DefenderRole, WhistChoice
+from domain.outcome import DealKind, DealOutcome, DefenderRole, WhistChoice
 
 Seat = int
+Strain = Literal["S", "C", "D", "H", "NT"]
+"""A totus strain: a suit, or no-trump."""
 
 
 class Command(
@@ -32,63 +34,63 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 # ---- commands -------------------------------------------------------------------------------
 
 
-class LookAtCards(Command, tag="look_at_cards"):
+class LookAtCards(Command, frozen=True, tag="look_at_cards"):
     """Classic dark games: pick up one's cards; bids made before this are in the dark (втёмную)."""
 
 
-class MakeBid(Command, tag="bid"):
+class MakeBid(Command, frozen=True, tag="bid"):
     """Bid a contract in the auction; the current highest bid again is the hold («здесь»)."""
 
     bid: Bid
     dark: bool = False
 
 
-class Pass(Command, tag="pass"):
+class Pass(Command, frozen=True, tag="pass"):
     """Pass (пас) in the auction; final."""
 
     dark: bool = False
 
 
-class TakeTalon(Command, tag="take_talon"):
+class TakeTalon(Command, frozen=True, tag="take_talon"):
     """Take the talon (прикуп): by the auction's winner, or silently by the last hand after two
     passes (Lesnoy 3.3.15)."""
 
 
-class Discard(Command, tag="discard"):
+class Discard(Command, frozen=True, tag="discard"):
     """Put two cards away face down (снос)."""
 
     cards: tuple[Card, Card]
 
 
-class Declare(Command, tag="declare"):
+class Declare(Command, frozen=True, tag="declare"):
     """Name the final contract (заказ), not below the winning bid."""
 
     contract: Bid
 
 
-class DeclareTotus(Command, tag="declare_totus"):
+class DeclareTotus(Command, frozen=True, tag="declare_totus"):
     """Classic: show twelve unbeatable cards and play a 10 in ``strain`` (тотус)."""
 
-    strain: Literal["S", "C", "D", "H", "NT"]
+    strain: Strain
 
 
-class Concede(Command, tag="concede"):
+class Concede(Command, frozen=True, tag="concede"):
     """Give up without play («без трёх» / «без двух»), where the rules allow it (I-17)."""
 
 
-class CallWhist(Command, tag="whist"):
+class CallWhist(Command, frozen=True, tag="whist"):
     """An opponent's whisting call: whist (вист), pass (пас) or half-whist (полвиста)."""
 
     choice: WhistChoice
 
 
-class ChoosePlay(Command, tag="choose_play"):
+class ChoosePlay(Command, frozen=True, tag="choose_play"):
     """The single whister plays in the light (open, в светлую) or closed (втёмную)."""
 
     open: bool
 
 
-class PlayCard(Command, tag="play"):
+class PlayCard(Command, frozen=True, tag="play"):
     """Play ``card``. The card names the hand it comes from, so a whister playing the passer's
     cards in open play sends the passer's card."""
 
@@ -111,7 +113,7 @@ class StartDeal(msgspec.Struct, frozen=True, kw_only=True, tag="start_deal", tag
 # ---- events ---------------------------------------------------------------------------------
 
 
-class DealStarted(Event, tag="deal_started"):
+class DealStarted(Event, frozen=True, tag="deal_started"):
     """Cards dealt: ``hands[seat]`` for each seat, and the talon (прикуп) face down."""
 
     dealer: Seat
@@ -121,7 +123,7 @@ class DealStarted(Event, tag="deal_started"):
     min_level: int = 6
 
 
-class CardsLooked(Event, tag="cards_looked"):
+class CardsLooked(Event, frozen=True, tag="cards_looked"):
     """A player picked up his cards (only recorded when dark games are on)."""
 
     seat: Seat
@@ -129,7 +131,7 @@ class CardsLooked(Event, tag="cards_looked"):
     """Empty in the log (the hand is in `DealStarted`); filled in the looker's own feed."""
 
 
-class BidMade(Event, tag="bid_made"):
+class BidMade(Event, frozen=True, tag="bid_made"):
     seat: Seat
     bid: Bid
     hold: bool = False
@@ -139,12 +141,12 @@ class BidMade(Event, tag="bid_made"):
     """The bidder could have held and bid higher instead (matters when the hold lapses, I-3)."""
 
 
-class Passed(Event, tag="passed"):
+class Passed(Event, frozen=True, tag="passed"):
     seat: Seat
     dark: bool = False
 
 
-class AuctionWon(Event, tag="auction_won"):
+class AuctionWon(Event, frozen=True, tag="auction_won"):
     """Two players passed; ``seat`` plays at least ``bid``. ``dark``: won by a dark bid."""
 
     seat: Seat
@@ -153,11 +155,11 @@ class AuctionWon(Event, tag="auction_won"):
     dark: bool = False
 
 
-class AllPassed(Event, tag="all_passed"):
+class AllPassed(Event, frozen=True, tag="all_passed"):
     """Everyone passed: the deal is played as all-pass (распасы)."""
 
 
-class TalonTaken(Event, tag="talon_taken"):
+class TalonTaken(Event, frozen=True, tag="talon_taken"):
     """The declarer took the talon (прикуп), shown to all unless the game is dark."""
 
     seat: Seat
@@ -166,7 +168,7 @@ class TalonTaken(Event, tag="talon_taken"):
     shown: bool = True
 
 
-class Discarded(Event, tag="discarded"):
+class Discarded(Event, frozen=True, tag="discarded"):
     """Two cards put away face down (снос); only the declarer may see them."""
 
     seat: Seat
@@ -176,43 +178,43 @@ class Discarded(Event, tag="discarded"):
     """Who chose them, when not the declarer (the opponents choose a totus discard)."""
 
 
-class ContractDeclared(Event, tag="contract_declared"):
+class ContractDeclared(Event, frozen=True, tag="contract_declared"):
     seat: Seat
     contract: Bid
     dark: bool = False
     totus: bool = False
 
 
-class TotusShown(Event, tag="totus_shown"):
+class TotusShown(Event, frozen=True, tag="totus_shown"):
     """Classic: the declarer showed his twelve cards for a totus in ``strain``."""
 
     seat: Seat
     strain: str
 
 
-class Conceded(Event, tag="conceded"):
+class Conceded(Event, frozen=True, tag="conceded"):
     seat: Seat
     undertricks: int
 
 
-class WhistCalled(Event, tag="whist_called"):
+class WhistCalled(Event, frozen=True, tag="whist_called"):
     seat: Seat
     choice: WhistChoice
     forced: bool = False
 
 
-class PlayChosen(Event, tag="play_chosen"):
+class PlayChosen(Event, frozen=True, tag="play_chosen"):
     """The single whister chose open (в светлую) or closed (втёмную) play."""
 
     seat: Seat
     open: bool
 
 
-class PlayStarted(Event, tag="play_started"):
+class PlayStarted(Event, frozen=True, tag="play_started"):
     """Play begins. ``controllers[i]`` is the seat that plays hand ``i`` (the whister plays the
     passer's cards in open play; -1 for a sitting-out dealer)."""
 
-    kind: Literal["game", "miser", "raspasy"]
+    kind: DealKind
     controllers: tuple[Seat, ...]
     trump: str | None
     leader: Seat
@@ -223,25 +225,25 @@ class PlayStarted(Event, tag="play_started"):
     checked: bool = False
 
 
-class HandsOpened(Event, tag="hands_opened"):
+class HandsOpened(Event, frozen=True, tag="hands_opened"):
     """Hands laid face up for everyone: open whist, misère catchers, a checked 10."""
 
     hands: dict[Seat, tuple[Card, ...]]
 
 
-class TalonCardTurned(Event, tag="talon_card_turned"):
+class TalonCardTurned(Event, frozen=True, tag="talon_card_turned"):
     """All-pass: a talon card turned up sets the suit of this trick."""
 
     card: Card
 
 
-class CardPlayed(Event, tag="card_played"):
+class CardPlayed(Event, frozen=True, tag="card_played"):
     seat: Seat
     """The hand the card came from."""
     card: Card
 
 
-class TrickWon(Event, tag="trick_won"):
+class TrickWon(Event, frozen=True, tag="trick_won"):
     """``seat`` took the trick; ``leader`` leads the next one (None after the last trick)."""
 
     seat: Seat
@@ -249,7 +251,7 @@ class TrickWon(Event, tag="trick_won"):
     leader: Seat | None = None
 
 
-class DealEnded(Event, tag="deal_ended"):
+class DealEnded(Event, frozen=True, tag="deal_ended"):
     """The deal is over; its outcome is ready for scoring."""
 
     outcome: DealOutcome

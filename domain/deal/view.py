@@ -8,6 +8,8 @@ checked 10 lays them face up, and the cards of the current and the last trick. A
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import msgspec
 
 from domain.deal.messages import (
@@ -80,6 +82,25 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     outcome: DealOutcome | None = None
 
 
+class _PhaseFields(TypedDict, total=False):
+    """The fields of `SeatView` that only some phases fill in."""
+
+    declarer: Seat | None
+    discard: tuple[str, ...] | None
+    bid: str | None
+    contract: str | None
+    dark: bool
+    whist_calls: tuple[AuctionCall, ...]
+    defenders: tuple[DefenderRole, ...]
+    open_play: bool
+    trump: str | None
+    trick: tuple[PlayedCard, ...]
+    talon_card: str | None
+    last_trick: tuple[PlayedCard, ...]
+    tricks: dict[Seat, int]
+    outcome: DealOutcome | None
+
+
 def phase_name(state: DealState) -> str:
     """A stable snake_case name of the phase (``bidding``, ``whisting``, ``playing`` …)."""
     name = type(state).__name__
@@ -95,39 +116,23 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         if viewer is not None and 0 <= viewer < state.seats and viewer in state.looked
         else ()
     )
-    view: dict[str, object] = {
-        "viewer": viewer,
-        "phase": phase_name(state),
-        "dealer": state.dealer,
-        "hands_order": state.order,
-        "to_act": to_act,
-        "hand": own,
-        "hand_sizes": {s: len(state.hands[s]) for s in state.order},
-        "open_hands": {s: state.hands[s] for s in state.open_hands if s != viewer},
-        "talon": state.shown_talon,
-        "talon_size": len(state.talon),
-        "min_level": state.min_level,
-        "auction": tuple(
-            AuctionCall(seat=s, call=c, hold=n == "hold", dark=n == "dark")
-            for s, c, n in state.auction
-        ),
-    }
+    phase: _PhaseFields = {}
     if isinstance(state, Contracted | Playing | DealFinished):
         declarer = getattr(state, "declarer", None)
         if isinstance(state, DealFinished):
             declarer = state.outcome.declarer
-        view["declarer"] = declarer
+        phase["declarer"] = declarer
         discard = getattr(state, "discard", ())
         if declarer is not None and viewer == declarer and discard:
-            view["discard"] = discard
+            phase["discard"] = discard
     if isinstance(state, Contracted):
-        view["bid"] = state.bid
-        view["dark"] = state.dark
+        phase["bid"] = state.bid
+        phase["dark"] = state.dark
     if isinstance(state, Whisting):
-        view["contract"] = state.contract
-        view["whist_calls"] = tuple(AuctionCall(seat=s, call=c) for s, c in state.calls)
+        phase["contract"] = state.contract
+        phase["whist_calls"] = tuple(AuctionCall(seat=s, call=c) for s, c in state.calls)
     if isinstance(state, Playing):
-        view |= {
+        phase |= {
             "bid": state.bid,
             "contract": state.contract,
             "dark": state.dark,
@@ -140,14 +145,31 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
             "tricks": {s: state.tricks[s] for s in state.order},
         }
     if isinstance(state, DealFinished):
-        view |= {
+        phase |= {
             "contract": state.outcome.contract,
             "defenders": state.outcome.defenders,
             "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
             "tricks": dict(state.outcome.tricks),
             "outcome": state.outcome,
         }
-    return SeatView(**view)  # type: ignore[arg-type]
+    return SeatView(
+        viewer=viewer,
+        phase=phase_name(state),
+        dealer=state.dealer,
+        hands_order=state.order,
+        to_act=to_act,
+        hand=own,
+        hand_sizes={s: len(state.hands[s]) for s in state.order},
+        open_hands={s: state.hands[s] for s in state.open_hands if s != viewer},
+        talon=state.shown_talon,
+        talon_size=len(state.talon),
+        min_level=state.min_level,
+        auction=tuple(
+            AuctionCall(seat=s, call=c, hold=n == "hold", dark=n == "dark")
+            for s, c, n in state.auction
+        ),
+        **phase,
+    )
 
 
 def visible_cards(view: SeatView) -> set[str]:

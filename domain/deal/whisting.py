@@ -14,7 +14,7 @@ import msgspec
 
 from domain.cards import level_of
 from domain.deal.state import Seat, Whisting
-from domain.outcome import DefenderRole
+from domain.outcome import DefenderRole, WhistChoice
 
 
 def defenders(state: Whisting) -> tuple[Seat, Seat]:
@@ -27,7 +27,7 @@ def _half_allowed(state: Whisting) -> bool:
     return state.rules.whist.half_whist and level_of(state.contract) in (6, 7)
 
 
-def options(state: Whisting) -> tuple[Seat, tuple[str, ...]] | None:
+def options(state: Whisting) -> tuple[Seat, tuple[WhistChoice, ...]] | None:
     """(seat to speak, its choices) while whisting goes on; None when the calls are complete."""
     first, second = defenders(state)
     calls = tuple(c for _, c in state.calls)
@@ -60,8 +60,10 @@ def resolve(state: Whisting) -> Resolution:
     first, second = defenders(state)
     calls = tuple(c for _, c in state.calls)
 
-    def role(seat: Seat, choice: str, rank: int = 0, was_half: bool = False) -> DefenderRole:
-        return DefenderRole(seat=seat, choice=choice, whist_rank=rank, was_half_whist=was_half)  # type: ignore[arg-type]
+    def role(
+        seat: Seat, choice: WhistChoice, rank: int = 0, was_half: bool = False
+    ) -> DefenderRole:
+        return DefenderRole(seat=seat, choice=choice, whist_rank=rank, was_half_whist=was_half)
 
     match calls:
         case ("pass", "pass"):

@@ -1,0 +1,148 @@
+"""The defenders' side of a contract: what follows its declaration (misère and a checked 10 go
+straight to play, a compulsory whist is called for them), their whisting calls (вист, пас,
+полвиста), the single whister's choice of open or closed play, and the start of play.
+
+Who speaks and what he may say is `domain.deal.whisting`; this module turns calls into events.
+"""
+
+from __future__ import annotations
+
+from domain.cards import MISER, level_of, trump_of
+from domain.deal import whisting
+from domain.deal.ending import outcome_of
+from domain.deal.evolve import evolve
+from domain.deal.messages import (
+    CallWhist,
+    ChoosePlay,
+    DealEnded,
+    DealEvent,
+    HandsOpened,
+    PlayChosen,
+    PlayStarted,
+    WhistCalled,
+)
+from domain.deal.state import Seat, Whisting, own_controllers
+from domain.errors import NotYourTurn, refuse
+from domain.outcome import DealKind, DefenderRole
+
+
+def after_contract(state: Whisting) -> list[DealEvent]:
+    """What follows the declaration: misère and a checked 10 go straight to play; a compulsory
+    whist is called for the defenders; otherwise the first opponent speaks."""
+    first, second = whisting.defenders(state)
+    contract = state.contract
+    if contract == MISER:
+        roles = (DefenderRole(seat=first, choice="pass"), DefenderRole(seat=second, choice="pass"))
+        return _start_play(state, "miser", roles, open_play=False)
+    if level_of(contract) == 10 and state.rules.whist.ten_is_checked:
+        roles = (DefenderRole(seat=first, choice="pass"), DefenderRole(seat=second, choice="pass"))
+        return _start_play(state, "game", roles, open_play=False, checked=True)
+    compulsory = (contract == "6S" and state.rules.whist.stalingrad) or (
+        state.dark and level_of(contract) == 6
+    )
+    if compulsory:
+        roles = (
+            DefenderRole(seat=first, choice="whist", whist_rank=1, forced=True),
+            DefenderRole(seat=second, choice="whist", whist_rank=2, forced=True),
+        )
+        return [
+            WhistCalled(seat=first, choice="whist", forced=True),
+            WhistCalled(seat=second, choice="whist", forced=True),
+            *_start_play(state, "game", roles, open_play=False),
+        ]
+    return []
+
+
+def call_whist(command: CallWhist, state: Whisting) -> list[DealEvent]:
+    opts = whisting.options(state)
+    if opts is None:
+        if whisting.gentleman_half_whist_open(state) and command.choice == "half_whist":
+            first, _ = whisting.defenders(state)
+            if command.seat != first:
+                raise NotYourTurn("only the first opponent may go to half-whist now")
+            return [WhistCalled(seat=command.seat, choice="half_whist")]
+        raise refuse("whisting_over", "whisting is over: the whister chooses open or closed play")
+    seat, choices = opts
+    if command.seat != seat:
+        raise NotYourTurn(f"it is seat {seat}'s turn to whist, not seat {command.seat}'s")
+    if command.choice not in choices:
+        if command.choice == "half_whist":
+            raise refuse(
+                "half_whist_not_allowed",
+                "half-whist (полвиста) is only possible on 6 and 7 after the first opponent passed",
+            )
+        raise refuse("whist_choice", f"choose one of: {', '.join(choices)}")
+    event = WhistCalled(seat=seat, choice=command.choice)
+    after = evolve(state, event)
+    assert isinstance(after, Whisting)
+    if whisting.options(after) is not None:
+        return [event]
+    resolution = whisting.resolve(after)
+    if resolution.mode == "no_play":
+        tricks = {s: 0 for s in state.order}
+        outcome = outcome_of(
+            after, kind="game", tricks=tricks, contract=state.contract, played=False,
+            defenders=resolution.roles,
+        )  # fmt: skip
+        return [event, DealEnded(outcome=outcome)]
+    if resolution.mode == "double":
+        return [event, *_start_play(after, "game", resolution.roles, open_play=False)]
+    return [event]  # a single whister now chooses open or closed play
+
+
+def choose_play(command: ChoosePlay, state: Whisting) -> list[DealEvent]:
+    if whisting.options(state) is not None:
+        raise refuse("whisting_not_over", "the opponents have not finished whisting")
+    resolution = whisting.resolve(state)
+    if resolution.mode != "single":
+        raise refuse("no_single_whister", "open or closed play is chosen by a single whister")
+    if command.seat != resolution.whister:
+        raise NotYourTurn(f"the whister (seat {resolution.whister}) chooses how to play")
+    return [
+        PlayChosen(seat=command.seat, open=command.open),
+        *_start_play(state, "game", resolution.roles, open_play=command.open),
+    ]
+
+
+def _start_play(
+    state: Whisting,
+    kind: DealKind,
+    roles: tuple[DefenderRole, ...],
+    *,
+    open_play: bool,
+    checked: bool = False,
+) -> list[DealEvent]:
+    """Play begins: who plays which hand, which hands lie open, and who leads."""
+    contract = state.contract
+    controllers = list(own_controllers(state))
+    opened: dict[Seat, tuple[str, ...]] = {}
+    if open_play:
+        whister = next(r.seat for r in roles if r.choice == "whist")
+        passer = next(r.seat for r in roles if r.choice != "whist")
+        controllers[passer] = whister
+        opened = {whister: state.hands[whister], passer: state.hands[passer]}
+    if checked:
+        opened = {s: state.hands[s] for s in state.order}
+    leader = state.order[0]
+    if (
+        kind == "miser"
+        and leader != state.declarer
+        and state.rules.play.miser_open_timing == "codex"
+    ):
+        opened = {r.seat: state.hands[r.seat] for r in roles}
+    events: list[DealEvent] = [
+        PlayStarted(
+            kind=kind,
+            controllers=tuple(controllers),
+            trump=trump_of(contract) if kind == "game" and contract else None,
+            leader=leader,
+            declarer=state.declarer,
+            contract=contract,
+            defenders=roles,
+            open_play=open_play,
+            checked=checked,
+        )
+    ]
+    if opened:
+        events.append(HandsOpened(hands=opened))
+    return events

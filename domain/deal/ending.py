@@ -1,0 +1,41 @@
+"""The `DealOutcome` of a deal that ends now: after the last trick, on a concession, or when
+both defenders pass. It gathers the facts scoring needs from the state and the way it ended."""
+
+from __future__ import annotations
+
+from domain.deal.state import Contracted, Playing, Seat, Whisting
+from domain.outcome import DealKind, DealOutcome, DefenderRole
+
+
+def outcome_of(
+    state: Contracted | Playing,
+    *,
+    kind: DealKind,
+    tricks: dict[Seat, int],
+    contract: str | None = None,
+    defenders: tuple[DefenderRole, ...] = (),
+    played: bool = True,
+    open_play: bool = False,
+    checked: bool = False,
+    conceded: int = 0,
+    totus: bool = False,
+) -> DealOutcome:
+    """The outcome of ``state``'s deal; the keywords default as in `DealOutcome`."""
+    return DealOutcome(
+        kind=kind,
+        dealer=state.dealer,
+        seats=state.seats,
+        hands=state.order,
+        tricks=tricks,
+        declarer=state.declarer,
+        contract=contract,
+        defenders=defenders,
+        played=played,
+        open_play=open_play,
+        checked=checked,
+        conceded=conceded,
+        dark=state.dark,
+        raspasy_factor=2 ** len(state.dark_passers) if kind == "raspasy" else 1,
+        dark_passers=state.dark_passers,
+        totus=totus or (isinstance(state, Whisting | Playing) and state.totus),
+    )

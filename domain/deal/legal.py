@@ -1,0 +1,155 @@
+"""What may be done now: `legal_actions` (every command a seat may send) and `to_act` (who).
+
+`decide` accepts exactly the commands listed here and refuses anything else with a typed error;
+the property tests hold the two to that.
+"""
+
+from __future__ import annotations
+
+from domain.cards import BID_RANK, LADDER, MISER
+from domain.deal import bidding, whisting
+from domain.deal.messages import (
+    CallWhist,
+    ChoosePlay,
+    Concede,
+    Declare,
+    DeclareTotus,
+    Discard,
+    LookAtCards,
+    MakeBid,
+    Pass,
+    PlayCard,
+    SeatCommand,
+    Strain,
+    TakeTalon,
+)
+from domain.deal.play import playable
+from domain.deal.state import (
+    AwaitingTalon,
+    Bidding,
+    DealState,
+    Declaring,
+    Discarding,
+    Playing,
+    Seat,
+    TotusDiscarding,
+    Whisting,
+)
+
+_TOTUS_STRAINS: tuple[Strain, ...] = ("S", "C", "D", "H", "NT")
+
+
+def legal_actions(state: DealState, seat: Seat) -> list[SeatCommand]:
+    """Every command ``seat`` may send now; `decide` accepts each of them."""
+    match state:
+        case Bidding():
+            return _legal_bidding(state, seat)
+        case AwaitingTalon() if seat == state.declarer:
+            actions: list[SeatCommand] = [TakeTalon(seat=seat)]
+            if state.dark and bidding.below_miser(state.bid):
+                actions.append(Declare(seat=seat, contract=MISER))
+            return actions
+        case Discarding() if seat == state.declarer:
+            actions = _discards(seat, state.hands[seat])
+            if state.rules.classic.totus and state.bid != MISER:
+                floor = BID_RANK[bidding.minimum_contract(state)]
+                actions += [
+                    DeclareTotus(seat=seat, strain=s)
+                    for s in _TOTUS_STRAINS
+                    if BID_RANK[f"10{s}"] >= floor
+                ]
+            return actions
+        case TotusDiscarding() if seat == state.next_seat(state.declarer):
+            return _discards(seat, state.hands[state.declarer])
+        case Declaring() if seat == state.declarer:
+            return _legal_declarations(state, seat)
+        case Whisting():
+            return _legal_whisting(state, seat)
+        case Playing():
+            if state.controllers[state.turn] != seat:
+                return []
+            return [PlayCard(seat=seat, card=c) for c in playable(state, state.hands[state.turn])]
+    return []
+
+
+def to_act(state: DealState) -> tuple[Seat, ...]:
+    """The seats that may act now (one, except none once the deal is over)."""
+    match state:
+        case Bidding():
+            return (state.turn,)
+        case Playing():
+            return (state.controllers[state.turn],)
+        case AwaitingTalon() | Discarding() | Declaring():
+            return (state.declarer,)
+        case TotusDiscarding():
+            return (state.next_seat(state.declarer),)
+        case Whisting():
+            opts = whisting.options(state)
+            if opts is not None:
+                return (opts[0],)
+            res = whisting.resolve(state)
+            return (res.whister,) if res.whister is not None else ()
+    return ()
+
+
+def _discards(seat: Seat, hand: tuple[str, ...]) -> list[SeatCommand]:
+    """Every pair of cards of ``hand``, in hand order."""
+    return [Discard(seat=seat, cards=(a, b)) for i, a in enumerate(hand) for b in hand[i + 1 :]]
+
+
+def _legal_bidding(state: Bidding, seat: Seat) -> list[SeatCommand]:
+    dark_games = state.rules.classic.dark_games
+    dark = dark_games and seat not in state.looked
+    if seat != state.turn:
+        # a player may pick up his cards at any time of the auction, not only on his turn
+        return [LookAtCards(seat=seat)] if dark and seat in state.order else []
+    actions: list[SeatCommand] = []
+    if dark:
+        actions.append(LookAtCards(seat=seat))
+        if bidding.may_pass_dark(state, seat):
+            actions.append(Pass(seat=seat, dark=True))
+    else:
+        actions.append(Pass(seat=seat))
+    actions += [
+        MakeBid(seat=seat, bid=b, dark=dark) for b in bidding.trick_bids(state, seat, dark=dark)
+    ]
+    if bidding.may_bid_miser(state, seat) and state.highest != MISER:
+        actions.append(MakeBid(seat=seat, bid=MISER, dark=dark))
+    if bidding.may_take_talon_silently(state, seat):
+        actions.append(TakeTalon(seat=seat))
+    return sorted(actions, key=_bid_sort_key)
+
+
+def _bid_sort_key(cmd: SeatCommand) -> int:
+    if isinstance(cmd, MakeBid):
+        return 10 + LADDER.index(cmd.bid)
+    return 0 if isinstance(cmd, LookAtCards) else 1 if isinstance(cmd, Pass) else 100
+
+
+def _legal_declarations(state: Declaring, seat: Seat) -> list[SeatCommand]:
+    floor = BID_RANK[bidding.minimum_contract(state)]
+    actions: list[SeatCommand] = [
+        Declare(seat=seat, contract=b) for b in LADDER if b != MISER and BID_RANK[b] >= floor
+    ]
+    if state.bid is None and state.rules.bidding.third_hand_may_miser:
+        actions.append(Declare(seat=seat, contract=MISER))
+    if state.rules.play.concede != "none":
+        actions.append(Concede(seat=seat))
+    return actions
+
+
+def _legal_whisting(state: Whisting, seat: Seat) -> list[SeatCommand]:
+    opts = whisting.options(state)
+    if opts is not None:
+        turn, choices = opts
+        return [CallWhist(seat=seat, choice=c) for c in choices] if seat == turn else []
+    resolution = whisting.resolve(state)
+    if resolution.mode != "single" or seat != resolution.whister:
+        return []
+    actions: list[SeatCommand] = [
+        ChoosePlay(seat=seat, open=True),
+        ChoosePlay(seat=seat, open=False),
+    ]
+    if whisting.gentleman_half_whist_open(state):
+        actions.append(CallWhist(seat=seat, choice="half_whist"))
+    return actions
