@@ -55,6 +55,7 @@ from domain.deal.state import (
     Whisting,
     active_order,
     contract_fields,
+    own_controllers,
     table_fields,
 )
 
@@ -142,7 +143,14 @@ def _evolve_won(state: Bidding | AwaitingTalon, e: AuctionWon) -> AwaitingTalon:
 def _evolve_all_passed(state: Bidding, e: AllPassed) -> Playing:
     fields = table_fields(state)
     fields["looked"] = state.order
-    return Playing(**fields, kind="raspasy", turn=state.order[0], tricks=(0,) * state.seats)
+    # every hand plays itself; PlayStarted confirms it, but the state between is complete too
+    return Playing(
+        **fields,
+        kind="raspasy",
+        turn=state.order[0],
+        tricks=(0,) * state.seats,
+        controllers=own_controllers(state),
+    )
 
 
 # ---- talon, discard, contract ---------------------------------------------------------------

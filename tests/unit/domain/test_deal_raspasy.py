@@ -22,7 +22,7 @@ from deal_helpers import (
     with_rules,
 )
 
-from domain.deal.decider import decide, legal_actions, to_act
+from domain.deal.decider import decide, evolve, legal_actions, to_act
 from domain.deal.messages import (
     AllPassed,
     CardPlayed,
@@ -167,3 +167,11 @@ def test_at_four_the_sitting_out_dealer_takes_no_part_in_an_all_pass():
     assert state.outcome.tricks.keys() == {0, 1, 2}
     assert sum(state.outcome.tricks.values()) == 10
     assert (state.outcome.seats, state.outcome.dealer) == (4, 3)
+
+
+def test_every_step_of_an_all_pass_has_a_seat_to_act_even_between_its_events():
+    given = after(dealt(), pass_(0), pass_(1))
+    events = decide(pass_(2), given)  # Passed, AllPassed, PlayStarted, TalonCardTurned
+    between = evolve(evolve(given, events[0]), events[1])
+    assert isinstance(between, Playing)
+    assert to_act(between) == (0,)

@@ -1,0 +1,230 @@
+"""Append throughput and latency of the event store, beside a bare-INSERT baseline.
+
+    DATABASE_URL=postgresql://… python bench/bench_append.py [--seconds 5] [--streams 2000]
+
+(PREFERANS_TEST_DATABASE_URL works too.) It creates a scratch database on that server, migrates
+it, and drops it at the end. For 1, 8 and 32 concurrent writers it runs, for a fixed time each:
+
+- baseline:  one single-row INSERT into a plain table per transaction (autocommit), asyncpg;
+- append:    ``EventStore.append`` of one player action (1–3 events) at the exact expected
+             version, on streams picked Zipf-like from the writer's own tables;
+- +notify:   the same, with the post-commit NOTIFY hint the service sends by default;
+- command:   ``CommandHandler.handle`` end to end (cached fold, tail read, decide, append, notify).
+
+Variants run in interleaved rounds (3 by default) so that a change in background load hits them
+all; it prints the median round's operations per second, p50/p99 latency over all rounds, and
+each rate as a share of the baseline's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import statistics
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import asyncpg
+import msgspec
+
+from service.codec import EventCodec
+from service.commands import CommandHandler, Decider
+from service.database import create_pool, upgrade_async, with_database
+from service.event_store import EventStore, NewEvent, uuid7
+
+WRITERS = (1, 8, 32)
+
+
+class CardPlayed(msgspec.Struct, frozen=True, kw_only=True, tag="card_played", tag_field="type"):
+    seat: int
+    card: str
+
+
+class Play(msgspec.Struct, frozen=True):
+    events: int
+
+
+def payload(rng: random.Random) -> bytes:
+    return msgspec.json.encode(
+        CardPlayed(seat=rng.randrange(3), card=rng.choice("789TJQKA") + rng.choice("SCDH"))
+    )
+
+
+def zipf_index(rng: random.Random, n: int) -> int:
+    """A few hot tables, many quiet ones (Zipf with s≈1 via the inverse of a log-uniform)."""
+    return min(n - 1, int(n ** rng.random()) - 1)
+
+
+@dataclass
+class Result:
+    """One variant at one writer count, over several interleaved rounds."""
+
+    name: str
+    writers: int
+    rates: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        """The median round: background load on a shared machine moves single rounds."""
+        return statistics.median(self.rates)
+
+    def quantile(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+Op = Callable[[int, random.Random], Awaitable[None]]
+
+
+async def measure(result: Result, seconds: float, op: Op) -> None:
+    """Run ``op`` from ``result.writers`` concurrent writers for ``seconds``; add the round."""
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+
+    async def writer(n: int) -> None:
+        rng = random.Random()
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            await op(n, rng)
+            latencies.append(time.perf_counter() - started)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(n) for n in range(result.writers)))
+    result.rates.append(len(latencies) / (time.perf_counter() - started))
+    result.latencies.extend(latencies)
+
+
+def store_op(store: EventStore, streams: int, writers: int) -> Op:
+    """Each writer appends to its own tables, so the expected version is always right."""
+    versions: dict[str, int] = {}
+    prefix = uuid.uuid4().hex[:8]
+
+    async def op(n: int, rng: random.Random) -> None:
+        stream = f"table-{prefix}-{n}-{zipf_index(rng, streams // writers)}"
+        events = [
+            NewEvent(
+                event_id=uuid7(),
+                event_type="card_played",
+                schema_version=1,
+                data=msgspec.Raw(payload(rng)),
+            )
+            for _ in range(rng.randint(1, 3))
+        ]
+        versions[stream] = (await store.append(stream, events, versions.get(stream, 0))).version
+
+    return op
+
+
+def command_op(store: EventStore, streams: int, writers: int) -> Op:
+    decider: Decider[Play, int, CardPlayed] = Decider(
+        initial_state=lambda: 0,
+        decide=lambda cmd, n: [CardPlayed(seat=n % 3, card="7S")] * cmd.events,
+        evolve=lambda n, _: n + 1,
+    )
+    handler = CommandHandler(store, EventCodec(CardPlayed), decider)
+    prefix = uuid.uuid4().hex[:8]
+
+    async def op(n: int, rng: random.Random) -> None:
+        stream = f"table-{prefix}-{n}-{zipf_index(rng, streams // writers)}"
+        await handler.handle(stream, Play(rng.randint(1, 3)))
+
+    return op
+
+
+def baseline_op(pool: asyncpg.Pool) -> Op:
+    async def op(n: int, rng: random.Random) -> None:
+        await pool.execute(
+            "INSERT INTO bench_baseline (stream_id, data) VALUES ($1, $2)",
+            f"table-{n}",
+            msgspec.Raw(payload(rng)),
+        )
+
+    return op
+
+
+async def server_facts(dsn: str) -> str:
+    conn = await asyncpg.connect(dsn)
+    try:
+        version = await conn.fetchval("SHOW server_version")
+        sync = await conn.fetchval("SHOW synchronous_commit")
+        fsync = await conn.fetchval("SHOW fsync")
+    finally:
+        await conn.close()
+    cpu = platform.processor() or platform.machine()
+    return (
+        f"PostgreSQL {version}, synchronous_commit={sync}, fsync={fsync}; "
+        f"client {platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs ({cpu})"
+    )
+
+
+async def bench(
+    server_dsn: str, seconds: float, streams: int, writers: Sequence[int], rounds: int
+) -> None:
+    name = f"preferans_bench_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(server_dsn)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    dsn = with_database(server_dsn, name)
+    try:
+        await upgrade_async(dsn)
+        print(await server_facts(dsn))
+        pool = await create_pool(dsn, min_size=max(writers), max_size=max(writers))
+        await pool.execute(
+            "CREATE TABLE bench_baseline (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+            " stream_id text NOT NULL, data jsonb NOT NULL)"
+        )
+        results: list[Result] = []
+        for n in writers:
+            quiet, loud = EventStore(pool, notify=False), EventStore(pool, notify=True)
+            variants: list[tuple[Result, Op]] = [
+                (Result("baseline", n), baseline_op(pool)),
+                (Result("append", n), store_op(quiet, streams, n)),
+                (Result("+notify", n), store_op(loud, streams, n)),
+                (Result("command", n), command_op(loud, streams, n)),
+            ]
+            for _ in range(rounds):  # interleaved, so that load changes hit every variant
+                for result, op in variants:
+                    await measure(result, seconds / rounds, op)
+            await loud.close()
+            results.extend(result for result, _ in variants)
+        await pool.close()
+        report(results)
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+def report(results: Sequence[Result]) -> None:
+    print(f"{'writers':>7} {'variant':<9} {'ops/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'vs base':>8}")
+    base: dict[int, float] = {}
+    for result in results:
+        if result.name == "baseline":
+            base[result.writers] = result.rate
+        share = result.rate / base[result.writers]
+        print(
+            f"{result.writers:>7} {result.name:<9} {result.rate:>8.0f}"
+            f" {result.quantile(0.5):>7.2f} {result.quantile(0.99):>7.2f} {share:>7.0%}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=6.0, help="per variant and writer count")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per variant")
+    parser.add_argument("--streams", type=int, default=2000, help="tables in play")
+    parser.add_argument("--writers", type=int, nargs="+", default=WRITERS, help="(1 8 32)")
+    args = parser.parse_args()
+    dsn = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
+    if not dsn:
+        raise SystemExit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL) to a PostgreSQL server")
+    asyncio.run(bench(dsn, args.seconds, args.streams, args.writers, args.rounds))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Write golden fixtures of the domain's events: tests/fixtures/events/<type>@<schema_version>.json.
+
+    python bench/make_event_fixtures.py            # add fixtures for types that have none
+    python bench/make_event_fixtures.py --refresh  # rewrite the current versions' fixtures
+
+It plays random pulkas with the pure domain (every preset, three and four players) until each
+event type has occurred, and stores the first occurrence as the stored JSON. A fixture is history:
+once an event type is released, its fixture is never rewritten; reshaping the event means a new
+schema version, an upcaster in service/codec.py and a new fixture beside the old one. Use
+``--refresh`` only for event types that have never been released.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+from domain import game as g
+from domain.cards import DECK
+from domain.rules import rules_for
+from service.codec import domain_codec
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "events"
+
+
+# The classic options make the rarer events (dark games, concession, totus) possible.
+CLASSIC = {"play": {"concede": "down2"}, "classic": {"dark_games": True, "totus": True}}
+
+
+def play(seed: int, preset: str, players: int, classic: bool) -> list[g.Event]:
+    """Every event of one random pulka."""
+    rng = random.Random(seed)
+    options = {"players": players, "pool": {"target": 4}, **(CLASSIC if classic else {})}
+    rules = rules_for(preset, options)
+    state: g.GameState = g.INITIAL_STATE
+    events: list[g.Event] = []
+
+    def do(command: g.Command) -> None:
+        nonlocal state
+        for event in g.decide(command, state):
+            state = g.evolve(state, event)
+            events.append(event)
+
+    do(g.CreateGame(rules=rules, first_dealer=rng.randrange(rules.players)))
+    for seat in range(rules.players):
+        do(g.TakeSeat(seat=seat, player=f"player-{seat}"))
+    while not g.is_terminal(state):
+        if g.needs_cards(state):
+            assert isinstance(state, g.Pulka)
+            deck = list(DECK)
+            rng.shuffle(deck)
+            hands: list[tuple[str, ...]] = []
+            for seat in range(rules.players):
+                sits_out = rules.players == 4 and seat == state.next_dealer
+                hands.append(() if sits_out else tuple(deck[:10]))
+                deck = deck if sits_out else deck[10:]
+            do(g.DealCards(hands=tuple(hands), talon=(deck[0], deck[1])))
+            continue
+        (seat,) = g.to_act(state)
+        do(rng.choice(g.legal_actions(state, seat)))
+    return events
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--refresh", action="store_true", help="rewrite current fixtures")
+    parser.add_argument("--games", type=int, default=400, help="pulkas to play at most")
+    args = parser.parse_args()
+
+    codec = domain_codec()
+    wanted = {
+        name: version
+        for name, version in codec.current_versions.items()
+        if args.refresh or not (FIXTURES / f"{name}@{version}.json").exists()
+    }
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    presets = [
+        (p, n, classic)
+        for p in ("sochi", "leningrad", "rostov")
+        for n in (3, 4)
+        for classic in (False, True)
+    ]
+    for seed in range(args.games):
+        if not wanted:
+            break
+        for event in play(seed, *presets[seed % len(presets)]):
+            name, version, data = codec.encode(event)
+            if wanted.get(name) == version:
+                text = json.dumps(json.loads(data), indent=2, ensure_ascii=False) + "\n"
+                (FIXTURES / f"{name}@{version}.json").write_text(text, encoding="utf-8")
+                print(f"wrote {name}@{version}.json")
+                del wanted[name]
+    for name, version in sorted(wanted.items()):
+        print(f"never occurred: {name}@{version}; write its fixture by hand", file=sys.stderr)
+    return 1 if wanted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""Where the database is, how its schema is brought up to date, and how we connect to it.
+
+- `resolve_dsn` uses DATABASE_URL, or starts an embedded PostgreSQL (the ``pgserver`` package)
+  under the data folder, so ``preferans serve`` works on a fresh machine with nothing installed.
+- `upgrade` runs the alembic migrations of the ``migrations`` package under a session-level
+  advisory lock: idempotent, and safe when several processes start at once.
+- `create_pool` builds the asyncpg pool the service uses, with jsonb decoded by msgspec.
+
+The event store's own SQL lives in `service.event_store`; the few statements here only manage
+the database itself (create it, lock it for a migration).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import msgspec
+
+import migrations
+from service.settings import Settings
+
+if TYPE_CHECKING:
+    from alembic.config import Config  # imported lazily: only migrations need alembic
+
+log = logging.getLogger(__name__)
+
+EMBEDDED_DATABASE = "preferans"
+"""The database created inside the embedded server (its default ``postgres`` stays untouched)."""
+
+_MIGRATION_LOCK = 0x5052_4546_4D49_4752  # "PREFMIGR": one migrator per database at a time
+
+_JSONB_VERSION = b"\x01"  # jsonb's binary wire format is a version byte, then the JSON text
+_json_encoder = msgspec.json.Encoder()
+_json_decoder = msgspec.json.Decoder()
+
+
+def resolve_dsn(settings: Settings) -> str:
+    """DATABASE_URL when set, else the DSN of the embedded server (started on first use).
+
+    Blocking: starting the embedded server takes a few seconds the first time (initdb); from
+    async code, run it in a thread (``await asyncio.to_thread(resolve_dsn, settings)``).
+    """
+    if settings.database_url:
+        return settings.database_url
+    return start_embedded(settings.embedded_pg_dir)
+
+
+def start_embedded(pgdata: Path) -> str:
+    """Start (or join) the embedded PostgreSQL in ``pgdata`` and return a DSN to its database.
+
+    The server stops when the last process using it exits (pgserver counts its users).
+    """
+    from pgserver.postgres_server import get_server  # only the embedded path needs it
+
+    pgdata = pgdata.expanduser().resolve()
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    server = get_server(pgdata, cleanup_mode="stop")
+    admin_dsn: str = server.get_uri()
+    _create_database(admin_dsn, EMBEDDED_DATABASE)
+    return with_database(admin_dsn, EMBEDDED_DATABASE)
+
+
+def _create_database(admin_dsn: str, name: str) -> None:
+    # Synchronous (psycopg2), so that resolve_dsn works with or without a running event loop.
+    import psycopg2
+    from psycopg2 import errors
+
+    conn = psycopg2.connect(admin_dsn)
+    try:
+        conn.autocommit = True  # CREATE DATABASE cannot run in a transaction
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if cursor.fetchone() is None:
+                # Another process may create it between our check and our CREATE.
+                with contextlib.suppress(errors.DuplicateDatabase):
+                    cursor.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        conn.close()
+
+
+def with_database(dsn: str, database: str) -> str:
+    """The same server and credentials as ``dsn``, on another database.
+
+    Works for host DSNs and for socket DSNs (``postgresql://u:@/db?host=/run/pg``).
+    """
+    parts = urlsplit(dsn)
+    return urlunsplit(parts._replace(path="/" + database))
+
+
+# --- migrations -------------------------------------------------------------------------------
+
+
+def alembic_config() -> Config:
+    """An alembic Config pointing at the installed ``migrations`` package (no alembic.ini)."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    return config
+
+
+def head_revision() -> str:
+    """The newest migration revision shipped with this code."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None, "the migrations package has no revisions"
+    return head
+
+
+def upgrade(dsn: str, revision: str = "head") -> None:
+    """Migrate the database at ``dsn`` to ``revision``; a no-op when it is already there.
+
+    A session-level advisory lock makes concurrent callers queue: the second one finds the schema
+    current and does nothing. The lock goes with the connection, so a failed migration (rolled
+    back as one transaction) releases it too.
+    """
+    import sqlalchemy as sa
+    from alembic import command
+    from sqlalchemy.pool import NullPool
+
+    url = sa.engine.make_url(dsn).set(drivername="postgresql+psycopg2")
+    engine = sa.create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": _MIGRATION_LOCK})
+            conn.commit()  # end the implicit transaction; the session lock stays held
+            config = alembic_config()
+            config.attributes["connection"] = conn
+            command.upgrade(config, revision)
+            conn.commit()
+    finally:
+        engine.dispose()
+
+
+async def upgrade_async(dsn: str, revision: str = "head") -> None:
+    """`upgrade` from async code (alembic is synchronous, so it runs in a worker thread)."""
+    await asyncio.to_thread(upgrade, dsn, revision)
+
+
+# --- connections ------------------------------------------------------------------------------
+
+
+def _encode_jsonb(value: Any) -> bytes:
+    # Pass msgspec.Raw to send JSON already encoded (event payloads) without a second encode.
+    return _JSONB_VERSION + _json_encoder.encode(value)
+
+
+def _decode_jsonb(data: bytes) -> Any:
+    return _json_decoder.decode(data[1:])
+
+
+async def init_connection(conn: asyncpg.Connection) -> None:
+    """Per-connection setup: json and jsonb go through msgspec."""
+    await conn.set_type_codec(
+        "jsonb", schema="pg_catalog", encoder=_encode_jsonb, decoder=_decode_jsonb, format="binary"
+    )
+    await conn.set_type_codec(
+        "json",
+        schema="pg_catalog",
+        encoder=_json_encoder.encode,
+        decoder=_json_decoder.decode,
+        format="text",
+    )
+
+
+def server_settings(role: str | None = None, idle_tx_timeout: str = "30s") -> dict[str, str]:
+    """Session settings every service connection starts with."""
+    settings = {
+        "application_name": "preferans",
+        # An idle writer pins the global feed's xid horizon (EVENT-STORE.md §9.3).
+        "idle_in_transaction_session_timeout": idle_tx_timeout,
+    }
+    if role:
+        settings["role"] = role  # as SET ROLE: the service runs with the least privileges
+    return settings
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Reset nothing more on release (asyncpg itself still rolls back an open transaction)."""
+
+
+async def create_pool(
+    dsn: str,
+    *,
+    role: str | None = None,
+    min_size: int = 2,
+    max_size: int = 20,
+    idle_tx_timeout: str = "30s",
+    full_reset: bool = False,
+) -> asyncpg.Pool:
+    """An asyncpg pool with msgspec jsonb codecs; ``role`` is assumed on every connection.
+
+    By default a released connection skips asyncpg's ``RESET ALL; UNLISTEN *; CLOSE ALL;
+    pg_advisory_unlock_all()``: that is a second round trip for every pooled query, and it
+    roughly doubled the client's CPU per append. So leave no session state on a pooled
+    connection: ``SET LOCAL`` rather than ``SET``, listeners through `EventStore.listen`,
+    session advisory locks unlocked before release. ``full_reset=True`` restores asyncpg's.
+    """
+    pool = await asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        init=init_connection,
+        reset=None if full_reset else _keep_session,
+        server_settings=server_settings(role, idle_tx_timeout),
+    )
+    assert pool is not None
+    return pool
+
+
+async def pool_from_settings(settings: Settings, dsn: str) -> asyncpg.Pool:
+    """`create_pool` with the sizes and role of ``settings``."""
+    return await create_pool(
+        dsn,
+        role=settings.db_role,
+        min_size=settings.pool_min_size,
+        max_size=settings.pool_max_size,
+        idle_tx_timeout=settings.idle_tx_timeout,
+    )

@@ -1,0 +1,557 @@
+"""The event store on PostgreSQL: append, read a stream, follow the global feed.
+
+All of the service's SQL lives here (the schema and ``es.append`` are in ``migrations/``).
+
+- `EventStore.append` is one call of ``es.append``: one round trip, one commit. The expected
+  version is checked under a per-stream lock before any global position is allocated; writers
+  of different streams never wait for each other.
+- `EventStore.read_feed` pages the global log by the cursor ``(tx_id, global_position)`` below
+  the xid horizon (EVENT-STORE.md §9.3): it never passes a transaction that is still open, so an
+  event committed late by a slow writer is never skipped, and a rolled-back one leaves no trace.
+- `EventStore.listen` wakes feed readers: after each append commits, ``NOTIFY es_events``
+  follows in a separate autocommit statement (NOTIFY inside the append would take a
+  cluster-wide lock at commit), sent by a background task that coalesces the hints of
+  concurrent appends. A hint may be lost or late, so readers also poll.
+
+The store needs a pool from `service.database.create_pool` (msgspec jsonb codecs).
+
+Errors::
+
+    EventStoreError
+    ├── StreamConflict            the expected version was stale (HTTP 412, or retry)
+    ├── DuplicateEventId          an event id is already stored (a replay after its key expired)
+    ├── IdempotencyKeyReused      the key was used before with another request (HTTP 422)
+    ├── IdempotencyKeyInFlight    the key's first request is still running (HTTP 409)
+    ├── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
+    └── InvalidCursor             a feed cursor token we did not issue (HTTP 400)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from typing import Any, Final
+
+import asyncpg
+import msgspec
+
+ANY: Final = None
+"""Expected version: append whatever the stream's version."""
+NO_STREAM: Final = -1
+"""Expected version: the stream must not exist yet (same as 0)."""
+STREAM_EXISTS: Final = -2
+"""Expected version: the stream must already hold events."""
+
+NOTIFY_CHANNEL: Final = "es_events"
+
+log = logging.getLogger(__name__)
+
+_CONFLICT = "P0409"
+_LOCK_TIMEOUT = "2s"
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+class EventStoreError(Exception):
+    """Base of the event store's errors."""
+
+
+class StreamConflict(EventStoreError):
+    """The stream was not at the expected version; nothing was appended."""
+
+    def __init__(self, stream_id: str, expected: int | None, actual: int | None) -> None:
+        super().__init__(f"stream {stream_id!r} is at version {actual}, expected {expected}")
+        self.stream_id = stream_id
+        self.expected = expected
+        self.actual = actual
+        """The stream's version when the append was refused; None if it did not exist."""
+
+
+class DuplicateEventId(EventStoreError):
+    """An event with this id is already stored: the same request was executed before."""
+
+
+class IdempotencyKeyReused(EventStoreError):
+    """The idempotency key was already used for a different request."""
+
+
+class IdempotencyKeyInFlight(EventStoreError):
+    """The first request with this idempotency key has not finished yet."""
+
+
+class InvalidIdempotencyKey(EventStoreError, ValueError):
+    """The principal or the key is empty or longer than 255 characters."""
+
+
+class InvalidCursor(EventStoreError, ValueError):
+    """A feed cursor token that this service did not issue."""
+
+
+# --- values -----------------------------------------------------------------------------------
+
+
+def uuid7() -> uuid.UUID:
+    """A time-ordered UUID (RFC 9562 v7): new ids land at the right edge of the btree."""
+    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
+    value = value & ~(0xF << 76) | 0x7 << 76  # version 7
+    value = value & ~(0x3 << 62) | 0x2 << 62  # RFC variant
+    return uuid.UUID(int=value)
+
+
+_TOKEN = re.compile(r"(\d{1,19})\.(\d{1,19})")
+
+
+class FeedCursor(msgspec.Struct, frozen=True, order=True):
+    """A place in the global feed: the pair ``(tx_id, position)`` of the last event read.
+
+    Clients only ever see it as the opaque `token`.
+    """
+
+    tx_id: int
+    position: int
+
+    def token(self) -> str:
+        """The opaque form handed to API clients."""
+        raw = f"{self.tx_id}.{self.position}".encode()
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    @classmethod
+    def parse(cls, token: str) -> FeedCursor:
+        """The cursor of a `token`; `InvalidCursor` for anything else."""
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            raise InvalidCursor(f"not a feed cursor: {token!r}") from None
+        match = _TOKEN.fullmatch(raw)
+        if match is None or max(int(match[1]), int(match[2])) >= 1 << 63:
+            raise InvalidCursor(f"not a feed cursor: {token!r}")
+        return cls(int(match[1]), int(match[2]))
+
+
+FEED_START: Final = FeedCursor(0, 0)
+"""The cursor before the first event."""
+
+
+class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Who and what caused an event; stored beside it, never part of the domain event."""
+
+    actor: str | None = None
+    seat: int | str | None = None
+    correlation_id: str | None = None
+    causation_id: str | None = None
+    idempotency_key: str | None = None
+
+
+class NewEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event about to be appended; ``data`` is a JSON object (pre-encoded `msgspec.Raw`)."""
+
+    event_id: uuid.UUID
+    event_type: str
+    schema_version: int
+    data: msgspec.Raw | dict[str, Any]
+    metadata: Metadata = Metadata()
+
+
+class RecordedEvent(msgspec.Struct, frozen=True):
+    """A stored event. ``data`` is its JSON text, ready for `EventCodec.decode`."""
+
+    global_position: int
+    tx_id: int
+    stream_id: str
+    version: int
+    event_id: uuid.UUID
+    event_type: str
+    schema_version: int
+    data: str
+    metadata: dict[str, Any]
+    recorded_at: datetime
+
+    @property
+    def cursor(self) -> FeedCursor:
+        """The feed cursor just after this event."""
+        return FeedCursor(self.tx_id, self.global_position)
+
+
+class AppendResult(msgspec.Struct, frozen=True):
+    """What one append wrote: the stream's new version and each event's global position."""
+
+    stream_id: str
+    version: int
+    positions: tuple[int, ...]
+    tx_id: int
+
+    @property
+    def first_version(self) -> int:
+        """The version of the first event appended."""
+        return self.version - len(self.positions) + 1
+
+    @property
+    def cursor(self) -> FeedCursor:
+        """The feed cursor of the last event appended (for read-your-writes waits)."""
+        return FeedCursor(self.tx_id, self.positions[-1])
+
+
+class IdempotencyKey(msgspec.Struct, frozen=True):
+    """An Idempotency-Key as sent by ``principal``, with the hash of the request it came with."""
+
+    principal: str
+    key: str
+    request_hash: bytes
+
+    def __post_init__(self) -> None:
+        if not (0 < len(self.principal) <= 255 and 0 < len(self.key) <= 255):
+            raise InvalidIdempotencyKey("principal and key must be 1 to 255 characters")
+
+
+class StoredResponse(msgspec.Struct, frozen=True):
+    """A rendered response, kept under its idempotency key and replayed verbatim."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+
+class IdempotentRecord(msgspec.Struct, frozen=True):
+    """The outcome stored under a used idempotency key."""
+
+    stream_id: str | None
+    version: int | None
+    response: StoredResponse | None
+
+
+# --- SQL --------------------------------------------------------------------------------------
+
+_APPEND = "SELECT new_version, positions, tx FROM es.append($1, $2, $3, $4, $5, $6, $7, $8)"
+
+# Column order is RecordedEvent's field order (rows are built positionally).
+_COLUMNS = """global_position, tx_id, stream_id, version, event_id, event_type, schema_version,
+       data::text, metadata, recorded_at"""
+
+_READ_STREAM = f"""
+SELECT {_COLUMNS}
+  FROM es.events
+ WHERE stream_id = $1 AND version >= $2
+ ORDER BY version
+ LIMIT $3"""
+
+# The horizon: every transaction below the snapshot's xmin has committed or aborted, so nothing
+# can still appear behind the cursor (EVENT-STORE.md §9.3).
+_READ_FEED = f"""
+SELECT {_COLUMNS}
+  FROM es.events
+ WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
+   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY tx_id, global_position
+ LIMIT $3"""
+
+_STREAM_VERSION = "SELECT version FROM es.streams WHERE stream_id = $1"
+
+# The lock es.append takes first; it assigns no xid (see the migration).
+_LOCK_STREAM = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
+
+_NOTIFY = "SELECT pg_notify($1, hint) FROM unnest($2::text[]) AS hint"
+
+# set_config(..., true) is SET LOCAL, evaluated before the insert can wait on a concurrent
+# holder of the key: one round trip instead of two.
+_CLAIM_KEY = """
+WITH settings AS (SELECT set_config('lock_timeout', $4, true))
+INSERT INTO es.idempotency_keys (principal_id, idem_key, request_hash)
+SELECT $1, $2, $3 FROM settings
+ON CONFLICT DO NOTHING
+RETURNING true"""
+
+_READ_KEY = """
+SELECT request_hash, stream_id, version, response_status, response_headers, response_body
+  FROM es.idempotency_keys
+ WHERE principal_id = $1 AND idem_key = $2"""
+
+_STORE_RESPONSE = """
+UPDATE es.idempotency_keys
+   SET stream_id = $3, version = $4,
+       response_status = $5, response_headers = $6, response_body = $7
+ WHERE principal_id = $1 AND idem_key = $2"""
+
+_DELETE_EXPIRED_KEYS = "DELETE FROM es.idempotency_keys WHERE expires_at < now()"
+
+
+# --- the store --------------------------------------------------------------------------------
+
+
+def check_expected(expected: int | None) -> None:
+    """Refuse an expected version that is none of ANY, NO_STREAM, STREAM_EXISTS or n >= 0."""
+    if expected is not None and (type(expected) is not int or expected < STREAM_EXISTS):
+        raise ValueError(f"invalid expected version {expected!r}")
+
+
+class EventStore:
+    """Appends to and reads from the ``es`` schema through an asyncpg pool.
+
+    Methods taking ``conn`` run on it (inside the caller's transaction) instead of the pool.
+    """
+
+    def __init__(
+        self, pool: asyncpg.Pool, *, notify: bool = True, hint_interval: float = 0.005
+    ) -> None:
+        self.pool = pool
+        self.notify_appends = notify
+        self.hint_interval = hint_interval
+        self._hints: dict[str, int] = {}
+        self._sender: asyncio.Task[None] | None = None
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected: int | None = ANY,
+        *,
+        stream_type: str | None = None,
+        conn: asyncpg.Connection | None = None,
+    ) -> AppendResult:
+        """Append ``events`` atomically if the stream is at ``expected``.
+
+        ``stream_type`` defaults to the id's prefix (``table`` for ``table-0190…``). Raises
+        `StreamConflict` (nothing appended) or `DuplicateEventId`. Without ``conn`` the append
+        commits on its own and the NOTIFY hint follows; with ``conn`` the caller commits and
+        then calls `notify`. Inside a transaction that writes before appending, call
+        `lock_stream` before that first write, so the feed keeps the stream in version order.
+        """
+        check_expected(expected)
+        if not events:
+            raise ValueError("append needs at least one event")
+        stream_type = stream_type or stream_id.partition("-")[0]
+        if conn is not None:
+            return await self._append(conn, stream_id, stream_type, events, expected)
+        async with self.pool.acquire() as own:
+            result = await self._append(own, stream_id, stream_type, events, expected)
+        await self.notify(result)
+        return result
+
+    async def _append(
+        self,
+        conn: asyncpg.Connection,
+        stream_id: str,
+        stream_type: str,
+        events: Sequence[NewEvent],
+        expected: int | None,
+    ) -> AppendResult:
+        try:
+            row = await conn.fetchrow(
+                _APPEND,
+                stream_id,
+                stream_type,
+                expected,
+                [e.event_id for e in events],
+                [e.event_type for e in events],
+                [e.schema_version for e in events],
+                [e.data for e in events],
+                [e.metadata for e in events],
+            )
+        except asyncpg.PostgresError as exc:
+            typed = _translate(exc, stream_id)
+            if typed is None:
+                raise
+            raise typed from exc
+        assert row is not None
+        return AppendResult(stream_id, row[0], tuple(row[1]), row[2])
+
+    async def lock_stream(self, conn: asyncpg.Connection, stream_id: str) -> None:
+        """Take the stream's append lock for the rest of ``conn``'s transaction.
+
+        The transaction's id is assigned at its first write; taking this lock before that write
+        orders the ids of one stream's writers like its versions (see the migration).
+        """
+        await conn.execute(_LOCK_STREAM, stream_id)
+
+    async def notify(self, result: AppendResult) -> None:
+        """Queue the wake-up hint ``<stream_id>:<version>`` for an append that has committed.
+
+        Returns at once: a background sender NOTIFYs in its own autocommit statement, one
+        statement for all the hints queued meanwhile and at most one per ``hint_interval``, so
+        hints cost the command path no round trip and, under load, few statements. After a
+        quiet spell the first hint goes out at once.
+        """
+        if not self.notify_appends:
+            return
+        held = self._hints.get(result.stream_id, 0)
+        self._hints[result.stream_id] = max(held, result.version)
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send_hints())
+
+    async def _send_hints(self) -> None:
+        while self._hints:
+            hints, self._hints = self._hints, {}
+            try:
+                await self.pool.execute(
+                    _NOTIFY, NOTIFY_CHANNEL, [f"{s}:{v}" for s, v in hints.items()]
+                )
+            except Exception:  # best effort: readers poll anyway
+                log.warning("could not send %d append hints", len(hints), exc_info=True)
+            # Each NOTIFY is a commit that takes a cluster-wide lock: batch them under load.
+            await asyncio.sleep(self.hint_interval)
+
+    async def close(self) -> None:
+        """Send the hints still queued; call before closing the pool."""
+        if self._sender is not None:
+            await self._sender
+
+    async def read_stream(
+        self,
+        stream_id: str,
+        from_version: int = 0,
+        *,
+        limit: int | None = None,
+        conn: asyncpg.Connection | None = None,
+    ) -> list[RecordedEvent]:
+        """The stream's events with ``version >= from_version``, in version order."""
+        rows = await (conn or self.pool).fetch(_READ_STREAM, stream_id, from_version, limit)
+        return [RecordedEvent(*row) for row in rows]
+
+    async def stream_version(
+        self, stream_id: str, *, conn: asyncpg.Connection | None = None
+    ) -> int | None:
+        """The stream's current version, or None if it does not exist."""
+        version: int | None = await (conn or self.pool).fetchval(_STREAM_VERSION, stream_id)
+        return version
+
+    async def read_feed(
+        self, after: FeedCursor = FEED_START, limit: int = 500
+    ) -> list[RecordedEvent]:
+        """Up to ``limit`` events after ``after`` in the global order; never skips a late commit.
+
+        Runs in autocommit on the pool: inside a transaction holding an xid the horizon would
+        wait for that very transaction.
+        """
+        if not 0 < limit <= 10_000:
+            raise ValueError(f"feed limit must be 1 to 10000, not {limit}")
+        rows = await self.pool.fetch(_READ_FEED, after.tx_id, after.position, limit)
+        return [RecordedEvent(*row) for row in rows]
+
+    @contextlib.asynccontextmanager
+    async def listen(self) -> AsyncIterator[FeedHints]:
+        """Hold a LISTEN connection for the block; see `FeedHints`."""
+        hints = FeedHints()
+        async with self.pool.acquire() as conn:
+            await conn.add_listener(NOTIFY_CHANNEL, hints.on_notify)
+            try:
+                yield hints
+            finally:
+                await conn.remove_listener(NOTIFY_CHANNEL, hints.on_notify)
+
+    async def follow_feed(
+        self, after: FeedCursor = FEED_START, *, limit: int = 500, poll_interval: float = 1.0
+    ) -> AsyncIterator[list[RecordedEvent]]:
+        """Yield feed batches forever: read while there is more, else wait for a hint or poll."""
+        async with self.listen() as hints:
+            while True:
+                batch = await self.read_feed(after, limit)
+                if batch:
+                    after = batch[-1].cursor
+                    yield batch
+                else:
+                    await hints.wait(poll_interval)
+
+    # --- idempotency keys, always inside the caller's transaction ----------------------------
+
+    async def claim_idempotency_key(
+        self, conn: asyncpg.Connection, key: IdempotencyKey
+    ) -> IdempotentRecord | None:
+        """Claim ``key`` in ``conn``'s transaction: None if it is ours now, else its stored outcome.
+
+        A concurrent first request holding the key makes this wait until it commits (then its
+        outcome is returned) or rolls back (then the key is ours), up to a lock timeout that
+        raises `IdempotencyKeyInFlight`. Another request under the same key raises
+        `IdempotencyKeyReused`.
+        """
+        for _ in range(2):  # twice: the row may be purged between the two statements
+            try:
+                claimed = await conn.fetchval(
+                    _CLAIM_KEY, key.principal, key.key, key.request_hash, _LOCK_TIMEOUT
+                )
+            except asyncpg.LockNotAvailableError:
+                raise IdempotencyKeyInFlight(f"idempotency key {key.key!r} is in use") from None
+            if claimed:
+                return None
+            row = await conn.fetchrow(_READ_KEY, key.principal, key.key)
+            if row is None:
+                continue
+            if row["request_hash"] != key.request_hash:
+                raise IdempotencyKeyReused(f"idempotency key {key.key!r} was used before")
+            response = None
+            if row["response_status"] is not None:
+                headers = tuple((str(k), str(v)) for k, v in row["response_headers"] or ())
+                response = StoredResponse(row["response_status"], headers, row["response_body"])
+            return IdempotentRecord(row["stream_id"], row["version"], response)
+        raise IdempotencyKeyInFlight(f"idempotency key {key.key!r} is in use")
+
+    async def store_idempotent_response(
+        self,
+        conn: asyncpg.Connection,
+        key: IdempotencyKey,
+        *,
+        stream_id: str,
+        version: int | None,
+        response: StoredResponse | None,
+    ) -> None:
+        """Record the outcome under a key claimed in ``conn``'s transaction."""
+        await conn.execute(
+            _STORE_RESPONSE,
+            key.principal,
+            key.key,
+            stream_id,
+            version,
+            response.status if response else None,
+            [list(pair) for pair in response.headers] if response else None,
+            response.body if response else None,
+        )
+
+    async def delete_expired_idempotency_keys(self) -> int:
+        """Forget keys past their expiry (run daily); returns how many were deleted."""
+        status: str = await self.pool.execute(_DELETE_EXPIRED_KEYS)
+        return int(status.rpartition(" ")[2])
+
+
+class FeedHints:
+    """Wake-up hints from other processes' appends, as ``{stream_id: version}``.
+
+    Hints only say "look again": the feed (or the stream) is the truth, and a reader must poll
+    anyway, since a NOTIFY can be lost with its connection.
+    """
+
+    def __init__(self) -> None:
+        self._arrived = asyncio.Event()
+        self._pending: dict[str, int] = {}
+
+    def on_notify(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        """asyncpg listener callback."""
+        stream_id, _, version = payload.rpartition(":")
+        if version.isdigit():
+            self._pending[stream_id] = max(int(version), self._pending.get(stream_id, 0))
+        self._arrived.set()
+
+    async def wait(self, timeout: float) -> dict[str, int]:
+        """The hints since the last call, waiting up to ``timeout`` seconds for the first."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._arrived.wait(), timeout)
+        self._arrived.clear()
+        pending, self._pending = self._pending, {}
+        return pending
+
+
+def _translate(exc: asyncpg.PostgresError, stream_id: str) -> EventStoreError | None:
+    """The typed error for a failure an append can meet, if it is one."""
+    if exc.sqlstate == _CONFLICT:
+        detail = json.loads(exc.detail or "{}")
+        return StreamConflict(stream_id, detail.get("expected"), detail.get("actual"))
+    if getattr(exc, "constraint_name", None) == "events_event_id_key":
+        return DuplicateEventId(exc.detail or "an event id is already stored")
+    return None

@@ -1,0 +1,165 @@
+"""Shared fixtures: a real PostgreSQL for every test that asks for one; never a mock.
+
+The server comes from, in order:
+
+1. ``PREFERANS_TEST_DATABASE_URL`` (a CI service container, a local server);
+2. a testcontainers ``postgres:16-alpine``, when a Docker engine answers;
+3. the embedded server of the ``pgserver`` package, in a temporary directory.
+
+If none can be had, the tests that need it fail (not skip) saying so. Each test gets its own
+database, copied from a template migrated once per session, and dropped afterwards.
+
+Fixtures:
+    pg_server_dsn       session   DSN of the server's maintenance database (create/drop here)
+    template_database   session   name of the migrated template database
+    database_dsn        function  DSN of a fresh migrated database for this test
+    empty_database_dsn  function  DSN of a fresh database with no schema (migration tests)
+    pool                function  asyncpg pool on ``database_dsn`` as the owner, service codecs
+    app_pool            function  the same as the service role ``preferans_app``
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from migrations import APP_ROLE
+from service.database import create_pool, upgrade_async, with_database
+
+SERVER_ENV = "PREFERANS_TEST_DATABASE_URL"
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+    except Exception:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def pg_server_dsn() -> Iterator[str]:
+    """A PostgreSQL server for the session (see the module docstring for where it comes from)."""
+    if url := os.environ.get(SERVER_ENV):
+        yield url
+        return
+    if _docker_answers():
+        from testcontainers.postgres import PostgresContainer
+
+        with PostgresContainer("postgres:16-alpine", driver=None) as container:
+            yield _disposable(container.get_connection_url())
+        return
+    try:
+        import pgserver
+
+        # Not under pytest's basetemp: run as root, pgserver runs postgres as another user, and
+        # a concurrent pytest session resets /tmp/pytest-of-root to 0700 under its feet.
+        pgdata = Path(tempfile.mkdtemp(prefix="preferans-test-pg-")) / "data"
+        server = pgserver.get_server(pgdata, cleanup_mode="delete")
+    except Exception as exc:
+        pytest.fail(
+            f"no PostgreSQL for the tests: set {SERVER_ENV}, start a Docker engine, or fix the "
+            f"embedded pgserver ({type(exc).__name__}: {exc})",
+            pytrace=False,
+        )
+    try:
+        yield _disposable(server.get_uri())
+    finally:
+        server.cleanup()
+        shutil.rmtree(pgdata.parent, ignore_errors=True)
+
+
+def _disposable(dsn: str) -> str:
+    """Trade durability for speed on a server that dies with the session (never on the env's)."""
+
+    async def tune() -> None:
+        conn = await asyncpg.connect(dsn)
+        try:
+            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+                await conn.execute(f"ALTER SYSTEM SET {setting} = off")
+            await conn.execute("SELECT pg_reload_conf()")
+        finally:
+            await conn.close()
+
+    asyncio.run(tune())
+    return dsn
+
+
+async def _admin(server_dsn: str, statement: str) -> None:
+    conn = await asyncpg.connect(server_dsn)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+async def _new_database(server_dsn: str, prefix: str, template: str | None = None) -> str:
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"  # unique: other sessions may share the server
+    clause = f' TEMPLATE "{template}"' if template else ""
+    await _admin(server_dsn, f'CREATE DATABASE "{name}"{clause}')
+    return name
+
+
+async def _drop_database(server_dsn: str, name: str) -> None:
+    await _admin(server_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+async def template_database(pg_server_dsn: str) -> AsyncIterator[str]:
+    """A database migrated to head once per session, copied for each test."""
+    name = await _new_database(pg_server_dsn, "preferans_tpl")
+    try:
+        await upgrade_async(with_database(pg_server_dsn, name))
+        yield name
+    finally:
+        await _drop_database(pg_server_dsn, name)
+
+
+@pytest.fixture
+async def database_dsn(pg_server_dsn: str, template_database: str) -> AsyncIterator[str]:
+    """A fresh, migrated database of this test's own."""
+    name = await _new_database(pg_server_dsn, "preferans_test", template_database)
+    try:
+        yield with_database(pg_server_dsn, name)
+    finally:
+        await _drop_database(pg_server_dsn, name)
+
+
+@pytest.fixture
+async def empty_database_dsn(pg_server_dsn: str) -> AsyncIterator[str]:
+    """A fresh database with no schema at all."""
+    name = await _new_database(pg_server_dsn, "preferans_empty")
+    try:
+        yield with_database(pg_server_dsn, name)
+    finally:
+        await _drop_database(pg_server_dsn, name)
+
+
+@pytest.fixture
+async def pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    """A service pool (msgspec jsonb codecs) on this test's database, as the schema owner."""
+    created = await create_pool(database_dsn, min_size=1, max_size=10)
+    try:
+        yield created
+    finally:
+        await created.close()
+
+
+@pytest.fixture
+async def app_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    """A service pool running as ``preferans_app``: only what the service is granted."""
+    created = await create_pool(database_dsn, role=APP_ROLE, min_size=1, max_size=60)
+    try:
+        yield created
+    finally:
+        await created.close()

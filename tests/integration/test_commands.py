@@ -1,0 +1,461 @@
+"""Command handling with a toy decider: cache and tail read, retries, pins, idempotency keys."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.errors import IllegalAction, PreferansError, refuse
+from service.codec import EventCodec
+from service.commands import (
+    CommandContext,
+    CommandHandler,
+    CommandResult,
+    Decider,
+    request_hash,
+)
+from service.event_store import (
+    ANY,
+    NO_STREAM,
+    STREAM_EXISTS,
+    AppendResult,
+    DuplicateEventId,
+    EventStore,
+    IdempotencyKey,
+    IdempotencyKeyInFlight,
+    IdempotencyKeyReused,
+    InvalidIdempotencyKey,
+    NewEvent,
+    RecordedEvent,
+    StoredResponse,
+    StreamConflict,
+)
+
+pytestmark = pytest.mark.integration
+
+# --- a toy game: a counter that stops at 100 --------------------------------------------------
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    pass
+
+
+class Add(Command, tag="add"):
+    amount: int
+
+
+class AddTwice(Command, tag="add_twice"):
+    amount: int
+
+
+class Touch(Command, tag="touch"):
+    """Changes nothing: decided into no events."""
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    pass
+
+
+class Added(Event, tag="added"):
+    amount: int
+
+
+class Started(Event, tag="started"):
+    limit: int = 100
+
+
+def decide(command: Command, total: int) -> Sequence[Event]:
+    match command:
+        case Add(amount=amount) if amount <= 0:
+            raise IllegalAction("only positive amounts", code="illegal.not_positive")
+        case Add(amount=amount) if total + amount > 100:
+            raise refuse("over_100", "the counter stops at 100")
+        case Add(amount=amount):
+            return [Added(amount=amount)]
+        case AddTwice(amount=amount):
+            return [*decide(Add(amount=amount), total), *decide(Add(amount=amount), total + amount)]
+        case Touch():
+            return []
+    raise TypeError(f"unknown command {command!r}")
+
+
+def evolve(total: int, event: Event) -> int:
+    match event:
+        case Added(amount=amount):
+            return total + amount
+        case Started():
+            return total
+    raise TypeError(f"unknown event {event!r}")
+
+
+class SpyStore(EventStore):
+    """Records tail reads, and can run a rival append just before each append."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self.reads: list[int] = []
+        self.before_append: Callable[[], Awaitable[None]] | None = None
+
+    async def read_stream(
+        self,
+        stream_id: str,
+        from_version: int = 0,
+        *,
+        limit: int | None = None,
+        conn: asyncpg.Connection | None = None,
+    ) -> list[RecordedEvent]:
+        self.reads.append(from_version)
+        return await super().read_stream(stream_id, from_version, limit=limit, conn=conn)
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected: int | None = ANY,
+        *,
+        stream_type: str | None = None,
+        conn: asyncpg.Connection | None = None,
+    ) -> AppendResult:
+        if self.before_append is not None:
+            await self.before_append()
+        return await super().append(stream_id, events, expected, stream_type=stream_type, conn=conn)
+
+
+codec = EventCodec(Added | Started)
+counted_decides: list[Command] = []
+
+
+def counting_decide(command: Command, total: int) -> Sequence[Event]:
+    counted_decides.append(command)
+    return decide(command, total)
+
+
+decider: Decider[Command, int, Event] = Decider(lambda: 0, counting_decide, evolve)
+
+
+@pytest.fixture
+def store(app_pool: asyncpg.Pool) -> SpyStore:
+    return SpyStore(app_pool)
+
+
+@pytest.fixture
+def handler(store: SpyStore) -> CommandHandler[Command, int, Event]:
+    counted_decides.clear()
+    return CommandHandler(store, codec, decider)
+
+
+async def rival_add(store: EventStore, amount: int) -> None:
+    """Another process's command, appended behind the handler's back."""
+    rival = CommandHandler(EventStore(store.pool), codec, decider)
+    await rival.handle("table-1", Add(amount=amount))
+
+
+# --- load, decide, append ---------------------------------------------------------------------
+
+
+async def test_a_command_appends_its_events_and_returns_the_new_state(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    context = CommandContext(actor="alice", seat=2, correlation_id="corr", causation_id="cause")
+    first = await handler.handle("table-1", Add(amount=5), context=context)
+    second = await handler.handle("table-1", AddTwice(amount=10), context=context)
+
+    assert (first.version, first.state, second.version, second.state) == (1, 5, 3, 25)
+    assert [(a.version, a.event_type, a.event) for a in second.appended] == [
+        (2, "added", Added(amount=10)),
+        (3, "added", Added(amount=10)),
+    ]
+    assert second.cursor is not None and second.cursor.position == second.appended[-1].position
+    stored = await store.read_stream("table-1")
+    assert [e.event_id for e in stored[1:]] == [a.event_id for a in second.appended]
+    assert stored[0].metadata == {
+        "actor": "alice",
+        "seat": 2,
+        "correlation_id": "corr",
+        "causation_id": "cause",
+    }
+    assert not first.replayed and first.response is None
+
+
+async def test_the_cached_state_is_brought_up_to_date_by_a_tail_read(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=1))
+    await rival_add(store, 2)
+    await rival_add(store, 3)
+    store.reads.clear()
+
+    result = await handler.handle("table-1", Add(amount=4))
+
+    assert store.reads == [2]  # only the events after the cached version 1
+    assert (result.version, result.state) == (4, 10)
+    assert await handler.load("table-1") == (4, 10)
+    assert store.reads == [2, 5]
+
+
+async def test_a_fresh_handler_folds_the_whole_stream(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    for amount in (1, 2, 3):
+        await handler.handle("table-1", Add(amount=amount))
+    fresh = CommandHandler(store, codec, decider, cache_size=0)
+    store.reads.clear()
+    assert await fresh.load("table-1") == (3, 6)
+    assert await fresh.load("table-1") == (3, 6)
+    assert store.reads == [1, 1]  # a cache of size 0 keeps nothing
+    assert await fresh.load("table-empty") == (0, 0)
+
+
+async def test_a_refusal_propagates_and_appends_nothing(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=99))
+    with pytest.raises(IllegalAction) as refused:
+        await handler.handle("table-1", AddTwice(amount=1))
+    assert refused.value.code == "illegal.over_100"
+    assert await store.stream_version("table-1") == 1
+
+
+async def test_a_command_decided_into_no_events_appends_nothing(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=7))
+    result = await handler.handle("table-1", Touch())
+    assert (result.version, result.state, result.appended, result.cursor) == (1, 7, (), None)
+    assert await store.stream_version("table-1") == 1
+
+
+# --- conflicts --------------------------------------------------------------------------------
+
+
+async def test_a_conflict_is_retried_against_the_new_state(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=1))
+    rivals = 2
+
+    async def interfere() -> None:
+        nonlocal rivals
+        if rivals:
+            rivals -= 1
+            await rival_add(store, 10)
+
+    store.before_append = interfere
+    counted_decides.clear()
+    result = await handler.handle("table-1", Add(amount=5))
+
+    assert (result.version, result.state) == (4, 26)
+    assert len(counted_decides) == 5  # 1 + 2 retries ours, 2 for the rivals
+    assert [e.version for e in await store.read_stream("table-1")] == [1, 2, 3, 4]
+
+
+async def test_retries_are_bounded(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=1))
+    store.before_append = lambda: rival_add(store, 1)
+    with pytest.raises(StreamConflict):
+        await handler.handle("table-1", Add(amount=5))
+    store.before_append = None
+    assert await handler.load("table-1") == (5, 5)  # four rivals, none of ours
+    assert handler.retries == 3
+
+
+async def test_a_pinned_version_that_is_stale_is_refused_without_deciding(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=1))
+    await handler.handle("table-1", Add(amount=1))
+    counted_decides.clear()
+
+    with pytest.raises(StreamConflict) as stale:
+        await handler.handle("table-1", Add(amount=5), expected=1)
+    assert (stale.value.expected, stale.value.actual) == (1, 2)
+    assert counted_decides == []
+
+    result = await handler.handle("table-1", Add(amount=5), expected=2)
+    assert (result.version, result.state) == (3, 7)
+
+
+async def test_a_pinned_version_is_not_retried_when_a_rival_gets_in_first(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=1))
+    store.before_append = lambda: rival_add(store, 1)
+    counted_decides.clear()
+    with pytest.raises(StreamConflict) as lost:
+        await handler.handle("table-1", Add(amount=5), expected=1)
+    assert (lost.value.expected, lost.value.actual) == (1, 2)
+    assert len(counted_decides) == 2  # ours once, the rival's once
+
+
+async def test_no_stream_and_stream_exists_pins(
+    handler: CommandHandler[Command, int, Event],
+) -> None:
+    with pytest.raises(StreamConflict):
+        await handler.handle("table-1", Add(amount=1), expected=STREAM_EXISTS)
+    created = await handler.handle("table-1", Add(amount=1), expected=NO_STREAM)
+    assert created.version == 1
+    with pytest.raises(StreamConflict) as exists:
+        await handler.handle("table-1", Add(amount=1), expected=NO_STREAM)
+    assert (exists.value.expected, exists.value.actual) == (NO_STREAM, 1)
+    assert (await handler.handle("table-1", Add(amount=1), expected=STREAM_EXISTS)).version == 2
+
+
+async def test_service_events_are_appended_without_a_decider(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    created = await handler.append_events("table-1", [Started(limit=100)], NO_STREAM)
+    assert (created.version, created.state, created.appended[0].event_type) == (1, None, "started")
+    with pytest.raises(StreamConflict):
+        await handler.append_events("table-1", [Started()], NO_STREAM)
+    with pytest.raises(ValueError):
+        await handler.append_events("table-1", [])
+    assert (await handler.handle("table-1", Add(amount=3))).state == 3
+
+
+# --- idempotency keys -------------------------------------------------------------------------
+
+
+def render(outcome: CommandResult[int, Event] | Exception) -> StoredResponse:
+    """What an API would store: 200 with the version, or 409 with the refusal's code."""
+    if isinstance(outcome, PreferansError):
+        return StoredResponse(
+            409, (("content-type", "application/problem+json"),), outcome.code.encode()
+        )
+    assert isinstance(outcome, CommandResult)
+    return StoredResponse(200, (("etag", f'"{outcome.version}"'),), f"{outcome.state}".encode())
+
+
+def keyed(key: str, body: str = "add 5") -> CommandContext:
+    return CommandContext(
+        actor="alice", idempotency=IdempotencyKey("alice", key, request_hash("POST", body))
+    )
+
+
+async def test_a_repeated_key_replays_the_stored_response(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    first = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    again = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+
+    assert not first.replayed and again.replayed
+    assert first.response == again.response == StoredResponse(200, (("etag", '"1"'),), b"5")
+    assert (again.version, again.appended, again.state) == (1, (), None)
+    assert await store.stream_version("table-1") == 1
+    stored = await store.read_stream("table-1")
+    assert stored[0].metadata["idempotency_key"] == "k-1"
+    assert stored[0].event_id == first.appended[0].event_id
+    assert first.appended[0].event_id.version == 5  # derived from the key, not random
+
+
+async def test_concurrent_requests_with_one_key_append_once(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    results = await asyncio.gather(
+        *(
+            handler.handle("table-1", AddTwice(amount=5), context=keyed("k-1"), render=render)
+            for _ in range(10)
+        )
+    )
+    assert sorted(r.replayed for r in results) == [False] + [True] * 9
+    assert {r.response for r in results} == {StoredResponse(200, (("etag", '"2"'),), b"10")}
+    assert await store.stream_version("table-1") == 2
+
+
+async def test_a_key_reused_for_another_request_is_refused(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    with pytest.raises(IdempotencyKeyReused):
+        await handler.handle(
+            "table-1", Add(amount=6), context=keyed("k-1", body="add 6"), render=render
+        )
+    assert await handler.load("table-1") == (1, 5)
+    other = CommandContext(idempotency=IdempotencyKey("bob", "k-1", request_hash("POST", "add 6")))
+    assert not (
+        await handler.handle("table-1", Add(amount=6), context=other, render=render)
+    ).replayed
+
+
+async def test_a_refusal_under_a_key_is_stored_and_replayed(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    with pytest.raises(IllegalAction):
+        await handler.handle("table-1", Add(amount=0), context=keyed("k-1"), render=render)
+    replay = await handler.handle("table-1", Add(amount=0), context=keyed("k-1"), render=render)
+    assert replay.replayed
+    assert replay.response == StoredResponse(
+        409, (("content-type", "application/problem+json"),), b"illegal.not_positive"
+    )
+    assert await store.stream_version("table-1") is None
+
+
+async def test_an_unexpected_error_rolls_back_the_key_too(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    def broken(outcome: object) -> StoredResponse:
+        raise RuntimeError("the renderer is broken")
+
+    with pytest.raises(RuntimeError):
+        await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=broken)
+    assert await store.stream_version("table-1") is None
+    retried = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    assert not retried.replayed and retried.version == 1
+    assert await handler.load("table-1") == (1, 5)
+
+
+async def test_a_key_needs_a_renderer(handler: CommandHandler[Command, int, Event]) -> None:
+    with pytest.raises(ValueError, match="render"):
+        await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
+    with pytest.raises(InvalidIdempotencyKey):
+        IdempotencyKey("alice", "", b"hash")
+    with pytest.raises(InvalidIdempotencyKey):
+        IdempotencyKey("alice", "k" * 256, b"hash")
+
+
+async def test_an_expired_key_cannot_append_the_same_events_again(
+    handler: CommandHandler[Command, int, Event], store: SpyStore, pool: asyncpg.Pool
+) -> None:
+    await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    await pool.execute("UPDATE es.idempotency_keys SET expires_at = now() - interval '1 second'")
+    assert await store.delete_expired_idempotency_keys() == 1
+    with pytest.raises(DuplicateEventId):
+        await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    assert await store.stream_version("table-1") == 1
+
+
+async def test_a_key_held_by_a_stuck_request_times_out(
+    handler: CommandHandler[Command, int, Event], store: SpyStore, app_pool: asyncpg.Pool
+) -> None:
+    context = keyed("k-1")
+    assert context.idempotency is not None
+    async with app_pool.acquire() as stuck, stuck.transaction():
+        assert await store.claim_idempotency_key(stuck, context.idempotency) is None
+        with pytest.raises(IdempotencyKeyInFlight):
+            # Another stream, so that only the key is contended.
+            await handler.handle("table-2", Add(amount=5), context=context, render=render)
+    assert await store.stream_version("table-2") is None
+
+
+async def test_keyed_service_appends_replay_too(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    first = await handler.append_events(
+        "table-1", [Started()], NO_STREAM, context=keyed("create"), render=render
+    )
+    again = await handler.append_events(
+        "table-1", [Started()], NO_STREAM, context=keyed("create"), render=render
+    )
+    assert (first.replayed, again.replayed, again.response) == (False, True, first.response)
+    assert await store.stream_version("table-1") == 1
+
+
+def test_request_hashes_do_not_depend_on_where_parts_are_split() -> None:
+    assert request_hash("ab", "c") != request_hash("a", "bc")
+    assert request_hash("a", b"b") == request_hash(b"a", "b")
+    assert len(request_hash()) == 32

@@ -1,0 +1,155 @@
+"""Migrations: up from nothing, idempotent, safe when several processes run them at once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from migrations import APP_ROLE
+from service.cli import main
+from service.database import head_revision, upgrade, upgrade_async
+
+pytestmark = pytest.mark.integration
+
+SCHEMA_OBJECTS = """
+SELECT c.relkind::text || ' ' || c.relname FROM pg_class c
+ WHERE c.relnamespace = 'es'::regnamespace
+UNION ALL
+SELECT 'function ' || p.oid::regprocedure::text FROM pg_proc p
+ WHERE p.pronamespace = 'es'::regnamespace
+UNION ALL
+SELECT 'trigger ' || t.tgname FROM pg_trigger t WHERE t.tgrelid = 'es.events'::regclass
+ORDER BY 1"""
+
+
+async def schema_of(dsn: str) -> tuple[list[str], list[str]]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        objects = [r[0] for r in await conn.fetch(SCHEMA_OBJECTS)]
+        versions = [r[0] for r in await conn.fetch("SELECT version_num FROM alembic_version")]
+    finally:
+        await conn.close()
+    return objects, versions
+
+
+async def test_migrations_build_the_event_store_from_nothing(empty_database_dsn: str) -> None:
+    await upgrade_async(empty_database_dsn)
+    objects, versions = await schema_of(empty_database_dsn)
+    assert versions == [head_revision()]
+    for expected in (
+        "r events",
+        "r streams",
+        "r projection_checkpoints",
+        "r idempotency_keys",
+        "i events_feed",
+        "function es.append(text,text,bigint,uuid[],text[],smallint[],jsonb[],jsonb[])",
+        "trigger events_no_update_delete",
+        "trigger events_no_truncate",
+    ):
+        assert expected in objects
+
+
+async def test_migrations_run_twice_change_nothing(empty_database_dsn: str) -> None:
+    await upgrade_async(empty_database_dsn)
+    once = await schema_of(empty_database_dsn)
+    await upgrade_async(empty_database_dsn)
+    assert await schema_of(empty_database_dsn) == once
+
+
+async def test_concurrent_migrations_queue_behind_one_another(empty_database_dsn: str) -> None:
+    await asyncio.gather(*(upgrade_async(empty_database_dsn) for _ in range(4)))
+    assert (await schema_of(empty_database_dsn))[1] == [head_revision()]
+
+
+def test_concurrent_migration_processes(empty_database_dsn: str) -> None:
+    script = "import sys; from service.database import upgrade; upgrade(sys.argv[1])"
+    runs = [
+        subprocess.Popen([sys.executable, "-c", script, empty_database_dsn], stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
+    failures = [p.stderr.read().decode() for p in runs if p.wait(timeout=120) != 0 and p.stderr]
+    assert failures == []
+    upgrade(empty_database_dsn)
+    assert asyncio.run(schema_of(empty_database_dsn))[1] == [head_revision()]
+
+
+async def test_the_service_role_has_only_what_it_needs(database_dsn: str) -> None:
+    conn = await asyncpg.connect(database_dsn)
+    try:
+        rights = await conn.fetchrow(
+            """SELECT has_table_privilege($1, 'es.events', 'INSERT') AS insert_events,
+                      has_table_privilege($1, 'es.events', 'UPDATE') AS update_events,
+                      has_table_privilege($1, 'es.events', 'DELETE') AS delete_events,
+                      has_table_privilege($1, 'es.events', 'TRUNCATE') AS truncate_events,
+                      has_sequence_privilege($1, 'es.events_global_position_seq', 'USAGE')
+                        AS use_sequence,
+                      (SELECT rolcanlogin OR rolsuper FROM pg_roles WHERE rolname = $1)
+                        AS powers""",
+            APP_ROLE,
+        )
+        assert dict(rights) == {
+            "insert_events": True,
+            "update_events": False,
+            "delete_events": False,
+            "truncate_events": False,
+            "use_sequence": False,  # the identity column needs no grant on its sequence
+            "powers": False,
+        }
+        await conn.execute(f"SET ROLE {APP_ROLE}")
+        row = await conn.fetchrow(
+            "SELECT * FROM es.append('table-1', 'table', -1, ARRAY[gen_random_uuid()], "
+            "ARRAY['ticked'], ARRAY[1::smallint], ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])"
+        )
+        assert row["new_version"] == 1
+    finally:
+        await conn.close()
+
+
+def test_the_cli_upgrades_the_database_in_database_url(
+    empty_database_dsn: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", empty_database_dsn)
+    assert main(["db", "upgrade"]) == 0
+    assert main(["db", "upgrade"]) == 0
+    assert capsys.readouterr().out == "database at head\ndatabase at head\n"
+    assert asyncio.run(schema_of(empty_database_dsn))[1] == [head_revision()]
+
+
+def test_without_database_url_the_cli_uses_an_embedded_server() -> None:
+    """`preferans db upgrade` on a fresh machine: pgserver under PREFERANS_DATA_DIR."""
+    # Not pytest's tmp_path: a concurrent pytest session may chmod it 0700 (see conftest).
+    with tempfile.TemporaryDirectory(prefix="preferans-test-cli-") as scratch:
+        check_embedded_upgrade(Path(scratch) / "data")
+
+
+def check_embedded_upgrade(data_dir: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["PREFERANS_DATA_DIR"] = str(data_dir)
+    check = textwrap.dedent(
+        """
+        import asyncio, asyncpg
+        from service.cli import main
+        from service.database import resolve_dsn
+        from service.settings import Settings
+        assert main(["db", "upgrade"]) == 0
+        async def version():
+            conn = await asyncpg.connect(resolve_dsn(Settings.from_env()))
+            print(await conn.fetchval("SELECT version_num FROM alembic_version"))
+            await conn.close()
+        asyncio.run(version())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["database", "at", "head", head_revision()]
+    assert (data_dir / "pg" / "PG_VERSION").exists()
