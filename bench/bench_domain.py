@@ -30,10 +30,10 @@ from collections.abc import Callable
 
 import msgspec
 
-from domain.cards import DECK
 from domain.deal.decider import decide, fold, initial_state, is_terminal, legal_actions, to_act
 from domain.deal.messages import DealEvent, StartDeal
 from domain.rules import LENINGRAD, ROSTOV, SOCHI, Rules, rules_for
+from domain.simulation import random_deal
 
 AIM_EVENTS_PER_SECOND = 500_000
 
@@ -50,17 +50,9 @@ RULES_MIX: tuple[Rules, ...] = (
 
 
 def random_start(rules: Rules, rng: random.Random) -> StartDeal:
-    deck = list(DECK)
-    rng.shuffle(deck)
     dealer = rng.randrange(rules.players)
-    hands: list[tuple[str, ...]] = []
-    for seat in range(rules.players):
-        if rules.players == 4 and seat == dealer:
-            hands.append(())
-        else:
-            hands.append(tuple(deck[:10]))
-            del deck[:10]
-    return StartDeal(dealer=dealer, hands=tuple(hands), talon=(deck[0], deck[1]))
+    cards = random_deal(rng, rules.players, dealer)
+    return StartDeal(dealer=dealer, hands=cards.hands, talon=cards.talon)
 
 
 def play_deal(rules: Rules, start: StartDeal, rng: random.Random) -> tuple[list[DealEvent], int]:

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from domain import game as g
-from domain.cards import DECK
 from domain.rules import rules_for
+from domain.simulation import play_random_pulka
 from service.codec import domain_codec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "events"
@@ -35,33 +35,8 @@ def play(seed: int, preset: str, players: int, classic: bool) -> list[g.Event]:
     rng = random.Random(seed)
     options = {"players": players, "pool": {"target": 4}, **(CLASSIC if classic else {})}
     rules = rules_for(preset, options)
-    state: g.GameState = g.INITIAL_STATE
-    events: list[g.Event] = []
-
-    def do(command: g.Command) -> None:
-        nonlocal state
-        for event in g.decide(command, state):
-            state = g.evolve(state, event)
-            events.append(event)
-
-    do(g.CreateGame(rules=rules, first_dealer=rng.randrange(rules.players)))
-    for seat in range(rules.players):
-        do(g.TakeSeat(seat=seat, player=f"player-{seat}"))
-    while not g.is_terminal(state):
-        if g.needs_cards(state):
-            assert isinstance(state, g.Pulka)
-            deck = list(DECK)
-            rng.shuffle(deck)
-            hands: list[tuple[str, ...]] = []
-            for seat in range(rules.players):
-                sits_out = rules.players == 4 and seat == state.next_dealer
-                hands.append(() if sits_out else tuple(deck[:10]))
-                deck = deck if sits_out else deck[10:]
-            do(g.DealCards(hands=tuple(hands), talon=(deck[0], deck[1])))
-            continue
-        (seat,) = g.to_act(state)
-        do(rng.choice(g.legal_actions(state, seat)))
-    return events
+    _, appends = play_random_pulka(rules, rng)
+    return [event for batch in appends for event in batch]
 
 
 def main() -> int:

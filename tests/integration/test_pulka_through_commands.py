@@ -9,8 +9,8 @@ import asyncpg
 import pytest
 
 from domain import game
-from domain.cards import DECK
 from domain.rules import rules_for
+from domain.simulation import random_deal
 from service.codec import domain_codec
 from service.commands import CommandContext, CommandHandler, Decider
 from service.event_store import EventStore
@@ -28,12 +28,7 @@ def next_command(state: game.GameState, rules, rng: random.Random) -> game.Comma
     if free:
         return game.TakeSeat(seat=free[0], player=f"player-{free[0]}")
     if game.needs_cards(state):
-        deck = list(DECK)
-        rng.shuffle(deck)
-        return game.DealCards(
-            hands=(tuple(deck[0:10]), tuple(deck[10:20]), tuple(deck[20:30])),
-            talon=(deck[30], deck[31]),
-        )
+        return random_deal(rng, rules.players, state.next_dealer)
     (seat,) = game.to_act(state)
     return rng.choice(game.legal_actions(state, seat))
 

@@ -11,44 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain import game as g
-from domain.cards import DECK
 from domain.rules import rules_for
 from domain.sheet import apply_score, empty_sheet
+from domain.simulation import play_random_pulka
 
 _EVENTS = msgspec.json.Decoder(list[g.Event])
 
 
 def play_pulka(rules, seed: int) -> tuple[g.GameState, list[g.Event]]:
-    rng = random.Random(seed)
-    state: g.GameState = g.INITIAL_STATE
-    events: list[g.Event] = []
-
-    def do(command) -> None:
-        nonlocal state
-        new = g.decide(command, state)
-        for event in new:
-            state = g.evolve(state, event)
-        events.extend(new)
-
-    do(g.CreateGame(rules=rules, first_dealer=rng.randrange(rules.players)))
-    for seat in range(rules.players):
-        do(g.TakeSeat(seat=seat, player=f"player-{seat}"))
-    while not g.is_terminal(state):
-        if g.needs_cards(state):
-            deck = list(DECK)
-            rng.shuffle(deck)
-            hands, k = [], 0
-            for seat in range(rules.players):
-                if rules.players == 4 and seat == state.next_dealer:
-                    hands.append(())
-                    continue
-                hands.append(tuple(deck[k : k + 10]))
-                k += 10
-            do(g.DealCards(hands=tuple(hands), talon=(deck[30], deck[31])))
-            continue
-        (seat,) = g.to_act(state)
-        do(rng.choice(g.legal_actions(state, seat)))
-    return state, events
+    state, appends = play_random_pulka(rules, random.Random(seed))
+    return state, [event for batch in appends for event in batch]
 
 
 presets = st.sampled_from(["sochi", "leningrad", "rostov"])

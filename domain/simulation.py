@@ -1,0 +1,63 @@
+"""Random tables for tests, benchmarks and bots: a shuffled deal, a pulka of random legal play.
+
+The domain itself never draws a random number: the caller hands in its own `random.Random`
+(seeded for tests and replays, `secrets.SystemRandom` for real games), so everything here is
+reproducible from the seed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from domain import game as g
+from domain.cards import DECK
+from domain.rules import Rules
+
+
+def random_deal(rng: random.Random, seats: int, dealer: int) -> g.DealCards:
+    """A shuffled deal: ten cards to each active seat (none to a sitting-out dealer at four),
+    the last two to the talon."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    hands: list[tuple[str, ...]] = []
+    dealt = 0
+    for seat in range(seats):
+        if seats == 4 and seat == dealer:
+            hands.append(())
+            continue
+        hands.append(tuple(deck[dealt : dealt + 10]))
+        dealt += 10
+    return g.DealCards(hands=tuple(hands), talon=(deck[30], deck[31]))
+
+
+def play_random_pulka(
+    rules: Rules,
+    rng: random.Random,
+    players: list[str] | None = None,
+    *,
+    stop_after: int | None = None,
+) -> tuple[g.GameState, list[list[g.Event]]]:
+    """A pulka played with random legal actions: the final state and the events, grouped as each
+    command produced them. ``stop_after`` stops after that many commands (a game still running).
+    """
+    players = players or [f"player-{seat}" for seat in range(rules.players)]
+    state: g.GameState = g.INITIAL_STATE
+    appends: list[list[g.Event]] = []
+
+    def do(command: g.Command) -> None:
+        nonlocal state
+        new = g.decide(command, state)
+        state = g.fold(new, state)
+        appends.append(new)
+
+    do(g.CreateGame(rules=rules, first_dealer=rng.randrange(rules.players)))
+    for seat, player in enumerate(players):
+        do(g.TakeSeat(seat=seat, player=player))
+    while not g.is_terminal(state) and (stop_after is None or len(appends) < stop_after):
+        assert isinstance(state, g.Pulka)
+        if g.needs_cards(state):
+            do(random_deal(rng, rules.players, state.next_dealer))
+            continue
+        (seat,) = g.to_act(state)
+        do(rng.choice(g.legal_actions(state, seat)))
+    return state, appends
