@@ -540,8 +540,10 @@ class FeedHints:
 
     async def wait(self, timeout: float) -> dict[str, int]:
         """The hints since the last call, waiting up to ``timeout`` seconds for the first."""
+        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation (gh-86296)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._arrived.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._arrived.wait()
         self._arrived.clear()
         pending, self._pending = self._pending, {}
         return pending

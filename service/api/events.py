@@ -1,0 +1,135 @@
+"""Following a game: its events page by page, or live as Server-Sent Events.
+
+Both show the caller's redacted events only, each with its stream version (1, 2, 3 … without
+gaps), so a client resumes exactly where it stopped: ``?after=<version>`` for pages, the SSE
+``Last-Event-ID`` header (or ``?after=``) for the stream.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
+from litestar import Controller, get
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.response import Stream
+
+from service.api.schemas import EventPage
+from service.auth import OPTIONAL_SECURITY
+from service.errors import BadRequest, problem_responses
+from service.games import GameService, Player, SeenEvent
+from service.live import Live
+
+_encoder = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True, slots=True)
+class SseSettings:
+    """Server-Sent Events knobs (tests shorten the ping)."""
+
+    ping_interval: float = 15.0
+    """Seconds of silence before a ``: ping`` comment keeps proxies from closing the stream."""
+    retry_ms: int = 2000
+    """The reconnection delay the client is told to use."""
+
+
+def sse_frame(seen: SeenEvent) -> bytes:
+    tag = type(seen.event).__struct_config__.tag
+    data = _encoder.encode(seen.event)
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (seen.version, str(tag).encode(), data)
+
+
+async def _sse(
+    live: Live, stream_id: str, player: str | None, after: int, settings: SseSettings
+) -> AsyncIterator[bytes]:
+    yield f"retry: {settings.retry_ms}\n\n".encode()
+    async for seen in live.follow(stream_id, player, after, settings.ping_interval):
+        yield b": ping\n\n" if seen is None else sse_frame(seen)
+
+
+def _resume_point(after: int | None, last_event_id: str | None) -> int:
+    if last_event_id is not None:
+        text = last_event_id.strip()
+        if not text.isdigit() or len(text) > 18:
+            raise BadRequest(
+                f"Last-Event-ID is an event version, not {last_event_id!r}",
+                where="header.Last-Event-ID",
+            )
+        return int(text)
+    return after or 0
+
+
+class EventsController(Controller):
+    path = "/games"
+    tags = ["events"]  # noqa: RUF012
+
+    @get(
+        "/{game_id:uuid}/events",
+        summary="The game's events, page by page",
+        description=(
+            "The caller's redacted events after version `after`, oldest first. Poll with "
+            "`after` set to the last version you hold; `next_cursor` is set while more pages "
+            "follow at once."
+        ),
+        security=OPTIONAL_SECURITY,
+        responses=problem_responses("unauthenticated", "game-not-found", "validation"),
+    )
+    async def list_events(
+        self,
+        game_id: FromPath[uuid.UUID],
+        viewer: NamedDependency[Player | None],
+        games: NamedDependency[GameService],
+        after: Annotated[int, QueryParameter(ge=0, le=10**12)] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
+    ) -> EventPage:
+        items, last = await games.history(game_id, viewer.id if viewer else None, after, limit)
+        return EventPage(
+            items=items, next_cursor=str(last) if len(items) == limit else None, version=last
+        )
+
+    @get(
+        "/{game_id:uuid}/stream",
+        summary="Follow the game live (Server-Sent Events)",
+        description=(
+            "`text/event-stream`: first `retry:`, then one message per event after the resume "
+            "point, `id:` its version, `event:` its type, `data:` the caller's redacted event "
+            "as JSON, and a `: ping` comment after 15 s of silence. Reconnect with the "
+            "`Last-Event-ID` header (or `?after=`): nothing is lost or repeated. A client that "
+            "falls far behind is disconnected, and resumes the same way."
+        ),
+        security=OPTIONAL_SECURITY,
+        media_type="text/event-stream",
+        responses={
+            200: ResponseSpec(
+                data_container=str,
+                generate_examples=False,
+                media_type="text/event-stream",
+                description="The event stream.",
+            ),
+            **problem_responses("unauthenticated", "game-not-found", "validation"),
+        },
+    )
+    async def follow(
+        self,
+        game_id: FromPath[uuid.UUID],
+        viewer: NamedDependency[Player | None],
+        games: NamedDependency[GameService],
+        live: NamedDependency[Live],
+        sse: NamedDependency[SseSettings],
+        after: Annotated[int | None, QueryParameter(ge=0, le=10**12)] = None,
+        last_event_id: Annotated[
+            str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=32)
+        ] = None,
+    ) -> Stream:
+        config = await games.config(game_id)  # a 404 now, not inside the stream
+        start = _resume_point(after, last_event_id)
+        return Stream(
+            _sse(live, config.stream_id, viewer.id if viewer else None, start, sse),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )

@@ -1,0 +1,144 @@
+"""Games: create one, list them (the lobby), take a seat."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.openapi.spec import Example
+from litestar.params import Body, FromPath, FromQuery, JSONBody, QueryParameter
+
+from service.api.common import (
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+    expected_version,
+    outcome_renderer,
+    refusal_renderer,
+    send,
+)
+from service.api.schemas import GameOutcome, GamePage, JoinGame, NewGame
+from service.auth import SECURITY
+from service.errors import problem_responses
+from service.games import GameService, Layout, Player, fingerprint, game_spec
+
+_COMMAND_PROBLEMS = (
+    "validation",
+    "unauthenticated",
+    "idempotency-key-in-flight",
+    "idempotency-key-reused",
+    "payload-too-large",
+)
+
+
+NEW_GAME_EXAMPLES = [
+    Example(summary="Sochi, three seats, the creator at seat 0", value={"seat": 0}),
+    Example(
+        summary="Leningrad to a pool of 20, four seats",
+        value={"preset": "leningrad", "seats": 4, "overrides": {"pool": {"target": 20}}},
+    ),
+    Example(summary="Reproducible deals", value={"preset": "rostov", "seed": "tournament-7"}),
+]
+
+
+class GamesController(Controller):
+    path = "/games"
+    tags = ["games"]  # noqa: RUF012
+
+    @post(
+        "/",
+        status_code=201,
+        summary="Create a game",
+        description=(
+            "Creates a game (pulka) with a preset's rules and any overrides. The creator is "
+            "seated only if the body names a `seat`. The cards are dealt once every seat is "
+            "taken. Answers like an action: the creator's events and view, with a `Location`."
+        ),
+        security=SECURITY,
+        responses=problem_responses(
+            *_COMMAND_PROBLEMS, "bad-notation", "invalid-rules", "invalid-layout", "illegal-action"
+        ),
+    )
+    async def create_game(
+        self,
+        request: Request[Any, Any, Any],
+        data: Annotated[NewGame, Body(examples=NEW_GAME_EXAMPLES)],
+        caller: NamedDependency[Player],
+        games: NamedDependency[GameService],
+        idempotency_key: IdempotencyKeyHeader = None,
+    ) -> Response[GameOutcome]:
+        spec = game_spec(
+            preset=data.preset,
+            overrides=data.overrides,
+            seats=data.seats,
+            first_dealer=data.first_dealer,
+            layouts=[
+                Layout(hands=tuple(map(tuple, x.hands)), talon=x.talon) for x in data.layouts or ()
+            ],
+            seed=data.seed,
+            seat=data.seat,
+        )
+        done = await games.create_game(
+            caller,
+            spec,
+            key=idempotency_key,
+            fingerprint=fingerprint("POST", request.url.path, msgspec.json.encode(data)),
+            render=outcome_renderer(201, location=True),
+        )
+        return send(done)
+
+    @get(
+        "/",
+        summary="List games",
+        description="Newest first, optionally by status; page with `next_cursor`.",
+        responses=problem_responses("validation"),
+    )
+    async def list_games(
+        self,
+        games: NamedDependency[GameService],
+        status: FromQuery[Literal["seating", "playing", "finished"] | None] = None,
+        cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+    ) -> GamePage:
+        items, next_cursor = await games.list_games(status, cursor, limit)
+        return GamePage(items=items, next_cursor=next_cursor)
+
+    @post(
+        "/{game_id:uuid}/seats",
+        status_code=200,
+        summary="Take a seat",
+        description=(
+            "Seats the caller at the seat named, or the first free one. When the last seat is "
+            "taken the first deal is dealt in the same step, so the response already holds the "
+            "caller's cards."
+        ),
+        security=SECURITY,
+        responses=problem_responses(
+            *_COMMAND_PROBLEMS, "game-not-found", "illegal-action", "version-mismatch"
+        ),
+    )
+    async def take_seat(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: FromPath[uuid.UUID],
+        caller: NamedDependency[Player],
+        games: NamedDependency[GameService],
+        data: JSONBody[JoinGame | None] = None,
+        idempotency_key: IdempotencyKeyHeader = None,
+        if_match: IfMatchHeader = None,
+    ) -> Response[GameOutcome]:
+        data = data or JoinGame()
+        path = request.url.path
+        done = await games.join(
+            game_id,
+            caller,
+            data.seat,
+            key=idempotency_key,
+            fingerprint=fingerprint("POST", path, msgspec.json.encode(data), if_match or ""),
+            expected=expected_version(if_match),
+            render=outcome_renderer(200),
+            render_refusal=refusal_renderer(path),
+        )
+        return send(done)

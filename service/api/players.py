@@ -1,0 +1,54 @@
+"""Players: ``POST /v1/players`` gives a name a bearer token; ``GET`` reads one back."""
+
+from __future__ import annotations
+
+import uuid
+
+from litestar import Controller, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
+
+from service.api.schemas import NewPlayer, PlayerCreated
+from service.auth import SECURITY
+from service.errors import problem_responses
+from service.games import GameService, Player
+
+
+class PlayersController(Controller):
+    path = "/players"
+    tags = ["players"]  # noqa: RUF012
+
+    @post(
+        "/",
+        status_code=201,
+        summary="Register a player",
+        description=(
+            "Returns the player's id and bearer token. The token is shown only here and stored "
+            "only as a hash: keep it. Send it as `Authorization: Bearer <token>`."
+        ),
+        responses=problem_responses("validation", "payload-too-large"),
+    )
+    async def create_player(
+        self, data: JSONBody[NewPlayer], games: NamedDependency[GameService]
+    ) -> PlayerCreated:
+        player, token = await games.create_player(data.name)
+        return PlayerCreated(id=player.id, name=player.name, token=token)
+
+    @get(
+        "/me",
+        summary="Who the token belongs to",
+        security=SECURITY,
+        responses=problem_responses("unauthenticated"),
+    )
+    async def me(self, caller: NamedDependency[Player]) -> Player:
+        return caller
+
+    @get(
+        "/{player_id:uuid}",
+        summary="A player's public name",
+        responses=problem_responses("validation", "player-not-found"),
+    )
+    async def read_player(
+        self, player_id: FromPath[uuid.UUID], games: NamedDependency[GameService]
+    ) -> Player:
+        return await games.player(player_id)

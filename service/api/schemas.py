@@ -1,0 +1,265 @@
+"""The API's wire types: msgspec Structs for every request and response body of /v1.
+
+Request bodies forbid unknown fields, so a typo (or a ``seat``, which always comes from the
+token) fails loudly with 400. Responses may gain fields within /v1; clients ignore the ones they
+do not know. JSON names are snake_case throughout, like the domain's.
+
+An action's body is the domain's seat command without its ``seat``: the tag ``type`` and the
+fields are the same (``{"type": "play", "card": "AH"}`` is ``PlayCard(seat=…, card="AH")``), so
+`to_command` and `from_command` are a field copy. Cards and bids may be sent in any spelling
+`domain.cards` parses (``"as"``, ``"A♠"``, ``"7nt"``); responses always use the canonical one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from domain import game
+from domain.cards import parse_bid, parse_card
+from domain.deal.messages import SeatCommand
+from domain.outcome import WhistChoice
+from service.games import GameSummary, SeenEvent
+
+CardText = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=8,
+        examples=["AH", "7S", "TD"],
+        description="A card: rank (7 8 9 T J Q K A) then suit (S C D H).",
+    ),
+]
+BidText = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=8,
+        examples=["6S", "7NT", "MISER"],
+        description="A bid or contract: level 6-10 then strain (S C D H NT), or MISER.",
+    ),
+]
+Name = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$", examples=["Alice"]),
+]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=3, description="0 .. seats-1, clockwise")]
+
+
+# --- actions ------------------------------------------------------------------------------------
+
+
+class ActionBody(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
+    """What a seated player asks to do; the seat is the caller's."""
+
+
+class LookAtCardsAction(ActionBody, tag="look_at_cards"):
+    """Classic dark games: pick up your cards (bids before this are in the dark)."""
+
+
+class BidAction(ActionBody, tag="bid"):
+    """Bid in the auction; the current highest bid again is the hold («здесь»)."""
+
+    bid: BidText
+    dark: bool = False
+
+
+class PassAction(ActionBody, tag="pass"):
+    """Pass (пас) in the auction; final."""
+
+    dark: bool = False
+
+
+class TakeTalonAction(ActionBody, tag="take_talon"):
+    """Take the talon (прикуп)."""
+
+
+class DiscardAction(ActionBody, tag="discard"):
+    """Put two cards away (снос)."""
+
+    cards: tuple[CardText, CardText]
+
+
+class DeclareAction(ActionBody, tag="declare"):
+    """Name the final contract (заказ), not below the winning bid."""
+
+    contract: BidText
+
+
+class DeclareTotusAction(ActionBody, tag="declare_totus"):
+    """Classic: show twelve unbeatable cards and play a ten in ``strain`` (тотус)."""
+
+    strain: Literal["S", "C", "D", "H", "NT"]
+
+
+class ConcedeAction(ActionBody, tag="concede"):
+    """Give up without play, where the rules allow it."""
+
+
+class WhistAction(ActionBody, tag="whist"):
+    """An opponent's call: whist (вист), pass (пас) or half-whist (полвиста)."""
+
+    choice: WhistChoice
+
+
+class ChoosePlayAction(ActionBody, tag="choose_play"):
+    """The single whister plays open (в светлую) or closed (втёмную)."""
+
+    open: bool
+
+
+class PlayAction(ActionBody, tag="play"):
+    """Play a card; a whister playing the passer's open hand names the passer's card."""
+
+    card: CardText
+
+
+Action = (
+    LookAtCardsAction
+    | BidAction
+    | PassAction
+    | TakeTalonAction
+    | DiscardAction
+    | DeclareAction
+    | DeclareTotusAction
+    | ConcedeAction
+    | WhistAction
+    | ChoosePlayAction
+    | PlayAction
+)
+
+_NOTATION = {"card": parse_card, "bid": parse_bid, "contract": parse_bid}
+
+
+def canonical(action: Action) -> Action:
+    """``action`` with its cards and bids in canonical notation; `NotationError` if malformed."""
+    changes: dict[str, Any] = {
+        name: parse(getattr(action, name))
+        for name, parse in _NOTATION.items()
+        if hasattr(action, name)
+    }
+    if isinstance(action, DiscardAction):
+        changes["cards"] = (parse_card(action.cards[0]), parse_card(action.cards[1]))
+    return msgspec.structs.replace(action, **changes) if changes else action
+
+
+def to_command(action: Action, seat: int) -> SeatCommand:
+    """The domain command for ``action`` (canonical) sent by ``seat``."""
+    raw = msgspec.structs.asdict(action)
+    raw["type"] = action.__struct_config__.tag
+    raw["seat"] = seat
+    return msgspec.convert(raw, SeatCommand)  # type: ignore[arg-type]
+
+
+_ACTION_TYPES: dict[str, type[ActionBody]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in Action.__args__  # type: ignore[attr-defined]
+}
+
+
+def from_command(command: SeatCommand) -> Action:
+    """The request body that sends ``command``."""
+    raw = msgspec.structs.asdict(command)
+    del raw["seat"]
+    return _ACTION_TYPES[command.__struct_config__.tag](**raw)  # type: ignore[return-value]
+
+
+# --- players ------------------------------------------------------------------------------------
+
+
+class NewPlayer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: Name
+
+
+class PlayerCreated(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    token: str
+    """The bearer token: shown this once, stored only as a hash. Send it as
+    ``Authorization: Bearer <token>``."""
+
+
+# --- games --------------------------------------------------------------------------------------
+
+
+class LayoutIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One deal's cards: three hands of ten (in seat order, the sitting-out dealer skipped at a
+    table of four, or four hands with his empty) and the talon's two cards."""
+
+    hands: Annotated[
+        list[Annotated[list[CardText], msgspec.Meta(max_length=10)]],
+        msgspec.Meta(min_length=3, max_length=4),
+    ]
+    talon: tuple[CardText, CardText]
+
+
+class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A new game (пулька). The creator takes a seat only if he names one."""
+
+    preset: Literal["sochi", "leningrad", "rostov"] = "sochi"
+    overrides: dict[str, Any] | None = None
+    """Rules options over the preset's, nested as in docs/conventions.md:
+    ``{"pool": {"target": 20}}``."""
+    seats: Literal[3, 4] = 3
+    first_dealer: Seat = 0
+    layouts: Annotated[list[LayoutIn], msgspec.Meta(max_length=100)] | None = None
+    """Fixed cards for the first deals (tournaments, tests); later deals are shuffled."""
+    seed: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
+    """Shuffle deal n with ``random.Random(f"{seed}:{n}")``: reproducible, hence not secret.
+    Without a seed every deal is shuffled by the operating system's CSPRNG."""
+    seat: Seat | None = None
+    """Take this seat at once."""
+
+
+class JoinGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    seat: Seat | None = None
+    """The seat to take; the first free one if omitted."""
+
+
+class GamePage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[GameSummary]
+    next_cursor: str | None
+    """Pass as ``cursor`` for the next page; null on the last page."""
+
+
+class GameOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """A command's result: the caller's redacted events, and the game as he now sees it."""
+
+    id: uuid.UUID
+    version: int
+    """The game's version after the command (also the ETag)."""
+    seat: int | None
+    events: list[SeenEvent]
+    view: game.GameView
+    legal_actions: list[Action]
+
+
+class GameSnapshot(msgspec.Struct, frozen=True, kw_only=True):
+    """The game as the caller sees it: his seat's view, or a spectator's."""
+
+    id: uuid.UUID
+    version: int
+    seat: int | None
+    """The caller's seat; null for a spectator (no token, or not seated)."""
+    view: game.GameView
+    legal_actions: list[Action]
+    """Everything the caller may send now, as request bodies."""
+
+
+class EventPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[SeenEvent]
+    next_cursor: str | None
+    """``after`` for the next page, null once the page reached the end of the stream."""
+    version: int
+    """The version of the last item, or ``after`` if there is none: poll again after it."""
+
+
+class Health(msgspec.Struct, frozen=True, kw_only=True):
+    status: Literal["ok"]
+    database: Literal["ok"]
+    migration: str
+    """The database's schema revision, the one this code expects."""

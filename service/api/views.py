@@ -1,0 +1,62 @@
+"""A game as the caller sees it: his seat's view (or a spectator's) and what he may do."""
+
+from __future__ import annotations
+
+import uuid
+
+from litestar import Controller, Response, get
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath
+
+from domain import game
+from service.api.common import IfNoneMatchHeader, legal, not_modified
+from service.api.schemas import GameSnapshot
+from service.auth import OPTIONAL_SECURITY
+from service.errors import etag, problem_responses
+from service.games import GameService, Player
+
+
+class ViewsController(Controller):
+    path = "/games"
+    tags = ["games"]  # noqa: RUF012
+
+    @get(
+        "/{game_id:uuid}",
+        summary="Read a game",
+        description=(
+            "The caller's view: his own cards and everything lying face up, never another "
+            "hand, a talon not yet shown or a discard not his. Without a token (or unseated) it "
+            "is a spectator's view. `legal_actions` lists the bodies the caller may POST to "
+            "`/actions` now. The ETag is the game's version; send it as If-None-Match to get "
+            "304 while nothing has changed."
+        ),
+        security=OPTIONAL_SECURITY,
+        responses={
+            304: ResponseSpec(
+                data_container=None, description="Not modified: your ETag is the game's version."
+            ),
+            **problem_responses("unauthenticated", "game-not-found", "validation"),
+        },
+    )
+    async def read_game(
+        self,
+        game_id: FromPath[uuid.UUID],
+        viewer: NamedDependency[Player | None],
+        games: NamedDependency[GameService],
+        if_none_match: IfNoneMatchHeader = None,
+    ) -> Response[GameSnapshot]:
+        _, version, state = await games.state(game_id)
+        headers = {"ETag": etag(version), "Vary": "Authorization"}
+        if not_modified(if_none_match, version):
+            return Response(None, status_code=304, headers=headers)
+        assert isinstance(state, game.Pulka)
+        seat = game.seat_of(state, viewer.id) if viewer else None
+        snapshot = GameSnapshot(
+            id=game_id,
+            version=version,
+            seat=seat,
+            view=game.game_view(state, seat),
+            legal_actions=legal(state, seat),
+        )
+        return Response(snapshot, headers=headers)

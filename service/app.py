@@ -1,0 +1,280 @@
+"""The composition root: `create_app` builds the app, `run` serves it (``preferans serve``).
+
+The app's lifespan resolves the database (DATABASE_URL, or the embedded server), runs the
+migrations, opens the asyncpg pool and starts the one live-updates poller; everything else is
+wired from those. Controllers get what they need by dependency injection, by name:
+
+    games     `service.games.GameService`   players, games, commands, histories
+    store     `service.event_store.EventStore`
+    pool      the asyncpg pool (service role, msgspec jsonb codecs)
+    live      `service.live.Live`            the SSE fan-out
+    caller / viewer                          the authenticated player (`service.auth`)
+
+To add routes under /v1 (the read models' /sheet, /stats, /replay, leaderboard …), append their
+controllers to `V1_ROUTE_HANDLERS` or pass ``extra_route_handlers`` to `create_app`; background
+workers that need the pool go in ``lifespans`` (entered once the pool exists, left before it
+closes). Errors are mapped to problem+json in `service.errors` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from litestar import Litestar, Router
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
+from litestar.types import ControllerRouterHandler
+
+from service import auth
+from service.api.actions import ActionsController
+from service.api.events import EventsController, SseSettings
+from service.api.games import GamesController
+from service.api.health import HealthController
+from service.api.players import PlayersController
+from service.api.problems import ProblemsController
+from service.api.views import ViewsController
+from service.api_projections import (  # read models (issue 6): routes and background runner
+    PROJECTION_ROUTE_HANDLERS,
+    projections_lifespan,
+)
+from service.database import head_revision, pool_from_settings, resolve_dsn, upgrade_async
+from service.errors import EXCEPTION_HANDLERS
+from service.event_store import EventStore
+from service.games import GameService
+from service.live import Announcer, Live
+from service.settings import Settings
+
+log = logging.getLogger(__name__)
+
+API_VERSION = "1.0.0"
+MAX_BODY_BYTES = 64 * 1024
+"""No request of this API needs more: a hundred layouts fit in a quarter of it."""
+OPENAPI_PATH = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
+
+V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
+    PlayersController,
+    GamesController,
+    ViewsController,
+    ActionsController,
+    EventsController,
+    *PROJECTION_ROUTE_HANDLERS,  # read models (issue 6)
+]
+"""Everything under /v1. Other packages' controllers are appended here (or passed in)."""
+
+Lifespan = Callable[[Litestar], AbstractAsyncContextManager[None]]
+SHUTDOWN_TIMEOUT = 5.0
+"""Seconds a background worker (or a busy connection) may take to stop before it is dropped."""
+
+
+async def stop_task(task: asyncio.Task[Any], timeout: float = SHUTDOWN_TIMEOUT) -> None:
+    """Cancel ``task`` until it has ended (or ``timeout`` passed).
+
+    Once is not always enough on Python 3.11: ``asyncio.wait_for`` swallows a cancellation that
+    races the completion of what it waits for (gh-86296, fixed in 3.12), and the event store's
+    hint wait uses it, so a hint arriving at shutdown can cancel the cancel.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not task.done() and loop.time() < deadline:
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.1)
+    if not task.done():
+        log.error("%s did not stop within %s s; abandoned", task.get_name(), timeout)
+    elif not task.cancelled() and task.exception() is not None:
+        log.error("%s failed", task.get_name(), exc_info=task.exception())
+
+
+@contextlib.asynccontextmanager
+async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[None]:
+    """``context``, whose exit may not hold up the shutdown for more than SHUTDOWN_TIMEOUT."""
+    async with contextlib.AsyncExitStack() as stack:
+        await stack.enter_async_context(context)
+        exit_stack = stack.pop_all()
+    try:
+        yield
+    finally:
+        try:
+            await asyncio.wait_for(exit_stack.aclose(), SHUTDOWN_TIMEOUT)
+        except TimeoutError:
+            log.error("%r did not stop within %s s; abandoned", context, SHUTDOWN_TIMEOUT)
+
+
+def _from_state(name: str) -> Provide:
+    def provide(state: State) -> Any:
+        return state[name]
+
+    provide.__name__ = f"provide_{name}"
+    return Provide(provide, sync_to_thread=False)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    dsn: str | None = None,
+    migrate: bool = True,
+    extra_route_handlers: Sequence[ControllerRouterHandler] = (),
+    lifespans: Sequence[Lifespan] = (),
+    projections: bool = True,
+    sse: SseSettings | None = None,
+    live_poll_interval: float = 1.0,
+    live_queue_size: int = 256,
+    debug: bool = False,
+) -> Litestar:
+    """The HTTP API. Nothing connects until the app starts (its lifespan).
+
+    ``dsn`` overrides ``settings.database_url`` (and the embedded server); ``migrate=False``
+    skips the migrations for a database known to be current. ``projections=False`` leaves the
+    read models' background runner off (the routes still serve what the tables hold).
+    """
+    settings = settings or Settings.from_env()
+    sse = sse or SseSettings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        database = dsn or settings.database_url or await asyncio.to_thread(resolve_dsn, settings)
+        if migrate:
+            await upgrade_async(database)
+        pool = await pool_from_settings(settings, database)
+        # The appends' NOTIFY hints go out batched by the Announcer, not one per append.
+        store = EventStore(pool, notify=False)
+        games = GameService(
+            store, retries=settings.command_retries, cache_size=settings.state_cache_size
+        )
+        live = Live(
+            store, games.codec, poll_interval=live_poll_interval, queue_size=live_queue_size
+        )
+        announcer = Announcer(store) if settings.notify else None
+
+        def appended(stream_id: str, version: int) -> None:
+            live.poke(stream_id, version)
+            if announcer is not None:
+                announcer.announce(stream_id, version)
+
+        games.on_append = appended
+        app.state.update(pool=pool, store=store, games=games, live=live)
+        poller = asyncio.create_task(live.run(), name="live-updates")
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                runner = [projections_lifespan] if projections else []  # read models (issue 6)
+                for extra in (*runner, *lifespans):
+                    await stack.enter_async_context(_bounded(extra(app)))
+                yield
+        finally:
+            if announcer is not None:
+                await announcer.flush()
+            live.close()
+            await stop_task(poller)
+            try:
+                await asyncio.wait_for(pool.close(), SHUTDOWN_TIMEOUT)
+            except TimeoutError:
+                log.error("connections still busy after %s s at shutdown: closed", SHUTDOWN_TIMEOUT)
+                pool.terminate()
+
+    v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
+    return Litestar(
+        route_handlers=[v1, HealthController, ProblemsController],
+        lifespan=[lifespan],
+        dependencies={
+            **auth.DEPENDENCIES,
+            **{name: _from_state(name) for name in ("games", "store", "pool", "live")},
+            "sse": Provide(lambda: sse, sync_to_thread=False),
+            "migration_head": Provide(_migration_head, sync_to_thread=False),
+        },
+        exception_handlers=EXCEPTION_HANDLERS,
+        request_max_body_size=MAX_BODY_BYTES,
+        openapi_config=openapi_config(),
+        logging_config=None,  # the host (uvicorn, pytest) configures logging
+        debug=debug,
+    )
+
+
+_HEAD: list[str] = []
+
+
+def _migration_head() -> str:
+    if not _HEAD:
+        _HEAD.append(head_revision())
+    return _HEAD[0]
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="Preferans",
+        version=API_VERSION,
+        description=(
+            "The reference Preferans (преферанс) service: an event-sourced game server.\n\n"
+            "- Register with `POST /v1/players` and keep the bearer token it returns.\n"
+            "- Create a game, take seats; the cards are dealt when every seat is taken.\n"
+            "- Read `GET /v1/games/{id}` for your view and `legal_actions`; POST one of them to "
+            "`/v1/games/{id}/actions`. Follow `/events` or the SSE `/stream`.\n\n"
+            "Notation: cards `7S` `TD` `AH` (rank 7 8 9 T J Q K A, suit S C D H), bids `6S` "
+            "`7NT` `MISER`. Every error is `application/problem+json` with a stable `type` "
+            "(`/problems/<slug>`, each documented at that path). Commands take an optional "
+            '`Idempotency-Key` (safe retries) and `If-Match: "<version>"` (412 if stale); '
+            "reads return the version as a strong ETag and honour If-None-Match."
+        ),
+        servers=[Server(url="/")],
+        tags=[
+            Tag(name="players", description="Registration and bearer tokens"),
+            Tag(name="games", description="Creating, listing, joining and reading games"),
+            Tag(name="actions", description="What a seated player does"),
+            Tag(name="events", description="Following a game: pages and Server-Sent Events"),
+            Tag(name="service", description="Readiness and the problem types' pages"),
+        ],
+        components=Components(
+            security_schemes={
+                "bearer": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="The token `POST /v1/players` returned.",
+                )
+            }
+        ),
+        use_handler_docstrings=False,
+    )
+
+
+def openapi_document() -> bytes:
+    """The app's OpenAPI document as committed in ``openapi/openapi.json`` (stable bytes)."""
+    app = create_app(Settings(), dsn="postgresql://unused", migrate=False)
+    schema = app.openapi_schema.to_schema()
+    return msgspec.json.format(msgspec.json.encode(schema), indent=2) + b"\n"
+
+
+def write_openapi(path: Path = OPENAPI_PATH) -> bool:
+    """Regenerate the committed document; True if it changed."""
+    document = openapi_document()
+    if path.exists() and path.read_bytes() == document:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(document)
+    return True
+
+
+def run(settings: Settings) -> None:
+    """Serve the API with uvicorn on ``settings.host:settings.port`` (``preferans serve``)."""
+    import uvicorn
+
+    dsn = resolve_dsn(settings)  # the embedded server starts here, before the event loop
+    app = create_app(settings, dsn=dsn)
+    log.info("serving on http://%s:%d", settings.host, settings.port)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        access_log=False,
+        timeout_graceful_shutdown=3,  # open SSE streams end; their clients resume elsewhere
+    )
+
+
+__all__ = ["V1_ROUTE_HANDLERS", "create_app", "openapi_document", "run", "write_openapi"]

@@ -1,0 +1,64 @@
+"""Bearer tokens: who is calling.
+
+A player gets a random token once, at ``POST /v1/players``; the service keeps only its sha256
+(`service.games.token_hash`). Every game command needs ``Authorization: Bearer <token>``, and the
+seat it acts for is the seat that token's player holds: never one named in the request.
+
+Two Litestar dependencies:
+
+- ``caller``: the authenticated `Player`; a missing or unknown token is `Unauthenticated` (401).
+- ``viewer``: the same, or None without an Authorization header (a spectator may read a game);
+  a token that is sent but unknown is still 401, so a client never mistakes a typo for
+  spectating.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.di import NamedDependency, Provide
+
+from service.errors import Unauthenticated
+from service.games import GameService, Player
+
+SECURITY: list[dict[str, list[str]]] = [{"bearer": []}]
+"""OpenAPI security requirement of the routes that need a token."""
+OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+"""OpenAPI security of the routes a spectator may read without a token."""
+
+
+def _token(request: Request[Any, Any, Any]) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 512:
+        raise Unauthenticated("send the token as 'Authorization: Bearer <token>'")
+    return token
+
+
+async def caller(request: Request[Any, Any, Any], games: NamedDependency[GameService]) -> Player:
+    token = _token(request)
+    if token is None:
+        raise Unauthenticated("this needs a bearer token: 'Authorization: Bearer <token>'")
+    player = await games.authenticate(token)
+    if player is None:
+        raise Unauthenticated("this bearer token is not one we issued")
+    return player
+
+
+async def viewer(
+    request: Request[Any, Any, Any], games: NamedDependency[GameService]
+) -> Player | None:
+    token = _token(request)
+    if token is None:
+        return None
+    player = await games.authenticate(token)
+    if player is None:
+        raise Unauthenticated("this bearer token is not one we issued")
+    return player
+
+
+DEPENDENCIES = {"caller": Provide(caller), "viewer": Provide(viewer)}

@@ -1,0 +1,456 @@
+"""Every error the API can answer with, and the one place that maps errors to HTTP.
+
+Each refusal becomes an RFC 9457 ``application/problem+json`` body whose ``type`` is a stable,
+relative URI ``/problems/<slug>``; the service serves a short page for each at that path. The
+slug, status and title of a kind never change within /v1; ``detail`` is for humans and may.
+
+The service's own errors (the domain's are in `domain.errors`, the event store's in
+`service.event_store`)::
+
+    ServiceError             base
+    ├── Unauthenticated      no bearer token where one is needed, or one we never issued (401)
+    ├── NotSeated            the caller has no seat at this game, so cannot act in it (403)
+    ├── NotFound             (404)
+    │   ├── GameNotFound
+    │   └── PlayerNotFound
+    ├── BadRequest           a malformed header, query parameter or cursor (400)
+    └── Unavailable          the database is unreachable or its schema is behind (503)
+
+How the others map: `NotationError` 400 ``bad-notation``; `InvalidRules` 422 ``invalid-rules``;
+`InvalidLayout` 422 ``invalid-layout``; `IllegalAction` (any subclass) 409 ``illegal-action`` with
+the rule's ``code``; `StreamConflict` 412 ``version-mismatch`` with the current ``ETag``;
+`IdempotencyKeyReused` 422; `IdempotencyKeyInFlight` 409; `InvalidIdempotencyKey` and
+`InvalidCursor` 400; Litestar's validation errors 400 ``validation`` with ``errors``; an
+unexpected exception 500 ``internal`` (logged, its text never sent).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
+
+from domain.errors import IllegalAction, InvalidLayout, InvalidRules, NotationError, PreferansError
+from service.event_store import (
+    IdempotencyKeyInFlight,
+    IdempotencyKeyReused,
+    InvalidCursor,
+    InvalidIdempotencyKey,
+    StoredResponse,
+    StreamConflict,
+)
+
+log = logging.getLogger(__name__)
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+PROBLEM_BASE = "/problems/"
+
+
+# --- the service's errors ---------------------------------------------------------------------
+
+
+class ServiceError(Exception):
+    """Base of the service's own refusals."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class Unauthenticated(ServiceError):
+    """No bearer token where one is needed, or a token this service never issued."""
+
+
+class NotSeated(ServiceError):
+    """The caller has no seat at this game: a player acts only for his own seat."""
+
+
+class NotFound(ServiceError):
+    """No such resource."""
+
+
+class GameNotFound(NotFound):
+    """No game with this id."""
+
+
+class PlayerNotFound(NotFound):
+    """No player with this id."""
+
+
+class BadRequest(ServiceError):
+    """A malformed header, query parameter or cursor."""
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        super().__init__(message)
+        self.where = where
+        """The parameter at fault: ``header.If-Match``, ``query.cursor`` …"""
+
+
+class Unavailable(ServiceError):
+    """The service cannot serve: the database is unreachable or its schema is not current."""
+
+
+# --- the wire shape ---------------------------------------------------------------------------
+
+
+class FieldError(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One reason a request was refused: where (``body.cards[1]``, ``query.limit``) and why."""
+
+    path: str | None = None
+    message: str
+
+
+class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """An RFC 9457 problem; members after ``instance`` are extensions present for some kinds."""
+
+    type: str
+    """A stable URI reference, ``/problems/<slug>``; GET it for a description."""
+    title: str
+    """Short and fixed per ``type``."""
+    status: int
+    detail: str
+    """This occurrence, for a human: for an illegal action it names the rule."""
+    instance: str | None = None
+    """The request path."""
+    code: str | None = None
+    """``illegal-action`` and the other domain refusals: the rule's stable code
+    (``illegal.not_your_turn``, ``illegal.bid_not_higher`` …)."""
+    errors: tuple[FieldError, ...] | None = None
+    """``validation``: each field that was refused."""
+    expected: int | None = None
+    """``version-mismatch``: the version the request was made against (its If-Match)."""
+    actual: int | None = None
+    """``version-mismatch``: the game's current version (also in the ETag header)."""
+
+
+class Kind(NamedTuple):
+    slug: str
+    status: int
+    title: str
+    description: str
+    """What it means and what a client should do: served at ``/problems/<slug>``."""
+
+    @property
+    def type(self) -> str:
+        return PROBLEM_BASE + self.slug
+
+
+_KINDS = (
+    Kind(
+        "validation",
+        400,
+        "The request is malformed",
+        "The body is not JSON, misses a required field, has an unknown field or a value of the "
+        "wrong type, or a query parameter or header is malformed. `errors` lists each one. Fix "
+        "the request; retrying it unchanged fails the same way.",
+    ),
+    Kind(
+        "bad-notation",
+        400,
+        "Bad card or bid notation",
+        "A card is written rank then suit (`7S`, `TD`, `AH`; ranks 7 8 9 T J Q K A, suits S C D "
+        "H), a bid level then strain (`6S`, `7NT`) or `MISER`.",
+    ),
+    Kind(
+        "unauthenticated",
+        401,
+        "A valid bearer token is needed",
+        "Send `Authorization: Bearer <token>` with the token `POST /v1/players` returned. "
+        "The token is shown only once; a lost token means a new player.",
+    ),
+    Kind(
+        "not-seated",
+        403,
+        "You have no seat at this game",
+        "Only a seated player acts, and only for his own seat; the seat comes from the token, "
+        "never from the request. Join first with `POST /v1/games/{id}/seats`.",
+    ),
+    Kind("not-found", 404, "No such resource", "The path names nothing this service has."),
+    Kind("game-not-found", 404, "No such game", "No game has this id."),
+    Kind("player-not-found", 404, "No such player", "No player has this id."),
+    Kind("method-not-allowed", 405, "Method not allowed", "The path exists, not with this method."),
+    Kind(
+        "illegal-action",
+        409,
+        "The rules do not allow this now",
+        "Well-formed, but the rules forbid it in this state: another seat's turn, the wrong "
+        "phase, a card that does not follow suit, a seat already taken. `code` names the rule "
+        "(`illegal.not_your_turn` …) and `detail` explains it. Read the game again: "
+        "`legal_actions` lists what you may do.",
+    ),
+    Kind(
+        "idempotency-key-in-flight",
+        409,
+        "The first request with this key is still running",
+        "Another request with the same Idempotency-Key has not finished. Retry shortly with "
+        "the same key: you will get its response.",
+    ),
+    Kind(
+        "version-mismatch",
+        412,
+        "The game has moved on",
+        "The If-Match version is not the game's current version (`actual`, also sent as the "
+        "ETag). Read the game again and decide anew.",
+    ),
+    Kind(
+        "payload-too-large",
+        413,
+        "The request body is too large",
+        "Request bodies are limited to a few kilobytes; no request of this API needs more.",
+    ),
+    Kind(
+        "unsupported-media-type",
+        415,
+        "Unsupported media type",
+        "Send request bodies as `application/json`.",
+    ),
+    Kind(
+        "invalid-rules",
+        422,
+        "The rules options are invalid",
+        "An unknown preset, an unknown option, or an option out of range; see "
+        "docs/conventions.md for every option of `overrides`.",
+    ),
+    Kind(
+        "invalid-layout",
+        422,
+        "The layout is not a deal",
+        "Each layout must deal the 32 cards exactly once: ten to each playing hand, two to the "
+        "talon (and none to a sitting-out dealer at a table of four).",
+    ),
+    Kind(
+        "idempotency-key-reused",
+        422,
+        "The idempotency key was used for another request",
+        "An Idempotency-Key names one request: the same method, path, body and If-Match. Use a "
+        "new key for a new request.",
+    ),
+    Kind("bad-request", 400, "Bad request", "The request cannot be served as sent."),
+    Kind(
+        "internal",
+        500,
+        "Internal error",
+        "Something failed on our side; nothing was changed. Retry with the same Idempotency-Key.",
+    ),
+    Kind(
+        "unavailable",
+        503,
+        "Service unavailable",
+        "The database is unreachable or its schema is not current; retry later.",
+    ),
+)
+KINDS: dict[str, Kind] = {kind.slug: kind for kind in _KINDS}
+"""Every problem kind by slug."""
+
+
+# --- exceptions to problems -------------------------------------------------------------------
+
+
+class Mapped(NamedTuple):
+    problem: Problem
+    headers: dict[str, str]
+
+
+def _problem(slug: str, detail: str, **extensions: Any) -> Problem:
+    kind = KINDS[slug]
+    return Problem(
+        type=kind.type, title=kind.title, status=kind.status, detail=detail, **extensions
+    )
+
+
+def _validation(exc: ValidationException) -> Problem:
+    errors: list[FieldError] = []
+    extra = exc.extra if isinstance(exc.extra, list) else [exc.extra] if exc.extra else []
+    for item in extra:
+        if isinstance(item, dict):
+            source, key = item.get("source"), item.get("key")
+            if source == "body" or key == "data":  # the body as a whole; msgspec names the field
+                source, key = "body", None
+            where = ".".join(str(p) for p in (source, key) if p)
+            errors.append(FieldError(path=where or None, message=str(item.get("message", ""))))
+    detail = errors[0].message if len(errors) == 1 and errors[0].message else exc.detail
+    return _problem("validation", detail, errors=tuple(errors) or None)
+
+
+_HTTP_SLUGS = {
+    400: "validation",  # Litestar's: a body that is not JSON, a malformed parameter
+    401: "unauthenticated",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
+    503: "unavailable",
+}
+
+
+def _http(exc: HTTPException) -> Problem:
+    status = exc.status_code
+    slug = _HTTP_SLUGS.get(status, "bad-request" if status < 500 else "internal")
+    if slug == "internal":
+        return _problem("internal", "an internal error occurred")
+    detail = exc.detail or KINDS[slug].title
+    if slug == "validation":
+        return _problem(slug, detail, errors=(FieldError(path="body", message=detail),))
+    problem = _problem(slug, detail)
+    if status != problem.status:  # a 4xx we have no kind of our own for
+        problem = msgspec.structs.replace(problem, status=status)
+    return problem
+
+
+def map_exception(exc: Exception) -> Mapped:
+    """The problem (and extra headers) for any exception; the only exception-to-HTTP table."""
+    headers: dict[str, str] = {}
+    problem: Problem
+    match exc:
+        case IllegalAction():
+            problem = _problem("illegal-action", exc.message, code=exc.code)
+        case NotationError():
+            problem = _problem("bad-notation", exc.message, code=exc.code)
+        case InvalidRules():
+            problem = _problem("invalid-rules", exc.message, code=exc.code)
+        case InvalidLayout():
+            problem = _problem("invalid-layout", exc.message, code=exc.code)
+        case PreferansError():
+            problem = _problem("illegal-action", exc.message, code=exc.code)
+        case Unauthenticated():
+            problem = _problem("unauthenticated", exc.message)
+            headers["WWW-Authenticate"] = 'Bearer realm="preferans"'
+        case NotSeated():
+            problem = _problem("not-seated", exc.message)
+        case GameNotFound():
+            problem = _problem("game-not-found", exc.message)
+        case PlayerNotFound():
+            problem = _problem("player-not-found", exc.message)
+        case NotFound():
+            problem = _problem("not-found", exc.message)
+        case BadRequest():
+            errors = (FieldError(path=exc.where, message=exc.message),)
+            problem = _problem("validation", exc.message, errors=errors)
+        case Unavailable():
+            problem = _problem("unavailable", exc.message)
+        case StreamConflict():
+            problem = _problem(
+                "version-mismatch",
+                f"the game is at version {exc.actual or 0}, not {exc.expected}",
+                expected=exc.expected,
+                actual=exc.actual or 0,
+            )
+            headers["ETag"] = etag(exc.actual or 0)
+        case IdempotencyKeyReused():
+            problem = _problem("idempotency-key-reused", str(exc))
+        case IdempotencyKeyInFlight():
+            problem = _problem("idempotency-key-in-flight", str(exc))
+            headers["Retry-After"] = "1"
+        case InvalidIdempotencyKey():
+            problem = _problem(
+                "validation",
+                str(exc),
+                errors=(FieldError(path="header.Idempotency-Key", message=str(exc)),),
+            )
+        case InvalidCursor():
+            problem = _problem(
+                "validation", str(exc), errors=(FieldError(path="query.cursor", message=str(exc)),)
+            )
+        case ValidationException():
+            problem = _validation(exc)
+        case HTTPException():
+            problem = _http(exc)
+            headers.update(exc.headers or {})
+        case _:
+            log.error("unhandled %s", type(exc).__name__, exc_info=exc)
+            problem = _problem("internal", "an internal error occurred")
+    return Mapped(problem, headers)
+
+
+def etag(version: int) -> str:
+    """The strong entity tag of a game version: ``"12"``."""
+    return f'"{version}"'
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def stored_problem(exc: Exception, instance: str | None = None) -> StoredResponse:
+    """A refusal as the response stored under an idempotency key (replayed verbatim)."""
+    problem, headers = map_exception(exc)
+    if instance is not None:
+        problem = msgspec.structs.replace(problem, instance=instance)
+    headers = {**headers, "Content-Type": PROBLEM_MEDIA_TYPE}
+    return StoredResponse(problem.status, tuple(headers.items()), _encoder.encode(problem))
+
+
+def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    """Litestar's exception handler for every exception: one problem+json response."""
+    problem, headers = map_exception(exc)
+    problem = msgspec.structs.replace(problem, instance=request.url.path)
+    return Response(
+        problem, status_code=problem.status, headers=headers, media_type=PROBLEM_MEDIA_TYPE
+    )
+
+
+EXCEPTION_HANDLERS: dict[type[Exception], Callable[..., Response[Any]]] = {
+    Exception: problem_handler,
+}
+"""For ``Litestar(exception_handlers=…)``: every exception goes through `map_exception`."""
+
+
+# --- OpenAPI ----------------------------------------------------------------------------------
+
+
+def problem_responses(*slugs: str) -> dict[int, ResponseSpec]:
+    """OpenAPI response specs for the problems a route may answer, one example per kind."""
+    by_status: dict[int, list[Kind]] = {}
+    for slug in (*slugs, "internal"):
+        kind = KINDS[slug]
+        by_status.setdefault(kind.status, []).append(kind)
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            generate_examples=False,
+            description=" / ".join(f"`{k.slug}`: {k.title}" for k in kinds),
+            media_type=PROBLEM_MEDIA_TYPE,
+            examples=[Example(summary=k.title, value=_example(k)) for k in kinds],
+        )
+        for status, kinds in sorted(by_status.items())
+    }
+
+
+def _example(kind: Kind) -> dict[str, Any]:
+    default = {"type": kind.type, "title": kind.title, "status": kind.status, "detail": kind.title}
+    return _EXAMPLES.get(kind.slug, default)
+
+
+_EXAMPLES: dict[str, dict[str, Any]] = {
+    "illegal-action": {
+        "type": "/problems/illegal-action",
+        "title": KINDS["illegal-action"].title,
+        "status": 409,
+        "detail": "it is seat 2's turn to bid, not seat 0's",
+        "instance": "/v1/games/0190c6a2-6f1e-7c3a-9d51-3b7e2a1c4f00/actions",
+        "code": "illegal.not_your_turn",
+    },
+    "version-mismatch": {
+        "type": "/problems/version-mismatch",
+        "title": KINDS["version-mismatch"].title,
+        "status": 412,
+        "detail": "the game is at version 14, not 12",
+        "expected": 12,
+        "actual": 14,
+    },
+    "validation": {
+        "type": "/problems/validation",
+        "title": KINDS["validation"].title,
+        "status": 400,
+        "detail": "Object contains unknown field `seat`",
+        "errors": [{"path": "body.seat", "message": "Object contains unknown field `seat`"}],
+    },
+}

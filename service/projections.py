@@ -1,0 +1,783 @@
+"""The projection runner: read models that follow the global feed, rebuilt blue/green.
+
+Each projection (`service.read_models`: ``sheet``, ``stats``, ``ratings``) has a generation ``g``
+serving reads (``rm.projections.active``) and a checkpoint ``<name>@<g>`` in
+es.projection_checkpoints (EVENT-STORE.md §9.4):
+
+- **Following the feed.** `Projections.run` reads a batch of the global feed after the lowest
+  checkpoint (below the xid horizon, so nothing is ever skipped), decodes the events the
+  projections need once, and for each projection writes its read model *and* moves its
+  checkpoint in one transaction. The checkpoint update is conditional on the old cursor, so a
+  concurrent writer makes it touch no row and the batch rolls back. A crash anywhere loses a
+  whole batch or nothing: no event is applied twice or skipped. Read models also skip events at
+  or below the version they hold (idempotent per (stream_id, version)).
+- **One leader per projection**, elected with a session-level ``pg_try_advisory_lock`` on
+  ``hashtext('proj:<name>@<g>')``: several service processes can run; one drives each checkpoint.
+- **Poison events.** An event a projection cannot apply stops that projection (and only it):
+  the events before it are committed, the checkpoint stays just before it, its status becomes
+  ``failed`` with ``last_error`` naming the event. It is never skipped. After a fix, rebuild it
+  (or ``preferans projections resume NAME`` to retry).
+- **Rebuild, blue/green** (`Projections.rebuild`): generation g+1 is built from position zero
+  into the other table slot (status ``rebuilding``) while g keeps serving; once it has caught up
+  with the feed, one transaction makes it active and deletes g's checkpoint, and g's tables are
+  emptied. The running service then follows g+1. A projection whose ``code_version`` changed
+  is rebuilt this way when the service starts.
+- **Lag** (`Projections.status`): each checkpoint's position against the feed's head, events
+  behind, and the age of the oldest event not yet applied.
+
+Errors::
+
+    ProjectionError
+    ├── UnknownProjection   no read model of that name
+    ├── RebuildBusy         another process is already rebuilding it
+    └── RebuildFailed       a poison event stopped the rebuild (the old generation still serves)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+
+import domain.game
+from domain.game import Event
+from service.codec import EventCodec
+from service.event_store import FEED_START, EventStore, FeedCursor, RecordedEvent
+from service.read_models import (
+    READ_MODELS,
+    Decoded,
+    PoisonEvent,
+    ReadModel,
+    game_id_of,
+    slot_of,
+)
+
+log = logging.getLogger(__name__)
+
+RUNNING, REBUILDING, FAILED = "running", "rebuilding", "failed"
+
+_TRANSIENT = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.DeadlockDetectedError,
+    asyncpg.SerializationError,
+    asyncpg.LockNotAvailableError,
+    asyncpg.CannotConnectNowError,
+)
+"""Errors that say nothing about the events: retry later instead of failing the projection."""
+
+
+class ProjectionError(Exception):
+    """Base of the runner's errors."""
+
+
+class UnknownProjection(ProjectionError, KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class RebuildBusy(ProjectionError):
+    """Another process holds the rebuild of this projection."""
+
+
+class RebuildFailed(ProjectionError):
+    """The rebuild met a poison event; the old generation keeps serving."""
+
+
+class StaleCheckpoint(ProjectionError):
+    """The checkpoint moved under us (another leader, or a generation switch)."""
+
+
+@dataclass
+class Worker:
+    """One generation of one projection, as driven by this process."""
+
+    model: ReadModel
+    generation: int
+    cursor: FeedCursor
+    status: str
+
+    @property
+    def checkpoint(self) -> str:
+        return f"{self.model.name}@{self.generation}"
+
+    @property
+    def slot(self) -> str:
+        return slot_of(self.generation)
+
+
+class ProjectionStatus(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a projection's generation stands."""
+
+    name: str
+    checkpoint: str
+    """``<name>@<generation>``."""
+    generation: int
+    role: str
+    """``active`` (serving reads) or ``building`` (a blue/green rebuild)."""
+    status: str
+    """``running``, ``rebuilding``, ``paused`` or ``failed``."""
+    position: int
+    """Global position of the last event applied."""
+    head: int
+    """Global position of the newest event in the log."""
+    lag: int
+    """Events in the log not yet applied (including events other projections need)."""
+    lag_seconds: float
+    """Age of the oldest event not yet applied; 0 when caught up."""
+    code_version: int
+    """The projection code version this generation was built by."""
+    current_code_version: int
+    last_error: str | None = None
+    updated_at: datetime | None = None
+
+
+class RebuildReport(msgspec.Struct, frozen=True, kw_only=True):
+    names: tuple[str, ...]
+    generations: dict[str, int]
+    events: int
+    """Events read from position zero to the head."""
+    seconds: float
+
+
+Progress = Callable[[int, int], None]
+"""``progress(events_done, events_in_log)`` during a rebuild."""
+
+Fault = Callable[[Worker, Sequence[Decoded]], Awaitable[None]]
+"""A test hook run inside each batch transaction, after the read-model writes and before the
+checkpoint moves (inject a crash there)."""
+
+# --- SQL ----------------------------------------------------------------------------------------
+
+_ENSURE_REGISTRY = """
+INSERT INTO rm.projections (name, active, active_code) VALUES ($1, 1, $2)
+ON CONFLICT (name) DO NOTHING"""
+
+_ENSURE_CHECKPOINT = """
+INSERT INTO es.projection_checkpoints (projection) VALUES ($1) ON CONFLICT DO NOTHING"""
+
+_ACTIVE = """
+SELECT p.name, p.active, c.tx_id, c.position, c.status
+  FROM rm.projections p
+  JOIN es.projection_checkpoints c ON c.projection = p.name || '@' || p.active
+ WHERE p.name = ANY($1::text[])"""
+
+_ADVANCE = """
+UPDATE es.projection_checkpoints SET tx_id = $2::xid8, position = $3, updated_at = now()
+ WHERE projection = $1 AND tx_id = $4::xid8 AND position = $5 AND status = $6"""
+
+_FAIL = """
+UPDATE es.projection_checkpoints SET status = 'failed', last_error = $2, updated_at = now()
+ WHERE projection = $1"""
+
+_LOCK = "SELECT pg_try_advisory_lock(hashtext('proj:' || $1))"
+_UNLOCK = "SELECT pg_advisory_unlock(hashtext('proj:' || $1))"
+
+_STATUS = """
+SELECT p.name, p.active, p.active_code, p.building, p.building_code,
+       c.projection, c.tx_id, c.position, c.status, c.last_error, c.updated_at
+  FROM rm.projections p
+  JOIN es.projection_checkpoints c
+    ON c.projection IN (p.name || '@' || p.active, p.name || '@' || p.building)
+ ORDER BY p.name, c.projection"""
+
+_LAG = """
+SELECT count(*), coalesce(extract(epoch FROM now() - min(recorded_at)), 0)::float8
+  FROM es.events
+ WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)"""
+
+_HEAD = "SELECT coalesce(max(global_position), 0), count(*) FROM es.events"
+
+
+class _Locks:
+    """Session-level advisory locks held on one dedicated connection."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+        self.held: set[str] = set()
+
+    async def acquire(self, name: str) -> bool:
+        if name not in self.held:
+            if not await self.conn.fetchval(_LOCK, name):
+                return False
+            self.held.add(name)
+        return True
+
+    async def release(self, name: str) -> None:
+        if name in self.held:
+            self.held.discard(name)
+            await self.conn.fetchval(_UNLOCK, name)
+
+    async def release_all(self) -> None:
+        for name in sorted(self.held):
+            await self.release(name)
+
+
+class Projections:
+    """Runs, rebuilds and reports the read models over an event store."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        models: Iterable[ReadModel] | None = None,
+        codec: EventCodec | None = None,
+        batch_size: int = 1000,
+        idle_interval: float = 0.5,
+        retry_interval: float = 2.0,
+        fault: Fault | None = None,
+    ) -> None:
+        self.store = store
+        self.pool: asyncpg.Pool = store.pool
+        self.codec = codec or EventCodec(domain.game.Event)
+        self.models: dict[str, ReadModel] = {
+            m.name: m for m in (models if models is not None else (cls() for cls in READ_MODELS))
+        }
+        self.batch_size = batch_size
+        self.idle_interval = idle_interval
+        self.retry_interval = retry_interval
+        self.fault = fault
+
+    def model(self, name: str) -> ReadModel:
+        try:
+            return self.models[name]
+        except KeyError:
+            known = ", ".join(self.models)
+            raise UnknownProjection(f"no projection {name!r}; known: {known}") from None
+
+    async def ensure(self) -> None:
+        """Register every projection (generation 1 from position zero) that is not yet known."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            for model in self.models.values():
+                await conn.execute(_ENSURE_REGISTRY, model.name, model.code_version)
+                gen = await conn.fetchval(
+                    "SELECT active FROM rm.projections WHERE name = $1", model.name
+                )
+                await conn.execute(_ENSURE_CHECKPOINT, f"{model.name}@{gen}")
+
+    # --- following the feed -------------------------------------------------------------------
+
+    async def _active_workers(self, names: Sequence[str]) -> list[Worker]:
+        rows = await self.pool.fetch(_ACTIVE, list(names))
+        return [
+            Worker(
+                self.models[r["name"]],
+                r["active"],
+                FeedCursor(r["tx_id"], r["position"]),
+                r["status"],
+            )
+            for r in rows
+        ]
+
+    async def _leading(self, locks: _Locks) -> list[Worker]:
+        """The active generations this process leads (taking free locks, freeing stale ones)."""
+        workers = await self._active_workers(list(self.models))
+        mine = []
+        for w in workers:
+            if await locks.acquire(w.checkpoint):
+                mine.append(w)
+        current = {w.checkpoint for w in workers}
+        for name in list(locks.held):
+            if name not in current and name.partition("@")[0] in self.models:
+                await locks.release(name)
+        return mine
+
+    async def run(self, *, rebuild_outdated: bool = True) -> None:
+        """Follow the feed for ever (the service's background task); cancel to stop.
+
+        Catches up on its own after a restart. With ``rebuild_outdated``, a projection whose
+        stored generation was built by another ``code_version`` is rebuilt blue/green meanwhile.
+        """
+        await self._retrying(self.ensure)
+        rebuilds: list[asyncio.Task[Any]] = []
+        if rebuild_outdated:
+            outdated = await self._outdated()
+            if outdated:
+                log.info("projections %s changed code: rebuilding them", ", ".join(outdated))
+                rebuilds.append(asyncio.create_task(self._rebuild_quietly(outdated)))
+        try:
+            while True:
+                try:
+                    await self._follow()
+                except asyncio.CancelledError:
+                    raise
+                except _TRANSIENT as exc:
+                    log.warning("projection runner: %s; retrying", exc)
+                    await asyncio.sleep(self.retry_interval)
+                except Exception:  # e.g. the schema is not migrated yet: say so, keep trying
+                    log.exception("projection runner failed; retrying")
+                    await asyncio.sleep(self.retry_interval * 5)
+        finally:
+            for task in rebuilds:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _follow(self) -> None:
+        async with self.pool.acquire() as lock_conn, self.store.listen() as hints:
+            locks = _Locks(lock_conn)
+            try:
+                workers = await self._leading(locks)
+                while True:
+                    try:
+                        read = await self._step(workers, self.batch_size)
+                    except StaleCheckpoint:
+                        read = 0
+                    if not read:
+                        await hints.wait(self.idle_interval)
+                        workers = await self._leading(locks)
+            finally:
+                with contextlib.suppress(Exception):
+                    await locks.release_all()
+
+    async def catch_up(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        batch_size: int | None = None,
+        until: FeedCursor | None = None,
+        timeout: float = 30.0,
+    ) -> int:
+        """Apply what the feed holds to the active generations, then return the events read.
+
+        The feed ends at the xid horizon, so an event committed a moment ago may not be readable
+        yet while any other transaction of the cluster is open; with ``until`` (an append's
+        cursor) it waits, up to ``timeout`` seconds, until every projection has passed it.
+        Projections led by another process are left alone. (Tests, benchmarks and one-off
+        jobs; the service uses `run`.)
+        """
+        await self.ensure()
+        names = list(names or self.models)
+        for name in names:
+            self.model(name)
+        total = 0
+        deadline = time.monotonic() + timeout
+        async with self.pool.acquire() as lock_conn:
+            locks = _Locks(lock_conn)
+
+            async def led() -> list[Worker]:
+                return [
+                    w
+                    for w in await self._active_workers(names)
+                    if await locks.acquire(w.checkpoint)
+                ]
+
+            try:
+                workers = await led()
+                while True:
+                    read = await self._step(workers, batch_size or self.batch_size)
+                    total += read
+                    if read:
+                        continue
+                    if until is None:
+                        break
+                    # Done once every named projection is led here and past ``until`` (or
+                    # stopped by a poison event). A lock still held by a process that is going
+                    # away, or an open transaction holding the horizon back, needs a moment.
+                    if len(workers) == len(names) and all(
+                        w.cursor >= until or w.status == FAILED for w in workers
+                    ):
+                        break
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"the projections did not reach {until} in {timeout} s")
+                    await asyncio.sleep(0.01)
+                    workers = await led()
+            finally:
+                await locks.release_all()
+        return total
+
+    async def _step(self, workers: list[Worker], limit: int, *, fail_fast: bool = False) -> int:
+        """One feed batch for every running worker; the number of events read."""
+        live = [w for w in workers if w.status in (RUNNING, REBUILDING)]
+        if not live:
+            return 0
+        batch = await self.store.read_feed(min(w.cursor for w in live), limit)
+        if not batch:
+            return 0
+        needed = frozenset().union(*(w.model.handled for w in live))
+        decoded = self._decode(batch, needed)
+        end = batch[-1].cursor
+        for w in live:
+            if end <= w.cursor:
+                continue
+            await self._advance(w, batch, decoded, end, fail_fast=fail_fast)
+        return len(batch)
+
+    def _decode(
+        self, batch: list[RecordedEvent], needed: frozenset[str]
+    ) -> list[Event | Exception | None]:
+        out: list[Event | Exception | None] = []
+        decode = self.codec.decode
+        for record in batch:
+            if record.event_type not in needed or game_id_of(record.stream_id) is None:
+                out.append(None)
+                continue
+            try:
+                out.append(decode(record.event_type, record.schema_version, record.data))  # type: ignore[arg-type]
+            except Exception as exc:  # a poison event for the projections that need it
+                out.append(exc)
+        return out
+
+    async def _advance(
+        self,
+        w: Worker,
+        batch: list[RecordedEvent],
+        decoded: list[Event | Exception | None],
+        end: FeedCursor,
+        *,
+        fail_fast: bool,
+    ) -> None:
+        items: list[Decoded] = []
+        poison: PoisonEvent | None = None
+        for record, event in zip(batch, decoded, strict=True):
+            if record.cursor <= w.cursor or event is None:
+                continue
+            if record.event_type not in w.model.handled:
+                continue
+            if isinstance(event, Exception):
+                poison = PoisonEvent(record, event)
+                break
+            items.append(Decoded(record, event))  # type: ignore[arg-type]
+        if poison is None:
+            try:
+                await self._commit(w, items, end)
+                return
+            except PoisonEvent as exc:
+                poison = exc
+            except (StaleCheckpoint, *_TRANSIENT):
+                raise
+            except Exception as exc:  # the read model's own writes failed: stop it, loudly
+                await self._fail(w, f"{type(exc).__name__}: {exc}")
+                if fail_fast:
+                    raise RebuildFailed(f"{w.checkpoint}: {exc}") from exc
+                return
+        # Commit what precedes the poison event, then stop just before it: never skip it.
+        index = next(i for i, r in enumerate(batch) if r.cursor == poison.record.cursor)
+        before = batch[index - 1].cursor if index > 0 else w.cursor
+        if before > w.cursor:
+            await self._commit(w, [d for d in items if d.record.cursor <= before], before)
+        await self._fail(w, str(poison))
+        if fail_fast:
+            raise RebuildFailed(f"{w.checkpoint}: {poison}") from poison
+
+    async def _commit(self, w: Worker, items: Sequence[Decoded], cursor: FeedCursor) -> None:
+        """The read-model writes and the checkpoint move, in one transaction."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            if items:
+                await w.model.apply(conn, w.slot, items)
+            if self.fault is not None:
+                await self.fault(w, items)
+            moved = await conn.execute(
+                _ADVANCE, w.checkpoint, cursor.tx_id, cursor.position,
+                w.cursor.tx_id, w.cursor.position, w.status,
+            )  # fmt: skip
+            if moved != "UPDATE 1":
+                raise StaleCheckpoint(f"{w.checkpoint} moved under us")
+        w.cursor = cursor
+
+    async def _fail(self, w: Worker, error: str) -> None:
+        log.error("projection %s stopped (status failed): %s", w.checkpoint, error)
+        await self.pool.execute(_FAIL, w.checkpoint, error)
+        w.status = FAILED
+
+    async def resume(self, name: str) -> bool:
+        """Let a failed projection retry from its checkpoint; False if it had not failed."""
+        self.model(name)
+        done = await self.pool.execute(
+            """UPDATE es.projection_checkpoints c SET status = 'running', last_error = NULL,
+                      updated_at = now()
+                 FROM rm.projections p
+                WHERE p.name = $1 AND c.projection = p.name || '@' || p.active
+                  AND c.status = 'failed'""",
+            name,
+        )
+        return bool(done == "UPDATE 1")
+
+    # --- rebuild ------------------------------------------------------------------------------
+
+    async def _outdated(self) -> list[str]:
+        rows = await self.pool.fetch(
+            "SELECT name, active_code FROM rm.projections WHERE name = ANY($1::text[])",
+            list(self.models),
+        )
+        return sorted(
+            r["name"] for r in rows if r["active_code"] != self.models[r["name"]].code_version
+        )
+
+    async def _rebuild_quietly(self, names: list[str]) -> None:
+        try:
+            await self.rebuild(names)
+        except RebuildBusy:
+            log.info("another process is rebuilding %s", ", ".join(names))
+        except ProjectionError as exc:
+            log.error("rebuild of %s failed: %s", ", ".join(names), exc)
+        except Exception:  # the old generation keeps serving; a restart retries the rebuild
+            log.exception("rebuild of %s failed", ", ".join(names))
+
+    async def rebuild(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        batch_size: int = 5000,
+        progress: Progress | None = None,
+    ) -> RebuildReport:
+        """Rebuild ``names`` (default: all) from position zero, blue/green; see the module doc.
+
+        Raises `RebuildBusy` or `RebuildFailed`; the serving generation is untouched then.
+        """
+        await self.ensure()
+        chosen = list(names or self.models)
+        models = [self.model(n) for n in chosen]
+        started = time.perf_counter()
+        async with self.pool.acquire() as lock_conn:
+            locks = _Locks(lock_conn)
+            try:
+                workers = [await self._begin_build(m, locks) for m in models]
+                head = (await self.pool.fetchrow(_HEAD))[1]
+                done = 0
+                while True:
+                    read = await self._step(workers, batch_size, fail_fast=True)
+                    if read:
+                        done += read
+                        if progress is not None:
+                            progress(done, max(head, done))
+                        continue
+                    if await self._switch_all(workers):
+                        break
+            finally:
+                with contextlib.suppress(Exception):
+                    await locks.release_all()
+        return RebuildReport(
+            names=tuple(chosen),
+            generations={w.model.name: w.generation for w in workers},
+            events=done,
+            seconds=time.perf_counter() - started,
+        )
+
+    async def _begin_build(self, model: ReadModel, locks: _Locks) -> Worker:
+        async with self.pool.acquire() as conn, conn.transaction():
+            active = await conn.fetchval(
+                "SELECT active FROM rm.projections WHERE name = $1 FOR UPDATE", model.name
+            )
+            generation = active + 1
+            name = f"{model.name}@{generation}"
+            if not await locks.acquire(name):
+                raise RebuildBusy(f"{model.name} is being rebuilt by another process")
+            await model.truncate(conn, slot_of(generation))
+            await conn.execute("DELETE FROM es.projection_checkpoints WHERE projection = $1", name)
+            await conn.execute(
+                "INSERT INTO es.projection_checkpoints (projection, status) VALUES ($1, $2)",
+                name,
+                REBUILDING,
+            )
+            await conn.execute(
+                "UPDATE rm.projections SET building = $2, building_code = $3 WHERE name = $1",
+                model.name,
+                generation,
+                model.code_version,
+            )
+        return Worker(model, generation, FEED_START, REBUILDING)
+
+    async def _switch_all(self, workers: list[Worker]) -> bool:
+        """Make the caught-up generations active; False if events arrived meanwhile."""
+        async with self.pool.acquire() as conn:
+            cursor = min(w.cursor for w in workers)
+            more = await conn.fetchval(
+                """SELECT EXISTS (SELECT 1 FROM es.events
+                    WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
+                      AND tx_id < pg_snapshot_xmin(pg_current_snapshot()))""",
+                cursor.tx_id,
+                cursor.position,
+            )
+            if more:
+                return False
+            old: dict[str, int] = {}
+            async with conn.transaction():
+                for w in workers:
+                    row = await conn.fetchrow(
+                        "SELECT active, building FROM rm.projections WHERE name = $1 FOR UPDATE",
+                        w.model.name,
+                    )
+                    if row["building"] != w.generation:
+                        raise RebuildFailed(f"{w.checkpoint} was superseded by another rebuild")
+                    old[w.model.name] = row["active"]
+                    await conn.execute(
+                        """UPDATE rm.projections
+                              SET active = building, active_code = building_code, building = NULL,
+                                  building_code = NULL, switched_at = now()
+                            WHERE name = $1""",
+                        w.model.name,
+                    )
+                    await conn.execute(
+                        "UPDATE es.projection_checkpoints"
+                        " SET status = 'running', updated_at = now() WHERE projection = $1",
+                        w.checkpoint,
+                    )
+                    await conn.execute(
+                        "DELETE FROM es.projection_checkpoints WHERE projection = $1",
+                        f"{w.model.name}@{row['active']}",
+                    )
+                    w.status = RUNNING
+            for w in workers:  # the old generation's tables are not read any more
+                await w.model.truncate(conn, slot_of(old[w.model.name]))
+        return True
+
+    # --- status -------------------------------------------------------------------------------
+
+    async def status(self) -> list[ProjectionStatus]:
+        """Each projection's generations with position, lag and status."""
+        async with self.pool.acquire() as conn:
+            head = (await conn.fetchrow(_HEAD))[0]
+            out = []
+            for r in await conn.fetch(_STATUS):
+                if r["name"] not in self.models:
+                    continue
+                lag, age = await conn.fetchrow(_LAG, r["tx_id"], r["position"])
+                building = r["projection"] == f"{r['name']}@{r['building']}"
+                out.append(
+                    ProjectionStatus(
+                        name=r["name"],
+                        checkpoint=r["projection"],
+                        generation=r["building"] if building else r["active"],
+                        role="building" if building else "active",
+                        status=r["status"],
+                        position=r["position"],
+                        head=head,
+                        lag=lag,
+                        lag_seconds=round(age, 3),
+                        code_version=r["building_code"] if building else r["active_code"],
+                        current_code_version=self.models[r["name"]].code_version,
+                        last_error=r["last_error"],
+                        updated_at=r["updated_at"],
+                    )
+                )
+        return out
+
+    async def _retrying(self, action: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            try:
+                await action()
+                return
+            except _TRANSIENT as exc:
+                log.warning("projections: %s; retrying", exc)
+                await asyncio.sleep(self.retry_interval)
+            except asyncpg.UndefinedTableError:
+                log.error("projections: the read-model tables are missing: run the migrations")
+                await asyncio.sleep(self.retry_interval * 5)
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+def register_cli(commands: Any) -> None:
+    """Add ``preferans projections status|rebuild|resume`` to the CLI's subcommands."""
+    group = commands.add_parser("projections", help="read models: status, rebuild").add_subparsers(
+        dest="projections_command", required=True, metavar="ACTION"
+    )
+    status = group.add_parser("status", help="each projection's position, lag and status")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    status.set_defaults(handler=_cli_status)
+    rebuild = group.add_parser("rebuild", help="rebuild from position zero (blue/green)")
+    rebuild.add_argument("names", nargs="*", metavar="NAME", help="projections (default: all)")
+    rebuild.add_argument("--batch-size", type=int, default=5000)
+    rebuild.set_defaults(handler=_cli_rebuild)
+    resume = group.add_parser("resume", help="let a failed projection retry from its checkpoint")
+    resume.add_argument("name", metavar="NAME")
+    resume.set_defaults(handler=_cli_resume)
+
+
+def _with_projections(settings: Any, action: Callable[[Projections], Awaitable[int]]) -> int:
+    from service.database import pool_from_settings, resolve_dsn
+
+    dsn = resolve_dsn(settings)
+
+    async def main() -> int:
+        pool = await pool_from_settings(settings, dsn)
+        try:
+            return await action(Projections(EventStore(pool, notify=False)))
+        finally:
+            await pool.close()
+
+    try:
+        return asyncio.run(main())
+    except ProjectionError as exc:
+        import sys
+
+        print(f"preferans projections: {exc}", file=sys.stderr)
+        return 1
+
+
+def format_status(rows: Sequence[ProjectionStatus]) -> str:
+    """The status table printed by ``preferans projections status``."""
+    header = ("PROJECTION", "ROLE", "STATUS", "POSITION", "HEAD", "LAG", "LAG_S", "CODE", "ERROR")
+    lines = [header]
+    for r in rows:
+        code = f"{r.code_version}" + (
+            "" if r.code_version == r.current_code_version else f"→{r.current_code_version}"
+        )
+        lines.append((
+            r.checkpoint, r.role, r.status, str(r.position), str(r.head), str(r.lag),
+            f"{r.lag_seconds:.1f}", code, (r.last_error or "")[:80],
+        ))  # fmt: skip
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
+    )
+
+
+def _cli_status(args: Any, settings: Any) -> int:
+    async def action(p: Projections) -> int:
+        await p.ensure()
+        rows = await p.status()
+        if args.json:
+            print(msgspec.json.encode(rows).decode())
+        else:
+            print(format_status(rows))
+        return 1 if any(r.status == FAILED for r in rows) else 0
+
+    return _with_projections(settings, action)
+
+
+def _cli_rebuild(args: Any, settings: Any) -> int:
+    import sys
+
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / total) if total else width
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        bar = "#" * filled + "-" * (width - filled)
+        print(f"\r[{bar}] {done:,}/{total:,} events  {rate:,.0f} events/s", end="", file=sys.stderr)
+
+    async def action(p: Projections) -> int:
+        report = await p.rebuild(args.names or None, batch_size=args.batch_size, progress=progress)
+        print(file=sys.stderr)
+        gens = ", ".join(f"{n}@{g}" for n, g in report.generations.items())
+        rate = report.events / report.seconds if report.seconds else 0.0
+        print(
+            f"rebuilt {gens} from position zero: {report.events:,} events in "
+            f"{report.seconds:.1f} s ({rate:,.0f} events/s)"
+        )
+        return 0
+
+    return _with_projections(settings, action)
+
+
+def _cli_resume(args: Any, settings: Any) -> int:
+    async def action(p: Projections) -> int:
+        resumed = await p.resume(args.name)
+        print(f"{args.name}: {'resumed' if resumed else 'was not failed'}")
+        return 0
+
+    return _with_projections(settings, action)

@@ -1,0 +1,78 @@
+"""The API through the real ASGI app, on a fresh migrated PostgreSQL database per test.
+
+Fixtures:
+    app        the app (`create_app`) on this test's database, as the service role
+    client     `AsyncTestClient` over it (lifespan run: pool, poller)
+    server     the same app served by uvicorn on a free port (for Server-Sent Events, which the
+               in-process test client cannot stream); yields its base URL
+    shared_client  module-scoped: one database and app for a module's many small cases (each
+               makes its own game, so they stay independent)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+import uvicorn
+from apitools import make_app
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.database import with_database
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def app(database_dsn: str) -> Litestar:
+    return make_app(database_dsn)
+
+
+@pytest.fixture
+async def client(app: Litestar) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    async with AsyncTestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+async def server(app: Litestar) -> AsyncIterator[str]:
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
+    )
+    instance = uvicorn.Server(config)
+    task = asyncio.create_task(instance.serve())
+    while not instance.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    port = instance.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        instance.should_exit = True
+        await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture(scope="module")
+async def shared_client(
+    pg_server_dsn: str, template_database: str
+) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    name = f"preferans_api_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(pg_server_dsn)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_database}"')
+    finally:
+        await admin.close()
+    try:
+        async with AsyncTestClient(make_app(with_database(pg_server_dsn, name))) as test_client:
+            yield test_client
+    finally:
+        admin = await asyncpg.connect(pg_server_dsn)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()

@@ -1,0 +1,165 @@
+"""Creating, listing, joining and reading games."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from apitools import layouts, register, seated_game
+
+pytestmark = pytest.mark.integration
+
+
+async def test_the_creator_is_seated_only_when_he_names_a_seat(client: httpx.AsyncClient) -> None:
+    alice = await register(client, "Alice")
+
+    created = await client.post("/v1/games", json={"preset": "leningrad"}, headers=alice.auth)
+
+    assert created.status_code == 201
+    body = created.json()
+    assert created.headers["location"] == f"/v1/games/{body['id']}"
+    assert created.headers["etag"] == '"1"'
+    assert body["seat"] is None and body["legal_actions"] == []
+    assert body["view"]["players"] == [None, None, None]
+    assert body["view"]["rules"]["convention"] == "leningrad"
+    assert [e["event"]["type"] for e in body["events"]] == ["game_created"]
+    seated = await client.post("/v1/games", json={"seat": 2}, headers=alice.auth)
+    assert seated.json()["seat"] == 2
+    assert seated.json()["view"]["players"] == [None, None, alice.id]
+
+
+async def test_the_cards_are_dealt_in_the_step_that_fills_the_last_seat(
+    client: httpx.AsyncClient,
+) -> None:
+    creator, second, third = [await register(client, n) for n in "ABC"]
+    game_id = (await client.post("/v1/games", json={"seat": 0}, headers=creator.auth)).json()["id"]
+
+    joined = await client.post(f"/v1/games/{game_id}/seats", headers=second.auth)
+    last = await client.post(f"/v1/games/{game_id}/seats", json={}, headers=third.auth)
+
+    assert (joined.status_code, joined.json()["seat"]) == (200, 1)
+    assert joined.json()["view"]["status"] == "seating"
+    assert last.json()["seat"] == 2
+    assert [e["event"]["type"] for e in last.json()["events"]] == ["player_seated", "deal_started"]
+    assert len(last.json()["view"]["deal"]["hand"]) == 10
+    assert last.json()["view"]["status"] == "playing"
+    full = await client.post(
+        f"/v1/games/{game_id}/seats", headers=(await register(client, "D")).auth
+    )
+    assert (full.status_code, full.json()["code"]) == (409, "illegal.table_full")
+    again = await client.post(f"/v1/games/{game_id}/seats", headers=second.auth)
+    assert (again.status_code, again.json()["code"]) == (409, "illegal.already_seated")
+
+
+async def test_a_table_of_four_deals_nothing_to_the_dealer(client: httpx.AsyncClient) -> None:
+    game_id, players = await seated_game(client, seats=4, first_dealer=3, seed="four")
+
+    hands = [
+        (await client.get(f"/v1/games/{game_id}", headers=p.auth)).json()["view"]["deal"]["hand"]
+        for p in players
+    ]
+
+    assert [len(h) for h in hands] == [10, 10, 10, 0]
+    assert len(set().union(*map(set, hands))) == 30
+
+
+async def test_the_first_deals_come_from_the_layouts_and_seeds_repeat(
+    client: httpx.AsyncClient,
+) -> None:
+    deal = layouts(seed=3, count=1)
+    fixed, players = await seated_game(client, layouts=deal)
+    seeded_a, players_a = await seated_game(client, seed="same")
+    seeded_b, players_b = await seated_game(client, seed="same")
+    other, players_c = await seated_game(client, seed="other")
+
+    async def hand(game_id: str, player: object) -> list[str]:
+        view = await client.get(f"/v1/games/{game_id}", headers=player.auth)  # type: ignore[attr-defined]
+        return view.json()["view"]["deal"]["hand"]
+
+    assert set(await hand(fixed, players[1])) == set(deal[0]["hands"][1])
+    assert await hand(seeded_a, players_a[0]) == await hand(seeded_b, players_b[0])
+    assert await hand(seeded_a, players_a[0]) != await hand(other, players_c[0])
+
+
+async def test_the_lobby_pages_newest_first_and_filters_by_status(
+    client: httpx.AsyncClient,
+) -> None:
+    host = await register(client, "host")
+    open_games = [
+        (await client.post("/v1/games", json={}, headers=host.auth)).json()["id"] for _ in range(3)
+    ]
+    playing, _ = await seated_game(client, seed="lobby")
+
+    pages, cursor = [], None
+    while True:
+        params = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        page = (await client.get("/v1/games", params=params)).json()
+        pages.append([g["id"] for g in page["items"]])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+
+    assert pages == [[playing, open_games[2]], [open_games[1], open_games[0]]]
+    seating = (await client.get("/v1/games", params={"status": "seating"})).json()["items"]
+    assert [g["id"] for g in seating] == open_games[::-1]
+    (listed,) = (await client.get("/v1/games", params={"status": "playing"})).json()["items"]
+    assert listed["id"] == playing and listed["seats"] == 3 and None not in listed["players"]
+    assert (listed["preset"], listed["status"]) == ("sochi", "playing")
+
+
+async def test_a_read_is_304_while_the_etag_is_current(client: httpx.AsyncClient) -> None:
+    game_id, players = await seated_game(client, seed="etag")
+    first = await client.get(f"/v1/games/{game_id}", headers=players[0].auth)
+    etag = first.headers["etag"]
+
+    unchanged = await client.get(
+        f"/v1/games/{game_id}", headers={**players[0].auth, "If-None-Match": etag}
+    )
+    seat = first.json()["view"]["deal"]["to_act"][0]
+    await client.post(
+        f"/v1/games/{game_id}/actions", json={"type": "pass"}, headers=players[seat].auth
+    )
+    changed = await client.get(
+        f"/v1/games/{game_id}", headers={**players[0].auth, "If-None-Match": etag}
+    )
+
+    assert etag == f'"{first.json()["version"]}"'
+    assert (unchanged.status_code, unchanged.content, unchanged.headers["etag"]) == (304, b"", etag)
+    assert changed.status_code == 200
+    assert changed.headers["etag"] == f'"{first.json()["version"] + 1}"'
+
+
+async def test_the_events_page_by_version(client: httpx.AsyncClient) -> None:
+    game_id, players = await seated_game(client, seed="pages")
+    url = f"/v1/games/{game_id}/events"
+
+    first = (await client.get(url, params={"limit": 2}, headers=players[0].auth)).json()
+    rest = (
+        await client.get(url, params={"after": first["next_cursor"]}, headers=players[0].auth)
+    ).json()
+    beyond = (await client.get(url, params={"after": 99}, headers=players[0].auth)).json()
+
+    assert [e["version"] for e in first["items"]] == [1, 2]
+    assert (first["next_cursor"], first["version"]) == ("2", 2)
+    assert [e["version"] for e in rest["items"]] == [3, 4, 5]
+    assert (rest["next_cursor"], rest["version"]) == (None, 5)
+    assert beyond == {"items": [], "next_cursor": None, "version": 99}
+    dealt = rest["items"][-1]["event"]
+    assert dealt["type"] == "deal_started" and dealt["talon"] == []
+    assert [len(h) for h in dealt["hands"]] == [10, 0, 0]
+
+
+async def test_cards_and_bids_may_be_sent_in_any_spelling_and_come_back_canonical(
+    client: httpx.AsyncClient,
+) -> None:
+    game_id, players = await seated_game(client, seed="spelling")
+    view = (await client.get(f"/v1/games/{game_id}")).json()
+    seat = view["view"]["deal"]["to_act"][0]
+
+    response = await client.post(
+        f"/v1/games/{game_id}/actions",
+        json={"type": "bid", "bid": "6♠"},
+        headers=players[seat].auth,
+    )
+
+    assert response.status_code == 200, response.text
+    assert response.json()["events"][0]["event"]["bid"] == "6S"

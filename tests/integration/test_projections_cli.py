@@ -1,0 +1,60 @@
+"""``preferans projections status | rebuild | resume`` against a real database."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+
+import pytest
+from projection_games import Log, append_interleaved, random_games
+
+from service.event_store import EventStore
+
+pytestmark = pytest.mark.integration
+
+
+async def preferans(dsn: str, *args: str) -> tuple[int, str, str]:
+    env = {**os.environ, "DATABASE_URL": dsn}
+    env.pop("PREFERANS_DB_ROLE", None)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "service.cli", *args, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_rebuild_shows_progress_and_a_count_and_status_shows_position_and_lag(
+    database_dsn, pool
+):
+    log = Log()
+    games = random_games(2, [f"p{i}" for i in range(4)], seed=30)
+    await append_interleaved(EventStore(pool, notify=False), games, log, random.Random(31))
+    events = len(log.order)
+
+    code, out, _ = await preferans(database_dsn, "projections", "status")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:6] == ["PROJECTION", "ROLE", "STATUS", "POSITION", "HEAD", "LAG"]
+    rows = {line.split()[0]: line.split() for line in lines[1:]}
+    assert set(rows) == {"sheet@1", "stats@1", "ratings@1"}
+    assert all(r[2] == "running" and r[3] == "0" and r[5] == str(events) for r in rows.values())
+
+    code, out, err = await preferans(database_dsn, "projections", "rebuild", "--batch-size", "100")
+    assert code == 0, err
+    assert f"{events:,}/{events:,} events" in err  # the progress bar's last state
+    assert out.startswith("rebuilt sheet@2, stats@2, ratings@2 from position zero: ")
+    assert f"{events:,} events in" in out
+
+    code, out, _ = await preferans(database_dsn, "projections", "status")
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    assert set(rows) == {"sheet@2", "stats@2", "ratings@2"}
+    assert all(r[5] == "0" for r in rows.values())
+
+    code, out, _ = await preferans(database_dsn, "projections", "resume", "sheet")
+    assert (code, out.strip()) == (0, "sheet: was not failed")
+    code, _, err = await preferans(database_dsn, "projections", "rebuild", "nope")
+    assert code == 1 and "no projection 'nope'" in err

@@ -1,0 +1,142 @@
+"""Ratings: openskill Plackett–Luce by settlement result; doing better never rates you lower."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pulkas import flat, play_pulka, small_rules
+
+from domain import game as g
+from projections import ratings
+from projections.ratings import (
+    MU,
+    PROVISIONAL_GAMES,
+    SIGMA,
+    Board,
+    Rating,
+    leaderboard,
+    places,
+    rate_game,
+)
+
+EPS = 1e-9
+
+priors = st.builds(
+    Rating,
+    mu=st.floats(min_value=0.0, max_value=50.0),
+    sigma=st.floats(min_value=0.5, max_value=SIGMA),
+    games=st.integers(0, 50),
+)
+
+
+@st.composite
+def game_and_two_results(draw):
+    n = draw(st.sampled_from([3, 4]))
+    prior = draw(st.lists(priors, min_size=n, max_size=n))
+    results = draw(st.lists(st.integers(-300, 300), min_size=n, max_size=n))
+    player = draw(st.integers(0, n - 1))
+    # Results near the others' make ties likely, the delicate case.
+    near = st.sampled_from(results) | st.integers(-300, 300)
+    worse, better = sorted((draw(near), draw(near)))
+    return prior, results, player, worse, better
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_and_two_results())
+def test_a_better_result_never_gives_a_lower_rating_change(case):
+    prior, results, player, worse, better = case
+
+    def change(result):
+        mine = list(results)
+        mine[player] = result
+        after = rate_game(prior, mine)[player]
+        return after.mu - prior[player].mu, after.ordinal - prior[player].ordinal
+
+    (mu_worse, ordinal_worse), (mu_better, ordinal_better) = change(worse), change(better)
+    assert mu_better >= mu_worse - EPS
+    assert ordinal_better >= ordinal_worse - EPS
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(-300, 300), min_size=3, max_size=4),
+    priors,
+)
+def test_among_equally_rated_players_the_better_result_gains_at_least_as_much(results, prior):
+    after = rate_game([prior] * len(results), results)
+    for i, a in enumerate(results):
+        for j, b in enumerate(results):
+            if a > b:
+                assert after[i].mu > after[j].mu
+            if a == b:
+                assert after[i].mu == pytest.approx(after[j].mu)
+                assert after[i].sigma == pytest.approx(after[j].sigma)
+
+
+def test_a_won_game_raises_the_winner_and_lowers_the_loser_and_uncertainty_shrinks():
+    before = [Rating(), Rating(), Rating()]
+    after = rate_game(before, [120, -20, -100])
+    assert after[0].mu > MU > after[2].mu
+    assert all(a.sigma < SIGMA for a in after)
+    assert [a.games for a in after] == [1, 1, 1]
+
+
+def test_places_share_a_place_on_equal_results():
+    assert places([10, -5, -5]) == [1, 2, 2]
+    assert places([0, 0, 0, 0]) == [1, 1, 1, 1]
+    assert places([-1, 3, 2, 3]) == [4, 1, 3, 1]
+
+
+def test_a_rating_is_provisional_until_enough_games():
+    assert Rating(games=PROVISIONAL_GAMES - 1).provisional
+    assert not Rating(games=PROVISIONAL_GAMES).provisional
+    assert Rating(mu=30, sigma=2).ordinal == pytest.approx(24)
+
+
+def test_a_game_needs_one_result_per_player():
+    with pytest.raises(ValueError, match="one result each"):
+        rate_game([Rating(), Rating()], [1, 2, 3])
+
+
+def test_the_board_rates_every_finished_game_once_in_log_order_with_history():
+    board = Board()
+    games = []
+    ids = ["ann", "bob", "cid", "dan"]
+    for n, seed in enumerate(range(6)):
+        seats = [ids[(n + k) % 4] for k in range(3)]
+        state, appends = play_pulka(small_rules(target=2), seed, seats)
+        games.append((f"game-{n}", state, flat(appends)))
+    for game_id, _, events in games:
+        for event in events:
+            board = ratings.apply(board, game_id, event)
+    for player in ids:
+        history = board.history[player]
+        played = [gid for gid, state, _ in games if player in state.players]
+        assert [h.game_id for h in history] == played
+        assert [h.game_no for h in history] == list(range(1, len(played) + 1))
+        assert board.ratings[player].games == len(played)
+        # Each line starts from the previous one.
+        for a, b in itertools.pairwise(history):
+            assert (b.mu_before, b.sigma_before) == (a.mu, a.sigma)
+        assert (history[-1].mu, history[-1].sigma) == (
+            board.ratings[player].mu,
+            board.ratings[player].sigma,
+        )
+    # A repeated GameEnded (an upstream replay) does not rate the game again.
+    game_id, state, events = games[0]
+    ended = next(e for e in events if isinstance(e, g.GameEnded))
+    assert ratings.apply(board, game_id, ended).ratings == board.ratings
+
+
+def test_the_leaderboard_orders_by_the_conservative_rating():
+    board = leaderboard({
+        "a": Rating(mu=30, sigma=5, games=9),   # 15
+        "b": Rating(mu=28, sigma=1, games=2),   # 25
+        "c": Rating(mu=25, sigma=1, games=12),  # 22
+    })  # fmt: skip
+    assert [(e.rank, e.player_id) for e in board] == [(1, "b"), (2, "c"), (3, "a")]
+    assert [e.provisional for e in board] == [True, False, False]
+    assert board[0].rating == pytest.approx(25)
