@@ -52,8 +52,16 @@ from domain.game import (
     TakeSeat,
 )
 from domain.rules import Rules, rules_for
+from domain.simulation import random_deal
 from service.codec import EventCodec
-from service.commands import CommandContext, CommandHandler, CommandResult, Decider, request_hash
+from service.commands import (
+    CommandContext,
+    CommandHandler,
+    CommandResult,
+    Decider,
+    event_id_for,
+    request_hash,
+)
 from service.errors import BadRequest, GameNotFound, NotSeated, PlayerNotFound
 from service.event_store import (
     ANY,
@@ -70,7 +78,6 @@ STREAM_PREFIX = "game-"
 Status = Literal["seating", "playing", "finished"]
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
-_EVENT_ID_NAMESPACE = uuid.UUID("0f6a3e9c-2b1d-4c7e-8a5f-61d2b7e94c30")
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -146,11 +153,7 @@ class DealSource(msgspec.Struct, frozen=True, kw_only=True):
                 hands[seat] = hand
             return DealCards(hands=tuple(hands), talon=(layout.talon[0], layout.talon[1]))
         rng = _SYSTEM_RANDOM if self.seed is None else random.Random(f"{self.seed}:{deal_no}")
-        deck = list(DECK)
-        rng.shuffle(deck)
-        for i, seat in enumerate(active):
-            hands[seat] = tuple(deck[10 * i : 10 * i + 10])
-        return DealCards(hands=tuple(hands), talon=(deck[30], deck[31]))
+        return random_deal(rng, self.seats, dealer)
 
 
 # --- the composed decider ---------------------------------------------------------------------
@@ -512,7 +515,7 @@ class GameService:
         idem = IdempotencyKey(creator.id, key, fingerprint) if key else None
         new = [
             NewEvent(
-                event_id=_event_id(idem, i),
+                event_id=event_id_for(idem, i),
                 event_type=event_type,
                 schema_version=schema_version,
                 data=msgspec.Raw(data),
@@ -697,14 +700,6 @@ def _summary(row: asyncpg.Record) -> GameSummary:
         created_by=row[5],
         created_at=row[6],
     )
-
-
-def _event_id(key: IdempotencyKey | None, index: int) -> uuid.UUID:
-    """Derived from the idempotency key when there is one, so a replay cannot append twice."""
-    if key is None:
-        return uuid7()
-    name = f"{len(key.principal)}:{key.principal}:{key.key}:{index}"
-    return uuid.uuid5(_EVENT_ID_NAMESPACE, name)
 
 
 def fingerprint(*parts: bytes | str) -> bytes:
