@@ -4,6 +4,7 @@
     preferans serve           run the HTTP API (migrates first); --host, --port
     preferans openapi         write openapi/openapi.json from the app; --check only compares
     preferans projections     read models: status | rebuild [NAME…] | resume NAME
+    preferans games import F  append an exported game (NDJSON, `-` for stdin) as a new game
 
 Each subcommand is a ``_cmd_*`` function registered in `build_parser`; add new ones there.
 """
@@ -56,6 +57,32 @@ def _cmd_openapi(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
+    from service.database import pool_from_settings
+    from service.event_store import EventStore
+    from service.game_export import InvalidExport, import_game
+
+    dsn = resolve_dsn(settings)
+    with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
+        lines = source.read().splitlines()
+
+    async def main() -> int:
+        pool = await pool_from_settings(settings, dsn)
+        try:
+            imported = await import_game(EventStore(pool, notify=False), lines)
+        except InvalidExport as exc:
+            print(f"preferans games import: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            await pool.close()
+        print(f"imported game {imported.game_id}: {imported.version} events")
+        return 0
+
+    return asyncio.run(main())
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; each leaf subcommand sets ``handler`` to a `Command`."""
     parser = argparse.ArgumentParser(prog="preferans", description="The Preferans service.")
@@ -77,6 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
     spec = commands.add_parser("openapi", help="write the committed OpenAPI document")
     spec.add_argument("--check", action="store_true", help="fail if the committed one is stale")
     spec.set_defaults(handler=_cmd_openapi)
+
+    games = commands.add_parser("games", help="whole games").add_subparsers(
+        dest="games_command", required=True, metavar="ACTION"
+    )
+    load = games.add_parser("import", help="append an exported game (NDJSON) as a new game")
+    load.add_argument("file", help="the export file, or - for standard input")
+    load.set_defaults(handler=_cmd_games_import)
 
     # `projections …` subcommands go here, as a subparser group like `db`.
     from service.projections import register_cli  # read models (issue 6)

@@ -1,4 +1,5 @@
-"""``preferans projections status | rebuild | resume`` against a real database."""
+"""``preferans projections status | rebuild | resume`` and ``preferans games import`` against a
+real database."""
 
 from __future__ import annotations
 
@@ -7,10 +8,16 @@ import os
 import random
 import sys
 
+import msgspec
 import pytest
 from projection_games import Log, append_interleaved, random_games
 
-from service.event_store import EventStore
+from domain import game
+from domain.rules import rules_for
+from domain.simulation import play_random_pulka
+from service.codec import domain_codec
+from service.event_store import NO_STREAM, EventStore, NewEvent, uuid7
+from service.game_export import export_lines
 
 pytestmark = pytest.mark.integration
 
@@ -58,3 +65,40 @@ async def test_rebuild_shows_progress_and_a_count_and_status_shows_position_and_
     assert (code, out.strip()) == (0, "sheet: was not failed")
     code, _, err = await preferans(database_dsn, "projections", "rebuild", "nope")
     assert code == 1 and "no projection 'nope'" in err
+
+
+async def test_games_import_appends_an_export_as_a_new_game_that_folds_identically(
+    database_dsn, pool, tmp_path
+):
+
+    store = EventStore(pool, notify=False)
+    rules = rules_for("rostov", {"pool": {"target": 4}})
+    state, appends = play_random_pulka(rules, random.Random(7))
+    codec = domain_codec()
+    events = [e for batch in appends for e in batch]
+    new = []
+    for e in events:
+        event_type, schema_version, data = codec.encode(e)
+        new.append(
+            NewEvent(
+                event_id=uuid7(),
+                event_type=event_type,
+                schema_version=schema_version,
+                data=msgspec.Raw(data),
+            )
+        )
+    await store.append("game-source", new, NO_STREAM)
+    export = tmp_path / "game.ndjson"
+    export.write_bytes(b"".join(export_lines(await store.read_stream("game-source"))))
+
+    code, out, err = await preferans(database_dsn, "games", "import", str(export))
+    assert code == 0, err
+    game_id = out.split()[2].rstrip(":")
+    assert out.strip().endswith(f"{len(events)} events")
+    recorded = await store.read_stream(f"game-{game_id}")
+    imported = [codec.decode(r.event_type, r.schema_version, r.data) for r in recorded]
+    assert game.fold(imported) == state
+
+    export.write_bytes(b'{"version": 2}\n')
+    code, _, err = await preferans(database_dsn, "games", "import", str(export))
+    assert code == 1 and "line 1" in err
