@@ -35,13 +35,13 @@ import msgspec
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.codec import EventCodec
+from service.codec import domain_codec
 from service.database import create_pool, upgrade_async, with_database
 from service.event_store import FEED_START, EventStore, uuid7
 from service.projections import Projections
 from service.read_models import READ_MODELS
 
-CODEC = EventCodec(g.Event)
+CODEC = domain_codec()
 
 
 def play(rng: random.Random) -> list[list[g.Event]]:

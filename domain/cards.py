@@ -48,6 +48,9 @@ Bid = Annotated[
 ]
 """A bid or a final contract on the ladder."""
 
+Seat = int
+"""A seat at the table: ``0 .. players-1``, clockwise (RULES.md §N)."""
+
 _SUIT_ALIASES: Final = {
     "S": "S", "C": "C", "D": "D", "H": "H",
     "♠": "S", "♣": "C", "♦": "D", "♥": "H", "♤": "S", "♧": "C", "♢": "D", "♡": "H",

@@ -12,10 +12,11 @@ final settlement.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
+from domain.cards import Seat
 from domain.deal import decider as deal
 from domain.deal.messages import DealEnded, DealEvent, DealStarted, SeatCommand, StartDeal
 from domain.deal.state import AwaitingDeal, DealFinished, DealState
@@ -27,13 +28,14 @@ from domain.scoring import score_deal
 from domain.settlement import Settlement, settle
 from domain.sheet import DealScore, PoolSheet, apply_score, empty_sheet, is_closed
 
-Seat = int
-
 
 class GameCommand(
     msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
 ):
     """A command to the pulka itself, issued by the service rather than by a seat."""
+
+    at: int | None = None
+    """When the service issued it, in milliseconds since the epoch (see `SeatCommand.at`)."""
 
 
 class CreateGame(GameCommand, frozen=True, tag="create_game"):
@@ -304,10 +306,12 @@ def to_act(state: GameState) -> tuple[Seat, ...]:
     return deal.to_act(state.deal)
 
 
-def status(state: GameState) -> str:
-    """``seating``, ``playing`` or ``finished``."""
-    if isinstance(state, NoGame):
-        return "none"
+Status = Literal["seating", "playing", "finished"]
+"""Where a game stands: seats still free, deals being played, or every pool closed."""
+
+
+def status(state: Pulka) -> Status:
+    """The game's `Status`."""
     if isinstance(state, PulkaClosed):
         return "finished"
     return "playing" if seated(state) else "seating"
@@ -316,7 +320,7 @@ def status(state: GameState) -> str:
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     """One viewer's picture of the pulka: public sheet, and the current deal as he may see it."""
 
-    status: str
+    status: Status
     rules: Rules
     players: tuple[str | None, ...]
     viewer: Seat | None
@@ -366,6 +370,7 @@ __all__ = [
     "PlayerSeated",
     "Pulka",
     "PulkaClosed",
+    "Status",
     "TakeSeat",
     "decide",
     "evolve",

@@ -40,8 +40,9 @@ class DealOutcome(msgspec.Struct, frozen=True, kw_only=True):
     """Players at the table (3 or 4); at 4 the dealer sits the deal out."""
     hands: tuple[int, int, int]
     """The active seats: first, second and third hand."""
-    tricks: dict[int, int]
-    """Tricks taken per active seat (for all-pass: each player's all-pass tricks)."""
+    tricks: tuple[int, ...]
+    """Tricks taken, indexed by seat (for all-pass: each player's all-pass tricks); a seat that
+    sat the deal out took none. Schema 2 of ``deal_ended`` (schema 1 mapped active seats)."""
     declarer: int | None = None
     contract: str | None = None
     defenders: tuple[DefenderRole, ...] = ()
@@ -64,4 +65,8 @@ class DealOutcome(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def declarer_tricks(self) -> int:
-        return 0 if self.declarer is None else self.tricks.get(self.declarer, 0)
+        return 0 if self.declarer is None else self.tricks[self.declarer]
+
+    def taken(self) -> tuple[tuple[int, int], ...]:
+        """``(seat, tricks)`` for each active seat, first hand first."""
+        return tuple((s, self.tricks[s]) for s in self.hands)

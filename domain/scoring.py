@@ -133,7 +133,7 @@ def _game(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     if o.checked:  # I-7: a checked 10 carries no whister liability
         if u:
             wp, per = p * rules.scoring.whist_factor, _per(p, rules.scoring.whist_factor)
-            for s, k in o.tricks.items():
+            for s, k in o.taken():
                 if s != decl:
                     text = f"{name} checked, seat {s} took {_tricks(k)} × {per} = {wp * k} whists"
                     w.whists(s, decl, wp * k, "whists_for_tricks", f"{text} on seat {decl}")
@@ -175,7 +175,7 @@ def _defence(o: DealOutcome, sheet: PoolSheet, rules: Rules, u: int, w: _Writer)
     decl, name, p, level = o.declarer, _name(o.contract), price(o.contract), level_of(o.contract)
     wp = p * rules.scoring.whist_factor
     per = _per(p, rules.scoring.whist_factor)
-    defence = {s: k for s, k in o.tricks.items() if s != decl}
+    defence = {s: k for s, k in o.taken() if s != decl}
     d = sum(defence.values())
     whisters = sorted((r for r in o.defenders if r.choice == "whist"), key=_whist_order(o))
     if len(whisters) >= 2:
@@ -344,7 +344,7 @@ def _raspasy(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     cost = base * o.raspasy_factor
     dark = f" ×{o.raspasy_factor} for dark passes" if o.raspasy_factor != 1 else ""
     label = f"all-pass #{sheet.raspasy_streak + 1} (trick price {base}{dark})"
-    tricks = {s: o.tricks.get(s, 0) for s in o.hands}
+    tricks = dict(o.taken())
     fewest = min(tricks.values())
     w = _Writer()
     if r.writing == "mountain":

@@ -105,7 +105,7 @@ def _scored(model: GameSheet, event: DealScored) -> GameSheet:
         kind=outcome.kind if outcome else "game",
         declarer=outcome.declarer if outcome else None,
         contract=outcome.contract if outcome else None,
-        tricks=dict(outcome.tricks) if outcome else {},
+        tricks=dict(outcome.taken()) if outcome else {},
         entries=event.score.entries,
         raspasy_streak=event.score.raspasy_streak,
     )

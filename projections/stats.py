@@ -114,7 +114,7 @@ def _count(
             out[seat] = replace(
                 s,
                 raspasy_deals=s.raspasy_deals + 1,
-                raspasy_tricks=s.raspasy_tricks + outcome.tricks.get(seat, 0),
+                raspasy_tricks=s.raspasy_tricks + outcome.tricks[seat],
             )
         return tuple(out)
     decl = outcome.declarer

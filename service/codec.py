@@ -164,14 +164,32 @@ class EventCodec:
 
 # --- the domain's events ----------------------------------------------------------------------
 
-SCHEMA_VERSIONS: dict[str, int] = {}
+
+def _hands_opened_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Schema 1 mapped each seat (a JSON object key) to its cards; schema 2 lists `OpenHand`s."""
+    hands = [{"seat": int(seat), "cards": cards} for seat, cards in data["hands"].items()]
+    return "hands_opened", 2, {**data, "hands": hands}
+
+
+def _deal_ended_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Schema 1's outcome mapped each active seat to its tricks; schema 2 lists them per seat."""
+    outcome = dict(data["outcome"])
+    by_seat = {int(seat): count for seat, count in outcome["tricks"].items()}
+    outcome["tricks"] = [by_seat.get(seat, 0) for seat in range(outcome["seats"])]
+    return "deal_ended", 2, {**data, "outcome": outcome}
+
+
+SCHEMA_VERSIONS: dict[str, int] = {"hands_opened": 2, "deal_ended": 2}
 """The current schema version of each domain event type reshaped since its first release (else 1).
 
 To reshape an event: bump its version here, add the upcaster from the old version below, and
 keep the old version's golden fixture (tests/fixtures/events/<type>@<old>.json).
 """
 
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("hands_opened", 1): _hands_opened_v1,
+    ("deal_ended", 1): _deal_ended_v1,
+}
 """The domain's upcasters, keyed by the (type, schema_version) they upgrade."""
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from domain import game
-from service.codec import EventCodec
+from service.codec import EventCodec, domain_codec
 from service.event_store import (
     NO_STREAM,
     AppendResult,
@@ -112,7 +112,7 @@ async def import_game(
     game_id: uuid.UUID | None = None,
 ) -> Imported:
     """Append an exported game as a new stream; returns its id and folded state."""
-    codec = codec or EventCodec(game.Event)
+    codec = codec or domain_codec()
     events = read_lines(lines, codec)
     try:
         state = game.fold(events)

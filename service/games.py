@@ -53,7 +53,7 @@ from domain.game import (
 )
 from domain.rules import Rules, rules_for
 from domain.simulation import random_deal
-from service.codec import EventCodec
+from service.codec import domain_codec
 from service.commands import (
     CommandContext,
     CommandHandler,
@@ -443,7 +443,7 @@ class GameService:
     ) -> None:
         self.store = store
         self.pool: asyncpg.Pool = store.pool
-        self.codec = EventCodec(game.Event)
+        self.codec = domain_codec()
         self.handler: CommandHandler[GameCommand, GameState, game.Event] = CommandHandler(
             store,
             self.codec,

@@ -47,9 +47,8 @@ from typing import Any
 import asyncpg
 import msgspec
 
-import domain.game
 from domain.game import Event
-from service.codec import EventCodec
+from service.codec import EventCodec, domain_codec
 from service.event_store import FEED_START, EventStore, FeedCursor, RecordedEvent
 from service.read_models import (
     READ_MODELS,
@@ -239,7 +238,7 @@ class Projections:
     ) -> None:
         self.store = store
         self.pool: asyncpg.Pool = store.pool
-        self.codec = codec or EventCodec(domain.game.Event)
+        self.codec = codec or domain_codec()
         self.models: dict[str, ReadModel] = {
             m.name: m for m in (models if models is not None else (cls() for cls in READ_MODELS))
         }

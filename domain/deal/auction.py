@@ -1,14 +1,14 @@
 """The auction's commands (торговля): look at one's cards, bid, pass, or take the talon silently.
 
-Which calls a seat may make is `domain.deal.bidding`; this module checks a command against it,
+Which calls a seat may make is `domain.deal.auction_rules`; this module checks a command against it,
 names the rule when it refuses, and turns an accepted call into events, including the end of the
 auction: a winner (`AuctionWon`) or an all-pass (`AllPassed`, then play starts).
 """
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, MISER, check_bid, level_of
-from domain.deal import bidding
+from domain.cards import BID_RANK, MISER, Seat, check_bid, level_of
+from domain.deal import auction_rules
 from domain.deal.evolve import evolve
 from domain.deal.messages import (
     AllPassed,
@@ -25,7 +25,7 @@ from domain.deal.messages import (
     TalonCardTurned,
     TalonTaken,
 )
-from domain.deal.state import Bidding, DealTable, Seat, own_controllers
+from domain.deal.state import Bidding, DealTable, own_controllers
 from domain.errors import IllegalAction, NotYourTurn, refuse
 
 
@@ -43,17 +43,17 @@ def make_bid(command: MakeBid, state: Bidding) -> list[DealEvent]:
     _check_darkness(state, command.seat, command.dark)
     seat, bid = command.seat, command.bid
     if bid == MISER:
-        if not bidding.may_bid_miser(state, seat):
+        if not auction_rules.may_bid_miser(state, seat):
             if seat in state.bidders:
                 raise refuse(
                     "miser_after_trick_bid",
                     "misère may only be a player's first bid (мизер кабальный)",
                 )
             raise refuse("bid_not_higher", f"misère is not above the current bid {state.highest}")
-    elif bid not in bidding.trick_bids(state, seat, dark=command.dark):
+    elif bid not in auction_rules.trick_bids(state, seat, dark=command.dark):
         raise _bid_refusal(state, seat, bid)
     hold = bid == state.highest
-    waived = not hold and bidding.holder(state) == seat
+    waived = not hold and auction_rules.holder(state) == seat
     event = BidMade(seat=seat, bid=bid, hold=hold, dark=command.dark, hold_waived=waived)
     return [event, *_after_call(_after(state, event))]
 
@@ -61,7 +61,7 @@ def make_bid(command: MakeBid, state: Bidding) -> list[DealEvent]:
 def pass_(command: Pass, state: Bidding) -> list[DealEvent]:
     _turn(state, command.seat)
     if command.dark:
-        if not bidding.may_pass_dark(state, command.seat):
+        if not auction_rules.may_pass_dark(state, command.seat):
             raise refuse(
                 "dark_pass_not_allowed",
                 "a dark pass is made before looking and before anyone has bid",
@@ -74,7 +74,7 @@ def pass_(command: Pass, state: Bidding) -> list[DealEvent]:
 
 def take_talon_silently(command: TakeTalon, state: Bidding) -> list[DealEvent]:
     _turn(state, command.seat)
-    if not bidding.may_take_talon_silently(state, command.seat):
+    if not auction_rules.may_take_talon_silently(state, command.seat):
         raise refuse(
             "talon_not_yours", "only the auction's winner takes the talon (or the last hand "
             "after two passes, where the rules allow a silent take)",
@@ -107,7 +107,7 @@ def _bid_refusal(state: Bidding, seat: Seat, bid: str) -> IllegalAction:
         )
     if state.highest == MISER and state.highest_dark:
         return refuse("dark_miser", "a dark misère is overcalled only by a dark 10")
-    floor = bidding.effective_min_level(state)
+    floor = auction_rules.effective_min_level(state)
     if level_of(bid) < floor:
         return refuse("below_minimum", f"the bidding opens at {floor} in this deal")
     if state.highest is not None and BID_RANK[bid] <= BID_RANK[state.highest]:

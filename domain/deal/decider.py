@@ -7,17 +7,25 @@ error. This module is the deal's public surface::
 
     decider    initial_state, is_terminal, decide: checks the deal, routes a seat's command
     ├── auction       look at the cards, bid, pass, take the talon silently
+    │   └── auction_rules     which calls a seat may make, the least contract after it
     ├── declaring     take the talon, discard, declare, totus, concede
-    ├── defending     what follows a contract, whisting, open or closed play
-    └── playing       play a card, win a trick, end the deal
+    ├── whisting      what follows a contract, whisting calls, open or closed play
+    │   └── whisting_rules    who speaks, what he may say, how the calls resolve
+    └── play          play a card, win a trick, end the deal
+        └── play_rules        following suit, trumping, who wins a trick
     evolve     evolve, fold: the state from the events, no rules
-    legal      legal_actions, to_act
+    legal      legal_actions, to_act (from the *_rules predicates)
+    view       seat_view, redact_event: the only door through which cards leave
+    ending     the outcome of a deal that ends now
+
+Each command module (``auction``, ``whisting``, ``play``) turns accepted commands into events;
+its ``*_rules`` twin holds the predicates, shared with `legal`.
 """
 
 from __future__ import annotations
 
 from domain.cards import DECK, SORT_KEY
-from domain.deal import auction, declaring, defending, playing
+from domain.deal import auction, declaring, play, whisting
 from domain.deal.evolve import evolve, fold
 from domain.deal.legal import legal_actions, to_act
 from domain.deal.messages import (
@@ -90,7 +98,7 @@ def decide(command: StartDeal | SeatCommand, state: DealState) -> list[DealEvent
         raise NotYourTurn(f"seat {command.seat} does not play in this deal")
     match command, state:  # the commonest first: some 30 of a deal's 35 commands play a card
         case PlayCard(), Playing():
-            return playing.play_card(command, state)
+            return play.play_card(command, state)
         case LookAtCards(), Bidding():
             return auction.look_at_cards(command, state)
         case MakeBid(), Bidding():
@@ -114,9 +122,9 @@ def decide(command: StartDeal | SeatCommand, state: DealState) -> list[DealEvent
         case Concede(), Declaring():
             return declaring.concede(command, state)
         case CallWhist(), Whisting():
-            return defending.call_whist(command, state)
+            return whisting.call_whist(command, state)
         case ChoosePlay(), Whisting():
-            return defending.choose_play(command, state)
+            return whisting.choose_play(command, state)
     raise WrongPhase(
         f"'{type(command).__struct_config__.tag}' is not possible during "
         f"{_PHASE_NAMES[type(state)]}"

@@ -1,14 +1,13 @@
 """The declarer's commands between the auction and whisting: take the talon (прикуп), discard
 (снос), name the contract (заказ), show a totus, or concede without play.
 
-Once a contract is named, `domain.deal.defending.after_contract` says what follows it.
+Once a contract is named, `domain.deal.whisting.after_contract` says what follows it.
 """
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, MISER, check_bid, level_of
-from domain.deal.bidding import below_miser, minimum_contract
-from domain.deal.defending import after_contract
+from domain.cards import BID_RANK, MISER, Seat, check_bid, level_of
+from domain.deal.auction_rules import below_miser, minimum_contract
 from domain.deal.ending import outcome_of
 from domain.deal.evolve import fold
 from domain.deal.messages import (
@@ -33,10 +32,10 @@ from domain.deal.state import (
     DealState,
     Declaring,
     Discarding,
-    Seat,
     TotusDiscarding,
     Whisting,
 )
+from domain.deal.whisting import after_contract
 from domain.errors import NotYourTurn, refuse
 from domain.outcome import DefenderRole
 
@@ -106,7 +105,7 @@ def declare_totus(command: DeclareTotus, state: Discarding) -> list[DealEvent]:
         raise refuse("declared_below_bid", f"a totus in {command.strain} is below the winning bid")
     return [
         TotusShown(seat=state.declarer, strain=command.strain),
-        HandsOpened(hands={state.declarer: state.hands[state.declarer]}),
+        HandsOpened.of({state.declarer: state.hands[state.declarer]}),
     ]
 
 

@@ -3,7 +3,10 @@ both defenders pass. It gathers the facts scoring needs from the state and the w
 
 from __future__ import annotations
 
-from domain.deal.state import Contracted, Playing, Seat, Whisting
+from collections.abc import Mapping
+
+from domain.cards import Seat
+from domain.deal.state import Contracted, Playing, Whisting
 from domain.outcome import DealKind, DealOutcome, DefenderRole
 
 
@@ -11,7 +14,7 @@ def outcome_of(
     state: Contracted | Playing,
     *,
     kind: DealKind,
-    tricks: dict[Seat, int],
+    tricks: Mapping[Seat, int],
     contract: str | None = None,
     defenders: tuple[DefenderRole, ...] = (),
     played: bool = True,
@@ -26,7 +29,7 @@ def outcome_of(
         dealer=state.dealer,
         seats=state.seats,
         hands=state.order,
-        tricks=tricks,
+        tricks=tuple(tricks.get(s, 0) for s in range(state.seats)),
         declarer=state.declarer,
         contract=contract,
         defenders=defenders,

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from domain.cards import MISER, SORT_KEY
+from domain.cards import MISER, SORT_KEY, Seat
 from domain.deal.messages import (
     AllPassed,
     AuctionWon,
@@ -50,7 +50,6 @@ from domain.deal.state import (
     Discarding,
     Hands,
     Playing,
-    Seat,
     TotusDiscarding,
     Whisting,
     active_order,
@@ -202,7 +201,7 @@ def _evolve_play_started(state: Whisting | Playing, e: PlayStarted) -> Playing:
 
 
 def _evolve_opened(state: _Table, e: HandsOpened) -> _Table:
-    seats = tuple(s for s in e.hands if s not in state.open_hands)
+    seats = tuple(s for s in e.seats if s not in state.open_hands)
     return _replace(state, open_hands=(*state.open_hands, *seats))
 
 

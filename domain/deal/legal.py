@@ -6,8 +6,8 @@ the property tests hold the two to that.
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, LADDER, MISER
-from domain.deal import bidding, whisting
+from domain.cards import BID_RANK, LADDER, MISER, Seat
+from domain.deal import auction_rules, whisting_rules
 from domain.deal.messages import (
     CallWhist,
     ChoosePlay,
@@ -23,7 +23,7 @@ from domain.deal.messages import (
     Strain,
     TakeTalon,
 )
-from domain.deal.play import playable
+from domain.deal.play_rules import playable
 from domain.deal.state import (
     AwaitingTalon,
     Bidding,
@@ -31,7 +31,6 @@ from domain.deal.state import (
     Declaring,
     Discarding,
     Playing,
-    Seat,
     TotusDiscarding,
     Whisting,
 )
@@ -46,13 +45,13 @@ def legal_actions(state: DealState, seat: Seat) -> list[SeatCommand]:
             return _legal_bidding(state, seat)
         case AwaitingTalon() if seat == state.declarer:
             actions: list[SeatCommand] = [TakeTalon(seat=seat)]
-            if state.dark and bidding.below_miser(state.bid):
+            if state.dark and auction_rules.below_miser(state.bid):
                 actions.append(Declare(seat=seat, contract=MISER))
             return actions
         case Discarding() if seat == state.declarer:
             actions = _discards(seat, state.hands[seat])
             if state.rules.classic.totus and state.bid != MISER:
-                floor = BID_RANK[bidding.minimum_contract(state)]
+                floor = BID_RANK[auction_rules.minimum_contract(state)]
                 actions += [
                     DeclareTotus(seat=seat, strain=s)
                     for s in _TOTUS_STRAINS
@@ -84,10 +83,10 @@ def to_act(state: DealState) -> tuple[Seat, ...]:
         case TotusDiscarding():
             return (state.next_seat(state.declarer),)
         case Whisting():
-            opts = whisting.options(state)
+            opts = whisting_rules.options(state)
             if opts is not None:
                 return (opts[0],)
-            res = whisting.resolve(state)
+            res = whisting_rules.resolve(state)
             return (res.whister,) if res.whister is not None else ()
     return ()
 
@@ -106,16 +105,17 @@ def _legal_bidding(state: Bidding, seat: Seat) -> list[SeatCommand]:
     actions: list[SeatCommand] = []
     if dark:
         actions.append(LookAtCards(seat=seat))
-        if bidding.may_pass_dark(state, seat):
+        if auction_rules.may_pass_dark(state, seat):
             actions.append(Pass(seat=seat, dark=True))
     else:
         actions.append(Pass(seat=seat))
     actions += [
-        MakeBid(seat=seat, bid=b, dark=dark) for b in bidding.trick_bids(state, seat, dark=dark)
+        MakeBid(seat=seat, bid=b, dark=dark)
+        for b in auction_rules.trick_bids(state, seat, dark=dark)
     ]
-    if bidding.may_bid_miser(state, seat) and state.highest != MISER:
+    if auction_rules.may_bid_miser(state, seat) and state.highest != MISER:
         actions.append(MakeBid(seat=seat, bid=MISER, dark=dark))
-    if bidding.may_take_talon_silently(state, seat):
+    if auction_rules.may_take_talon_silently(state, seat):
         actions.append(TakeTalon(seat=seat))
     return sorted(actions, key=_bid_sort_key)
 
@@ -127,7 +127,7 @@ def _bid_sort_key(cmd: SeatCommand) -> int:
 
 
 def _legal_declarations(state: Declaring, seat: Seat) -> list[SeatCommand]:
-    floor = BID_RANK[bidding.minimum_contract(state)]
+    floor = BID_RANK[auction_rules.minimum_contract(state)]
     actions: list[SeatCommand] = [
         Declare(seat=seat, contract=b) for b in LADDER if b != MISER and BID_RANK[b] >= floor
     ]
@@ -139,17 +139,17 @@ def _legal_declarations(state: Declaring, seat: Seat) -> list[SeatCommand]:
 
 
 def _legal_whisting(state: Whisting, seat: Seat) -> list[SeatCommand]:
-    opts = whisting.options(state)
+    opts = whisting_rules.options(state)
     if opts is not None:
         turn, choices = opts
         return [CallWhist(seat=seat, choice=c) for c in choices] if seat == turn else []
-    resolution = whisting.resolve(state)
+    resolution = whisting_rules.resolve(state)
     if resolution.mode != "single" or seat != resolution.whister:
         return []
     actions: list[SeatCommand] = [
         ChoosePlay(seat=seat, open=True),
         ChoosePlay(seat=seat, open=False),
     ]
-    if whisting.gentleman_half_whist_open(state):
+    if whisting_rules.gentleman_half_whist_open(state):
         actions.append(CallWhist(seat=seat, choice="half_whist"))
     return actions

@@ -7,14 +7,14 @@ outcome) is recorded as its own event, so folding needs no rules.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import msgspec
 
-from domain.cards import Bid, Card
+from domain.cards import Bid, Card, Seat
 from domain.outcome import DealKind, DealOutcome, DefenderRole, WhistChoice
 
-Seat = int
 Strain = Literal["S", "C", "D", "H", "NT"]
 """A totus strain: a suit, or no-trump."""
 
@@ -25,6 +25,9 @@ class Command(
     """Something a seat asks to do. ``seat`` is the acting player."""
 
     seat: Seat
+    at: int | None = None
+    """When the service received it, in milliseconds since the epoch: the domain's only clock
+    (clocks, deadlines). None where time plays no part."""
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -225,10 +228,29 @@ class PlayStarted(Event, frozen=True, tag="play_started"):
     checked: bool = False
 
 
-class HandsOpened(Event, frozen=True, tag="hands_opened"):
-    """Hands laid face up for everyone: open whist, misère catchers, a checked 10."""
+class OpenHand(msgspec.Struct, frozen=True, kw_only=True):
+    """One hand laid face up: whose it is and its cards."""
 
-    hands: dict[Seat, tuple[Card, ...]]
+    seat: Seat
+    cards: tuple[Card, ...]
+
+
+class HandsOpened(Event, frozen=True, tag="hands_opened"):
+    """Hands laid face up for everyone: open whist, misère catchers, a checked 10.
+
+    Schema 2: ``hands`` is a tuple of `OpenHand` (schema 1 was a mapping seat → cards).
+    """
+
+    hands: tuple[OpenHand, ...]
+
+    @classmethod
+    def of(cls, hands: Mapping[Seat, tuple[Card, ...]]) -> HandsOpened:
+        """The event laying ``hands`` (seat → cards) open, in the mapping's order."""
+        return cls(hands=tuple(OpenHand(seat=s, cards=c) for s, c in hands.items()))
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        return tuple(h.seat for h in self.hands)
 
 
 class TalonCardTurned(Event, frozen=True, tag="talon_card_turned"):

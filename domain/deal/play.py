@@ -1,70 +1,91 @@
-"""Tricks (взятки): following suit, trumping, and who wins (RULES.md §E.1, §E.4).
+"""Playing a card (розыгрыш): who may play it, the trick it completes, who leads next, the
+misère catchers' hands laid open, and the deal's end after the tenth trick.
 
-Speed matters here (a deal is ~30 plays): suits and ranks come from the precomputed tables of
-`domain.cards`, never from parsing.
+Following suit and the winner of a trick are `domain.deal.play_rules`; this module turns a
+played card into events.
 """
 
 from __future__ import annotations
 
-from domain.cards import RANK_OF, SUIT_OF
-from domain.deal.state import Playing, Seat
+from domain.cards import Seat
+from domain.deal.ending import outcome_of
+from domain.deal.messages import (
+    CardPlayed,
+    DealEnded,
+    DealEvent,
+    HandsOpened,
+    PlayCard,
+    TalonCardTurned,
+    TrickWon,
+)
+from domain.deal.play_rules import play_refusal, trick_winner
+from domain.deal.state import Playing
+from domain.errors import NotYourTurn, refuse
+from domain.outcome import DealOutcome
 
 
-def led_suit(state: Playing) -> str | None:
-    """The suit to follow: the first card of the trick, or the turned talon card of an all-pass."""
-    if state.talon_card is not None:
-        return SUIT_OF[state.talon_card]
-    if state.trick:
-        return SUIT_OF[state.trick[0][1]]
-    return None
+def play_card(command: PlayCard, state: Playing) -> list[DealEvent]:
+    hand_seat, card = state.turn, command.card
+    controller = state.controllers[hand_seat]
+    if command.seat != controller:
+        if card in state.hands[command.seat] and command.seat != hand_seat:
+            raise NotYourTurn(f"it is seat {hand_seat}'s turn to play, not seat {command.seat}'s")
+        raise NotYourTurn(f"seat {controller} plays the cards of seat {hand_seat} now")
+    hand = state.hands[hand_seat]
+    if card not in hand:
+        raise refuse("card_not_in_hand", f"{card} is not in the hand of seat {hand_seat}")
+    refusal = play_refusal(state, hand, card)
+    if refusal is not None:
+        raise refuse(refusal.code, refusal.message)
+    events: list[DealEvent] = [CardPlayed(seat=hand_seat, card=card)]
+    trick = (*state.trick, (hand_seat, card))
+    if (
+        state.kind == "miser"
+        and hand_seat == state.declarer
+        and not state.trick
+        and not state.open_hands
+        and state.rules.play.miser_open_timing == "codex"
+    ):
+        # the misère player led: now the catchers' cards are laid open (S0)
+        events.append(HandsOpened.of(_catchers(state, after_card=card)))
+    if len(trick) < 3:
+        return events
+    winner = trick_winner(trick, state.trump, state.talon_card)
+    done = state.tricks_played + 1
+    talon_tricks = state.kind == "raspasy" and state.rules.raspasy.use_talon
+    leader: Seat | None
+    if done == 10:
+        leader = None
+    elif talon_tricks and done < 3:
+        leader = state.order[0]  # the first hand leads the first three all-pass tricks
+    else:
+        leader = winner
+    events.append(TrickWon(seat=winner, cards=tuple(c for _, c in trick), leader=leader))
+    if (
+        done == 1
+        and state.kind == "miser"
+        and not state.open_hands
+        and state.rules.play.miser_open_timing == "after_first_trick"
+    ):
+        events.append(HandsOpened.of(_catchers(state, after_card=card)))
+    if done == 10:
+        tricks = list(state.tricks)
+        tricks[winner] += 1
+        events.append(DealEnded(outcome=_outcome(state, tricks)))
+    elif talon_tricks and done == 1:
+        events.append(TalonCardTurned(card=state.talon[0]))
+    return events
 
 
-def playable(state: Playing, hand: tuple[str, ...]) -> tuple[str, ...]:
-    """Cards of ``hand`` that may be played now: follow suit; if void, trump; else anything."""
-    suit = led_suit(state)
-    if suit is None:
-        return hand
-    follow = tuple(c for c in hand if SUIT_OF[c] == suit)
-    if follow:
-        return follow
-    if state.trump is not None:
-        trumps = tuple(c for c in hand if SUIT_OF[c] == state.trump)
-        if trumps:
-            return trumps
-    return hand
+def _catchers(state: Playing, after_card: str) -> dict[Seat, tuple[str, ...]]:
+    return {
+        r.seat: tuple(c for c in state.hands[r.seat] if c != after_card) for r in state.defenders
+    }
 
 
-def refusal_reason(state: Playing, hand: tuple[str, ...], card: str) -> str | None:
-    """Why ``card`` may not be played from ``hand`` now, naming the rule; None if it may."""
-    suit = led_suit(state)
-    if suit is None:
-        return None
-    if SUIT_OF[card] == suit:
-        return None
-    if any(SUIT_OF[c] == suit for c in hand):
-        return f"you must follow suit: {card} is not a {suit} and you hold {suit}"
-    trump = state.trump
-    if trump is not None and SUIT_OF[card] != trump and any(SUIT_OF[c] == trump for c in hand):
-        return f"you must trump: void in {suit}, you hold trumps ({trump})"
-    return None
-
-
-def trick_winner(
-    trick: tuple[tuple[Seat, str], ...], trump: str | None, talon_card: str | None
-) -> Seat:
-    """The highest trump wins, else the highest card of the led suit. On an all-pass talon trick
-    nobody may have followed the talon card's suit: then the first player takes it (I-14)."""
-    led = SUIT_OF[talon_card] if talon_card is not None else SUIT_OF[trick[0][1]]
-    best: tuple[int, int] | None = None
-    winner = trick[0][0]
-    for seat, card in trick:
-        suit = SUIT_OF[card]
-        if suit == trump:
-            key = (2, RANK_OF[card])
-        elif suit == led:
-            key = (1, RANK_OF[card])
-        else:
-            continue
-        if best is None or key > best:
-            best, winner = key, seat
-    return winner
+def _outcome(state: Playing, tricks: list[int]) -> DealOutcome:
+    return outcome_of(
+        state, kind=state.kind, tricks={s: tricks[s] for s in state.order},
+        contract=state.contract, defenders=state.defenders, open_play=state.open_play,
+        checked=state.checked, totus=state.totus,
+    )  # fmt: skip

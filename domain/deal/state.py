@@ -11,10 +11,10 @@ from typing import TypedDict
 
 import msgspec
 
+from domain.cards import Seat
 from domain.outcome import DealKind, DealOutcome, DefenderRole
 from domain.rules import Rules
 
-Seat = int
 Hands = tuple[tuple[str, ...], ...]
 
 

@@ -12,6 +12,7 @@ from typing import TypedDict
 
 import msgspec
 
+from domain.cards import Seat
 from domain.deal.messages import (
     CardsLooked,
     DealEvent,
@@ -26,7 +27,6 @@ from domain.deal.state import (
     DealFinished,
     DealState,
     Playing,
-    Seat,
     Whisting,
 )
 from domain.outcome import DealOutcome, DefenderRole
@@ -149,7 +149,7 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
             "contract": state.outcome.contract,
             "defenders": state.outcome.defenders,
             "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
-            "tricks": dict(state.outcome.tricks),
+            "tricks": dict(state.outcome.taken()),
             "outcome": state.outcome,
         }
     return SeatView(

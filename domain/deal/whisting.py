@@ -1,113 +1,149 @@
-"""Whisting (вистование): who speaks, what he may say, and how it ends (RULES.md §D.1).
+"""The defenders' side of a contract: what follows its declaration (misère and a checked 10 go
+straight to play, a compulsory whist is called for them), their whisting calls (вист, пас,
+полвиста), the single whister's choice of open or closed play, and the start of play.
 
-The first opponent is the player on the declarer's left; the second may whist or pass whatever
-the first did. Half-whist (полвиста) exists on 6 and 7 only, after the first opponent passed;
-the first opponent may then return the whist (возвратный вист). In gentleman whist the first
-opponent may also whist, see the second pass, and go to half-whist himself (Lesnoy 3.8.14).
+Who speaks and what he may say is `domain.deal.whisting_rules`; this module turns calls into
+events.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-import msgspec
-
-from domain.cards import level_of
-from domain.deal.state import Seat, Whisting
-from domain.outcome import DefenderRole, WhistChoice
-
-
-def defenders(state: Whisting) -> tuple[Seat, Seat]:
-    """(first opponent, second opponent): the declarer's left, then the other one."""
-    first = state.next_seat(state.declarer)
-    return first, state.next_seat(first)
-
-
-def _half_allowed(state: Whisting) -> bool:
-    return state.rules.whist.half_whist and level_of(state.contract) in (6, 7)
-
-
-def options(state: Whisting) -> tuple[Seat, tuple[WhistChoice, ...]] | None:
-    """(seat to speak, its choices) while whisting goes on; None when the calls are complete."""
-    first, second = defenders(state)
-    calls = tuple(c for _, c in state.calls)
-    half = _half_allowed(state)
-    match calls:
-        case ():
-            return first, ("whist", "pass")
-        case ("pass",):
-            return second, (("whist", "pass", "half_whist") if half else ("whist", "pass"))
-        case ("whist",):
-            return second, ("whist", "pass")
-        case ("pass", "half_whist"):
-            return first, ("whist", "pass")  # return whist, or let the half-whist stand
-        case ("whist", "pass", "half_whist"):
-            return second, ("whist", "pass")  # gentleman: the passer may return the whist
-    return None
+from domain.cards import MISER, Seat, level_of, trump_of
+from domain.deal import whisting_rules
+from domain.deal.ending import outcome_of
+from domain.deal.evolve import evolve
+from domain.deal.messages import (
+    CallWhist,
+    ChoosePlay,
+    DealEnded,
+    DealEvent,
+    HandsOpened,
+    PlayChosen,
+    PlayStarted,
+    WhistCalled,
+)
+from domain.deal.state import Whisting, own_controllers
+from domain.errors import NotYourTurn, refuse
+from domain.outcome import DealKind, DefenderRole
 
 
-class Resolution(msgspec.Struct, frozen=True, kw_only=True):
-    """How whisting ended."""
-
-    mode: Literal["no_play", "single", "double"]
-    """Made without play; one whister (chooses open or closed); two whisters (closed)."""
-    roles: tuple[DefenderRole, ...]
-    whister: Seat | None = None
-
-
-def resolve(state: Whisting) -> Resolution:
-    """The defenders' roles once `options` returns None."""
-    first, second = defenders(state)
-    calls = tuple(c for _, c in state.calls)
-
-    def role(
-        seat: Seat, choice: WhistChoice, rank: int = 0, was_half: bool = False
-    ) -> DefenderRole:
-        return DefenderRole(seat=seat, choice=choice, whist_rank=rank, was_half_whist=was_half)
-
-    match calls:
-        case ("pass", "pass"):
-            return Resolution(mode="no_play", roles=(role(first, "pass"), role(second, "pass")))
-        case ("pass", "whist"):
-            return Resolution(
-                mode="single", whister=second,
-                roles=(role(first, "pass"), role(second, "whist", 1)),
-            )  # fmt: skip
-        case ("whist", "pass"):
-            return Resolution(
-                mode="single", whister=first,
-                roles=(role(first, "whist", 1), role(second, "pass")),
-            )  # fmt: skip
-        case ("whist", "whist"):
-            return Resolution(
-                mode="double", roles=(role(first, "whist", 1), role(second, "whist", 2))
-            )
-        case ("pass", "half_whist", "pass"):
-            return Resolution(
-                mode="no_play", roles=(role(first, "pass"), role(second, "half_whist"))
-            )
-        case ("pass", "half_whist", "whist"):
-            return Resolution(
-                mode="single", whister=first,
-                roles=(role(first, "whist", 1), role(second, "pass", was_half=True)),
-            )  # fmt: skip
-        case ("whist", "pass", "half_whist", "pass"):
-            return Resolution(
-                mode="no_play", roles=(role(first, "half_whist"), role(second, "pass"))
-            )
-        case ("whist", "pass", "half_whist", "whist"):
-            return Resolution(
-                mode="single", whister=second,
-                roles=(role(first, "pass", was_half=True), role(second, "whist", 1)),
-            )  # fmt: skip
-    raise AssertionError(f"whisting is not complete: {calls}")
-
-
-def gentleman_half_whist_open(state: Whisting) -> bool:
-    """Gentleman whist: after whist–pass the first opponent may still go to half-whist."""
-    calls = tuple(c for _, c in state.calls)
-    return (
-        state.rules.whist.style == "gentleman"
-        and _half_allowed(state)
-        and calls == ("whist", "pass")
+def after_contract(state: Whisting) -> list[DealEvent]:
+    """What follows the declaration: misère and a checked 10 go straight to play; a compulsory
+    whist is called for the defenders; otherwise the first opponent speaks."""
+    first, second = whisting_rules.defenders(state)
+    contract = state.contract
+    if contract == MISER:
+        roles = (DefenderRole(seat=first, choice="pass"), DefenderRole(seat=second, choice="pass"))
+        return _start_play(state, "miser", roles, open_play=False)
+    if level_of(contract) == 10 and state.rules.whist.ten_is_checked:
+        roles = (DefenderRole(seat=first, choice="pass"), DefenderRole(seat=second, choice="pass"))
+        return _start_play(state, "game", roles, open_play=False, checked=True)
+    compulsory = (contract == "6S" and state.rules.whist.stalingrad) or (
+        state.dark and level_of(contract) == 6
     )
+    if compulsory:
+        roles = (
+            DefenderRole(seat=first, choice="whist", whist_rank=1, forced=True),
+            DefenderRole(seat=second, choice="whist", whist_rank=2, forced=True),
+        )
+        return [
+            WhistCalled(seat=first, choice="whist", forced=True),
+            WhistCalled(seat=second, choice="whist", forced=True),
+            *_start_play(state, "game", roles, open_play=False),
+        ]
+    return []
+
+
+def call_whist(command: CallWhist, state: Whisting) -> list[DealEvent]:
+    opts = whisting_rules.options(state)
+    if opts is None:
+        if whisting_rules.gentleman_half_whist_open(state) and command.choice == "half_whist":
+            first, _ = whisting_rules.defenders(state)
+            if command.seat != first:
+                raise NotYourTurn("only the first opponent may go to half-whist now")
+            return [WhistCalled(seat=command.seat, choice="half_whist")]
+        raise refuse("whisting_over", "whisting is over: the whister chooses open or closed play")
+    seat, choices = opts
+    if command.seat != seat:
+        raise NotYourTurn(f"it is seat {seat}'s turn to whist, not seat {command.seat}'s")
+    if command.choice not in choices:
+        if command.choice == "half_whist":
+            raise refuse(
+                "half_whist_not_allowed",
+                "half-whist (полвиста) is only possible on 6 and 7 after the first opponent passed",
+            )
+        raise refuse("whist_choice", f"choose one of: {', '.join(choices)}")
+    event = WhistCalled(seat=seat, choice=command.choice)
+    after = evolve(state, event)
+    assert isinstance(after, Whisting)
+    if whisting_rules.options(after) is not None:
+        return [event]
+    resolution = whisting_rules.resolve(after)
+    if resolution.mode == "no_play":
+        tricks = {s: 0 for s in state.order}
+        outcome = outcome_of(
+            after, kind="game", tricks=tricks, contract=state.contract, played=False,
+            defenders=resolution.roles,
+        )  # fmt: skip
+        return [event, DealEnded(outcome=outcome)]
+    if resolution.mode == "double":
+        return [event, *_start_play(after, "game", resolution.roles, open_play=False)]
+    return [event]  # a single whister now chooses open or closed play
+
+
+def choose_play(command: ChoosePlay, state: Whisting) -> list[DealEvent]:
+    if whisting_rules.options(state) is not None:
+        raise refuse("whisting_not_over", "the opponents have not finished whisting")
+    resolution = whisting_rules.resolve(state)
+    if resolution.mode != "single":
+        raise refuse("no_single_whister", "open or closed play is chosen by a single whister")
+    if command.seat != resolution.whister:
+        raise NotYourTurn(f"the whister (seat {resolution.whister}) chooses how to play")
+    return [
+        PlayChosen(seat=command.seat, open=command.open),
+        *_start_play(state, "game", resolution.roles, open_play=command.open),
+    ]
+
+
+def _start_play(
+    state: Whisting,
+    kind: DealKind,
+    roles: tuple[DefenderRole, ...],
+    *,
+    open_play: bool,
+    checked: bool = False,
+) -> list[DealEvent]:
+    """Play begins: who plays which hand, which hands lie open, and who leads."""
+    contract = state.contract
+    controllers = list(own_controllers(state))
+    opened: dict[Seat, tuple[str, ...]] = {}
+    if open_play:
+        whister = next(r.seat for r in roles if r.choice == "whist")
+        passer = next(r.seat for r in roles if r.choice != "whist")
+        controllers[passer] = whister
+        opened = {whister: state.hands[whister], passer: state.hands[passer]}
+    if checked:
+        opened = {s: state.hands[s] for s in state.order}
+    leader = state.order[0]
+    if (
+        kind == "miser"
+        and leader != state.declarer
+        and state.rules.play.miser_open_timing == "codex"
+    ):
+        opened = {r.seat: state.hands[r.seat] for r in roles}
+    events: list[DealEvent] = [
+        PlayStarted(
+            kind=kind,
+            controllers=tuple(controllers),
+            trump=trump_of(contract) if kind == "game" and contract else None,
+            leader=leader,
+            declarer=state.declarer,
+            contract=contract,
+            defenders=roles,
+            open_play=open_play,
+            checked=checked,
+        )
+    ]
+    if opened:
+        events.append(HandsOpened.of(opened))
+    return events

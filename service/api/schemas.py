@@ -164,7 +164,7 @@ _ACTION_TYPES: dict[str, type[ActionBody]] = {
 def from_command(command: SeatCommand) -> Action:
     """The request body that sends ``command``."""
     raw = msgspec.structs.asdict(command)
-    del raw["seat"]
+    del raw["seat"], raw["at"]
     return _ACTION_TYPES[command.__struct_config__.tag](**raw)  # type: ignore[return-value]
 
 

@@ -20,12 +20,12 @@ import pytest
 from apitools import SseLog, cards_in, hidden_from, own_hand, read_sse, seated_game
 
 from domain import game
-from service.codec import EventCodec
+from service.codec import domain_codec
 from service.games import stream_of
 
 pytestmark = pytest.mark.integration
 
-_codec = EventCodec(game.Event)
+_codec = domain_codec()
 
 
 @pytest.fixture

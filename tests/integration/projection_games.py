@@ -11,10 +11,10 @@ import msgspec
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.codec import EventCodec
+from service.codec import domain_codec
 from service.event_store import FEED_START, EventStore, FeedCursor, NewEvent, uuid7
 
-CODEC = EventCodec(g.Event)
+CODEC = domain_codec()
 
 
 def play(preset: str, players: list[str], target: int, seed: int, *, stop_after=None):

@@ -44,6 +44,7 @@ from domain.deal.messages import (
     HandsOpened,
     LookAtCards,
     MakeBid,
+    OpenHand,
     Pass,
     PlayCard,
     SeatCommand,
@@ -190,8 +191,8 @@ class Knowledge:
                 if event.shown:
                     self.public |= set(event.cards)
             case HandsOpened():
-                for hand in event.hands.values():
-                    self.public |= set(hand)
+                for hand in event.hands:
+                    self.public |= set(hand.cards)
             case TalonCardTurned() | CardPlayed():
                 self.public.add(event.card)
 
@@ -207,10 +208,10 @@ def event_cards(event: DealEvent) -> set[str]:
         value = getattr(event, name, None)
         if isinstance(value, str):
             found.add(value)
-        elif isinstance(value, dict):
-            found |= {c for hand in value.values() for c in hand}
         elif value:
-            found |= {c for item in value for c in ((item,) if isinstance(item, str) else item)}
+            for item in value:
+                cards = item.cards if isinstance(item, OpenHand) else item
+                found |= {cards} if isinstance(cards, str) else set(cards)
     return found
 
 
@@ -363,10 +364,11 @@ def assert_deal_ended_properly(state: DealFinished, log: list[DealEvent]) -> Non
     outcome = state.outcome
     plays = sum(isinstance(e, CardPlayed) for e in log)
     tricks = sum(isinstance(e, TrickWon) for e in log)
-    assert set(outcome.tricks) == set(state.order)
+    assert len(outcome.tricks) == state.seats
+    assert {s for s, _ in outcome.taken()} == set(state.order)
     if outcome.played:
         assert (plays, tricks, len(state.played)) == (30, 10, 30)
-        assert sum(outcome.tricks.values()) == 10
+        assert sum(outcome.tricks) == 10
     else:
         assert (plays, tricks) == (0, 0)
     if outcome.kind == "raspasy":

@@ -50,7 +50,8 @@ def outcomes(draw: st.DrawFn, seats: int) -> DealOutcome:
     hands = ((dealer + 1) % seats, (dealer + 2) % seats, (dealer + 3) % seats)
     a = draw(st.integers(0, 10))
     b = draw(st.integers(0, 10 - a))
-    tricks = dict(zip(hands, draw(st.permutations([a, b, 10 - a - b])), strict=True))
+    by_seat = dict(zip(hands, draw(st.permutations([a, b, 10 - a - b])), strict=True))
+    tricks = tuple(by_seat.get(s, 0) for s in range(seats))
     base = DealOutcome(kind="raspasy", dealer=dealer, seats=seats, hands=hands, tricks=tricks)
     kind = draw(st.sampled_from(["game", "game", "miser", "raspasy"]))
     if kind == "raspasy":

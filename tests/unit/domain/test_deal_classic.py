@@ -128,7 +128,7 @@ def test_an_all_pass_after_two_dark_passes_is_priced_four_times_with_their_bombs
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: 10, 1: 0, 2: 0},
+        tricks=(10, 0, 0),
         raspasy_factor=4,
         dark_passers=(0, 1),
     )
@@ -218,7 +218,7 @@ def test_a_totus_shows_the_declarers_twelve_cards():
     assert DeclareTotus(seat=0, strain="NT") in legal_actions(given, 0)
     assert events_of(given, DeclareTotus(seat=0, strain="S")) == [
         TotusShown(seat=0, strain="S"),
-        HandsOpened(hands={0: given.hands[0]}),
+        HandsOpened.of({0: given.hands[0]}),
     ]
 
 
@@ -245,7 +245,7 @@ def test_a_totus_is_played_as_a_ten():
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: 10, 1: 0, 2: 0},
+        tricks=(10, 0, 0),
         declarer=0,
         contract="10S",
         defenders=(DefenderRole(seat=1, choice="pass"), DefenderRole(seat=2, choice="pass")),
@@ -284,7 +284,7 @@ def test_the_declarer_may_concede_without_play_where_the_rules_allow(mode, down)
                 dealer=2,
                 seats=3,
                 hands=(0, 1, 2),
-                tricks={0: 6 - down, 1: 0, 2: 0},
+                tricks=(6 - down, 0, 0),
                 declarer=0,
                 contract="6S",
                 defenders=(

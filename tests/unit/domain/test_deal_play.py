@@ -150,7 +150,7 @@ def test_a_game_played_to_ten_tricks_ends_with_its_outcome():
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: 10, 1: 0, 2: 0},
+        tricks=(10, 0, 0),
         declarer=0,
         contract="6S",
         defenders=(
@@ -176,7 +176,7 @@ def test_the_deal_ends_on_the_tenth_trick():
             dealer=2,
             seats=3,
             hands=(0, 1, 2),
-            tricks={0: 10, 1: 0, 2: 0},
+            tricks=(10, 0, 0),
             declarer=0,
             contract="8S",
             defenders=(
@@ -196,7 +196,7 @@ def test_a_checked_ten_is_played_out_and_its_outcome_says_so():
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: 10, 1: 0, 2: 0},
+        tricks=(10, 0, 0),
         declarer=0,
         contract="10NT",
         defenders=(DefenderRole(seat=1, choice="pass"), DefenderRole(seat=2, choice="pass")),
@@ -218,7 +218,7 @@ def test_the_catchers_cards_open_after_the_misere_players_first_lead():
     given = declared("MISER", deal=MISER_HAND)
     assert events_of(given, play(0, "7S")) == [
         CardPlayed(seat=0, card="7S"),
-        HandsOpened(hands={1: given.hands[1], 2: given.hands[2]}),
+        HandsOpened.of({1: given.hands[1], 2: given.hands[2]}),
     ]
     state = after(given, play(0, "7S"), play(1, "TS"))
     assert events_of(state, play(2, "KS"))[-1] == TrickWon(
@@ -230,7 +230,7 @@ def test_the_catchers_cards_open_at_once_when_a_catcher_leads():
     # seat 0 holds the misère hand as second hand: the dealer is seat 1, the forehand seat 2
     given = after(dealt(MISER_HAND, dealer=1), pass_(2), bid(0, "MISER"), pass_(1))
     events = events_of(given, take_talon(0), discard(0, "AC AH"))
-    assert events[-1] == HandsOpened(hands={1: given.hands[1], 2: given.hands[2]})
+    assert events[-1] == HandsOpened.of({1: given.hands[1], 2: given.hands[2]})
     assert events[-2].leader == 2
 
 
@@ -240,8 +240,8 @@ def test_with_after_first_trick_the_catchers_cards_open_when_the_first_trick_is_
     assert events_of(given, play(0, "7S")) == [CardPlayed(seat=0, card="7S")]
     state = after(given, play(0, "7S"), play(1, "TS"))
     events = events_of(state, play(2, "KS"))
-    assert events[-1] == HandsOpened(
-        hands={1: state.hands[1], 2: tuple(c for c in state.hands[2] if c != "KS")}
+    assert events[-1] == HandsOpened.of(
+        {1: state.hands[1], 2: tuple(c for c in state.hands[2] if c != "KS")}
     )
 
 
@@ -252,7 +252,7 @@ def test_a_misere_deal_ends_with_its_outcome():
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: 0, 1: 0, 2: 10},
+        tricks=(0, 0, 10),
         declarer=0,
         contract="MISER",
         defenders=(DefenderRole(seat=1, choice="pass"), DefenderRole(seat=2, choice="pass")),

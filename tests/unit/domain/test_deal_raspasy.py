@@ -31,7 +31,7 @@ from domain.deal.messages import (
     TalonCardTurned,
     TrickWon,
 )
-from domain.deal.play import trick_winner
+from domain.deal.play_rules import trick_winner
 from domain.deal.state import DealFinished, Playing
 from domain.errors import IllegalAction
 from domain.outcome import DealOutcome
@@ -114,7 +114,7 @@ def test_an_all_pass_deal_ends_with_each_players_tricks():
     state = play_out(all_pass(dealer=2, deal=ALL_PASS_SWEEP))
     assert isinstance(state, DealFinished)
     assert state.outcome == DealOutcome(
-        kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks={0: 10, 1: 0, 2: 0}
+        kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks=(10, 0, 0)
     )
     assert state.turned == ("7S", "7C") and state.talon == ()
 
@@ -124,7 +124,7 @@ def test_the_tricks_of_an_all_pass_are_counted_per_player():
     # club trick led by the first hand and every trick he leads after it
     state = play_out(all_pass())
     assert state.outcome == DealOutcome(
-        kind="raspasy", dealer=0, seats=3, hands=(1, 2, 0), tricks={1: 0, 2: 2, 0: 8}
+        kind="raspasy", dealer=0, seats=3, hands=(1, 2, 0), tricks=(8, 0, 2)
     )
 
 
@@ -151,7 +151,7 @@ def test_in_rostov_the_talon_stays_face_down_to_the_end():
     state = play_out(all_pass(rules=ROSTOV))
     assert isinstance(state, DealFinished)
     assert (state.talon, state.turned, state.shown_talon) == (("8H", "7H"), (), ())
-    assert sum(state.outcome.tricks.values()) == 10
+    assert sum(state.outcome.tricks) == 10
 
 
 # ---- four players ----------------------------------------------------------------------------
@@ -164,8 +164,8 @@ def test_at_four_the_sitting_out_dealer_takes_no_part_in_an_all_pass():
     assert isinstance(given, Playing)
     assert given.controllers == (0, 1, 2, -1)
     state = play_out(given)
-    assert state.outcome.tricks.keys() == {0, 1, 2}
-    assert sum(state.outcome.tricks.values()) == 10
+    assert {s for s, _ in state.outcome.taken()} == {0, 1, 2}
+    assert sum(state.outcome.tricks) == 10
     assert (state.outcome.seats, state.outcome.dealer) == (4, 3)
 
 

@@ -172,7 +172,7 @@ def test_with_third_hand_may_miser_the_silent_taker_may_declare_misere():
     assert events[0] == ContractDeclared(seat=2, contract=MISER)
     assert isinstance(events[1], PlayStarted) and events[1].kind == "miser"
     # a catcher (the first hand) leads, so the catchers' cards open at once
-    assert isinstance(events[2], HandsOpened) and set(events[2].hands) == {0, 1}
+    assert isinstance(events[2], HandsOpened) and set(events[2].seats) == {0, 1}
 
 
 def test_a_player_who_bid_takes_the_talon_on_his_bid_not_silently():

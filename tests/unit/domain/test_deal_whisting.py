@@ -58,7 +58,7 @@ def not_played(contract, first, second, *, declarer=0):
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: 0, 1: 0, 2: 0},
+        tricks=(0, 0, 0),
         declarer=declarer,
         contract=contract,
         defenders=(first, second),
@@ -195,7 +195,7 @@ def test_a_returned_whist_is_recorded_in_the_outcome_of_the_played_deal():
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: 10, 1: 0, 2: 0},
+        tricks=(10, 0, 0),
         declarer=0,
         contract="6S",
         defenders=(
@@ -289,7 +289,7 @@ def test_in_open_play_both_defending_hands_are_laid_face_up_and_the_whister_play
     events = events_of(given, open_play(1))
     assert events[0] == PlayChosen(seat=1, open=True)
     assert events[1].controllers == (0, 1, 1) and events[1].open_play
-    assert events[2] == HandsOpened(hands={1: given.hands[1], 2: given.hands[2]})
+    assert events[2] == HandsOpened.of({1: given.hands[1], 2: given.hands[2]})
     state = after(given, open_play(1), play(0, "AC"), play(1, "9C"))
     assert to_act(state) == (1,)  # the whister plays the passer's hand
     assert [a.card for a in legal_actions(state, 1)] == ["7C", "8C"]
@@ -317,7 +317,7 @@ def test_a_ten_is_checked_with_every_hand_open_and_no_whisting():
     events = events_of(given, declare(0, "10S"))
     assert isinstance(events[1], PlayStarted) and events[1].checked
     assert events[1].defenders == (pass_role(1), pass_role(2))
-    assert events[2] == HandsOpened(hands={s: given.hands[s] for s in (0, 1, 2)})
+    assert events[2] == HandsOpened.of({s: given.hands[s] for s in (0, 1, 2)})
 
 
 def test_with_ten_is_checked_off_a_ten_is_whisted_without_half_whist():

@@ -34,7 +34,7 @@ def game(
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks=dict(enumerate(tricks)),
+        tricks=tuple(tricks),
         declarer=0,
         contract=contract,
         defenders=tuple(roles),
@@ -69,7 +69,7 @@ def test_c3_row1_misere_is_pool_10_clean_else_10_per_trick_to_the_mountain(taken
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: taken, 1: 10 - taken, 2: 0},
+        tricks=(taken, 10 - taken, 0),
         declarer=0,
         contract=MISER,
     )

@@ -20,7 +20,7 @@ def made(contract: str, declarer: int = 0) -> DealOutcome:
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={declarer: level, others[0]: 10 - level, others[1]: 0},
+        tricks=tuple({declarer: level, others[0]: 10 - level}.get(s, 0) for s in range(3)),
         declarer=declarer,
         contract=contract,
         defenders=tuple(
@@ -99,7 +99,7 @@ def test_without_help_leningrad_writes_the_excess_off_the_mountain_at_double() -
 
 def test_an_all_pass_zero_trick_bonus_overflows_like_any_pool_entry() -> None:
     raspasy = DealOutcome(
-        kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks={0: 0, 1: 4, 2: 6}
+        kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks=(0, 4, 6)
     )
     _, after = scored(sheet((10, 3, 2)), raspasy)
     assert after.pool == (10, 4, 2)

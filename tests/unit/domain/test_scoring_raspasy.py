@@ -19,7 +19,7 @@ def raspasy(tricks: tuple[int, int, int], *, seats: int = 3, **flags: object) ->
         dealer=3 if seats == 4 else 2,
         seats=seats,
         hands=(0, 1, 2),
-        tricks=dict(enumerate(tricks)),
+        tricks=tuple(tricks),
         **flags,  # type: ignore[arg-type]
     )
 
@@ -30,7 +30,7 @@ def made_six(tricks: int = 6) -> DealOutcome:
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: tricks, 1: 10 - tricks, 2: 0},
+        tricks=(tricks, 10 - tricks, 0),
         declarer=0,
         contract="6S",
         defenders=(

@@ -46,7 +46,7 @@ def game(
         dealer=dealer,
         seats=seats,
         hands=(0, 1, 2),
-        tricks=dict(enumerate(tricks)),
+        tricks=tuple(tricks),
         declarer=0,
         contract=contract,
         defenders=defenders,
@@ -60,7 +60,7 @@ def miser(taken: int) -> DealOutcome:
         dealer=2,
         seats=3,
         hands=(0, 1, 2),
-        tricks={0: taken, 1: 10 - taken, 2: 0},
+        tricks=(taken, 10 - taken, 0),
         declarer=0,
         contract=MISER,
     )

@@ -79,7 +79,7 @@ def test_at_four_the_codex_dealer_writes_7_whists_for_a_down_one_six() -> None:
         dealer=3,
         seats=4,
         hands=(0, 1, 2),
-        tricks={0: 3, 1: 2, 2: 5},
+        tricks=(3, 2, 5),
         declarer=2,
         contract="6S",
         defenders=(

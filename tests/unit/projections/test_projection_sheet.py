@@ -100,7 +100,7 @@ def test_the_sheet_writes_the_rules_worked_deal_examples(
     contract, t, w1, w2, pool, mountain, wh1, wh2
 ):
     outcome = DealOutcome(
-        kind="game", dealer=2, seats=3, hands=(0, 1, 2), tricks={0: t, 1: w1, 2: w2},
+        kind="game", dealer=2, seats=3, hands=(0, 1, 2), tricks=(t, w1, w2),
         declarer=0, contract=contract,
         defenders=(DefenderRole(seat=1, choice="whist", whist_rank=1),
                    DefenderRole(seat=2, choice="whist", whist_rank=2)),

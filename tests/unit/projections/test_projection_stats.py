@@ -23,7 +23,8 @@ ANN, BOB, CID = "ann", "bob", "cid"
 def outcome(dealer, kind, tricks, declarer=None, contract=None, defenders=(), **kw):
     hands = tuple((dealer + k) % 3 for k in (1, 2, 3))
     roles = tuple(DefenderRole(seat=s, choice=c, whist_rank=r) for s, c, r in defenders)
-    return DealOutcome(kind=kind, dealer=dealer, seats=3, hands=hands, tricks=tricks,
+    per_seat = tuple(tricks.get(s, 0) for s in range(3))
+    return DealOutcome(kind=kind, dealer=dealer, seats=3, hands=hands, tricks=per_seat,
                        declarer=declarer, contract=contract, defenders=roles, **kw)  # fmt: skip
 
 
@@ -145,5 +146,5 @@ def test_random_games_count_every_deal_once_for_each_player_in_it(players, seed)
         assert all(m <= d for m, d in zip(s.made, s.declared, strict=True))
         assert s.whists_failed <= s.whists
     assert model.result == state.settlement.result
-    raspasy_tricks = sum(sum(o.tricks.values()) for o in outcomes if o.kind == "raspasy")
+    raspasy_tricks = sum(sum(o.tricks) for o in outcomes if o.kind == "raspasy")
     assert sum(s.raspasy_tricks for s in model.seats) == raspasy_tricks

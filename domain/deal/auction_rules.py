@@ -1,13 +1,13 @@
 """The auction (торговля): which calls a seat may make (RULES.md §B, I-1…I-4, §B.3), and the
 least contract its winner may then name.
 
-Pure functions over the state; `domain.deal.auction` turns an accepted call into events.
+Pure predicates over the state; `domain.deal.auction` turns an accepted call into events.
 """
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, LADDER, MISER, TRICK_BIDS, level_of
-from domain.deal.state import Bidding, Contracted, DealTable, Seat
+from domain.cards import BID_RANK, LADDER, MISER, TRICK_BIDS, Seat, level_of
+from domain.deal.state import Bidding, Contracted, DealTable
 
 _MISER_RANK = BID_RANK[MISER]
 
