@@ -32,17 +32,13 @@ from dataclasses import dataclass, field
 import asyncpg
 import msgspec
 
-from service.codec import EventCodec
+from domain.deal.messages import CardPlayed
 from service.commands import CommandHandler, Decider
 from service.database import create_pool, upgrade_async, with_database
-from service.event_store import EventStore, NewEvent, uuid7
+from service.event_log import EventLog, game_log
+from service.event_store import Announcer, EventStore, NewEvent, uuid7
 
 WRITERS = (1, 8, 32)
-
-
-class CardPlayed(msgspec.Struct, frozen=True, kw_only=True, tag="card_played", tag_field="type"):
-    seat: int
-    card: str
 
 
 class Play(msgspec.Struct, frozen=True):
@@ -100,7 +96,9 @@ async def measure(result: Result, seconds: float, op: Op) -> None:
     result.latencies.extend(latencies)
 
 
-def store_op(store: EventStore, streams: int, writers: int) -> Op:
+def store_op(
+    store: EventStore, streams: int, writers: int, announcer: Announcer | None = None
+) -> Op:
     """Each writer appends to its own tables, so the expected version is always right."""
     versions: dict[str, int] = {}
     prefix = uuid.uuid4().hex[:8]
@@ -117,17 +115,19 @@ def store_op(store: EventStore, streams: int, writers: int) -> Op:
             for _ in range(rng.randint(1, 3))
         ]
         versions[stream] = (await store.append(stream, events, versions.get(stream, 0))).version
+        if announcer is not None:
+            announcer.announce(stream, versions[stream])
 
     return op
 
 
-def command_op(store: EventStore, streams: int, writers: int) -> Op:
+def command_op(log: EventLog[CardPlayed], streams: int, writers: int) -> Op:
     decider: Decider[Play, int, CardPlayed] = Decider(
         initial_state=lambda: 0,
         decide=lambda cmd, n: [CardPlayed(seat=n % 3, card="7S")] * cmd.events,
         evolve=lambda n, _: n + 1,
     )
-    handler = CommandHandler(store, EventCodec(CardPlayed), decider)
+    handler = CommandHandler(log, decider)
     prefix = uuid.uuid4().hex[:8]
 
     async def op(n: int, rng: random.Random) -> None:
@@ -181,17 +181,18 @@ async def bench(
         )
         results: list[Result] = []
         for n in writers:
-            quiet, loud = EventStore(pool, notify=False), EventStore(pool, notify=True)
+            log = game_log(pool)  # the service's: domain codec, and the NOTIFY announcer
+            assert log.announcer is not None
             variants: list[tuple[Result, Op]] = [
                 (Result("baseline", n), baseline_op(pool)),
-                (Result("append", n), store_op(quiet, streams, n)),
-                (Result("+notify", n), store_op(loud, streams, n)),
-                (Result("command", n), command_op(loud, streams, n)),
+                (Result("append", n), store_op(log.store, streams, n)),
+                (Result("+notify", n), store_op(log.store, streams, n, log.announcer)),
+                (Result("command", n), command_op(log, streams, n)),
             ]
             for _ in range(rounds):  # interleaved, so that load changes hit every variant
                 for result, op in variants:
                     await measure(result, seconds / rounds, op)
-            await loud.close()
+            await log.close()
             results.extend(result for result, _ in variants)
         await pool.close()
         report(results)

@@ -37,8 +37,9 @@ from domain.rules import rules_for
 from domain.simulation import play_random_pulka
 from service.codec import domain_codec
 from service.database import create_pool, upgrade_async, with_database
-from service.event_store import FEED_START, EventStore, uuid7
-from service.projections import Projections
+from service.event_log import EventLog, game_log
+from service.event_store import FEED_START, uuid7
+from service.projection_runner import Projections
 from service.read_models import READ_MODELS
 
 CODEC = domain_codec()
@@ -133,14 +134,14 @@ async def reset(pool: asyncpg.Pool) -> None:
         await conn.execute("DELETE FROM es.projection_checkpoints")
 
 
-async def read_everything(store: EventStore, batch: int, decode: bool) -> int:
+async def read_everything(log: EventLog[g.Event], batch: int, decode: bool) -> int:
     needed = frozenset().union(*(cls.handled for cls in READ_MODELS))
     cursor, count = FEED_START, 0
-    while records := await store.read_feed(cursor, batch):
+    while records := await log.store.read_feed(cursor, batch):
         if decode:
             for r in records:
                 if r.event_type in needed:
-                    CODEC.decode(r.event_type, r.schema_version, r.data)
+                    log.decode(r)
         count += len(records)
         cursor = records[-1].cursor
     return count
@@ -165,18 +166,18 @@ async def bench(server_dsn: str, target: int, concurrent: int, batch: int, keep:
         await upgrade_async(dsn)
         pool = await create_pool(dsn, min_size=2, max_size=8)
         try:
-            store = EventStore(pool, notify=False)
+            log = game_log(pool, announce=False)
             events, games = await load(pool, target, concurrent, seed=1)
             print(await server_facts(pool))
             print(f"{events:,} events, {games} games, batches of {batch}")
-            await timed("feed only", events, lambda: read_everything(store, batch, decode=False))
-            await timed("feed + decode", events, lambda: read_everything(store, batch, True))
+            await timed("feed only", events, lambda: read_everything(log, batch, decode=False))
+            await timed("feed + decode", events, lambda: read_everything(log, batch, True))
             for cls in READ_MODELS:
                 await reset(pool)
-                runner = Projections(store, models=[cls()], batch_size=batch)
+                runner = Projections(log, models=[cls()], batch_size=batch)
                 await timed(f"catch-up: {cls.name} alone", events, runner.catch_up)
             await reset(pool)
-            runner = Projections(store, batch_size=batch)
+            runner = Projections(log, batch_size=batch)
             await timed("catch-up: all projections together", events, runner.catch_up)
             await timed(
                 "rebuild (blue/green): all", events, lambda: runner.rebuild(batch_size=batch)

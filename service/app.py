@@ -1,19 +1,21 @@
 """The composition root: `create_app` builds the app, `run` serves it (``preferans serve``).
 
 The app's lifespan resolves the database (DATABASE_URL, or the embedded server), runs the
-migrations, opens the asyncpg pool and starts the one live-updates poller; everything else is
-wired from those. Controllers get what they need by dependency injection, by name:
+migrations and opens the asyncpg pool; then it builds every collaborator exactly once, from the
+one event log (`service.event_log.game_log`), and starts the background workers (the live
+updates' poller, the projection runner). Controllers get them by dependency injection, by name:
 
-    games     `service.games.GameService`   players, games, commands, histories
-    store     `service.event_store.EventStore`
-    pool      the asyncpg pool (service role, msgspec jsonb codecs)
-    live      `service.live.Live`            the SSE fan-out
-    caller / viewer                          the authenticated player (`service.auth`)
+    events       `service.event_log.EventLog`        the games' streams, decoded
+    games        `service.games.GameService`         create, join, act, read a game
+    players      `service.players.Players`           registration, tokens, names
+    lobby        `service.lobby.Lobby`               the list of games
+    live         `service.live.Live`                 the SSE fan-out
+    projections  `service.projection_runner.Projections`
+    caller / viewer                                  the authenticated player (`service.api.auth`)
 
-To add routes under /v1 (the read models' /sheet, /stats, /replay, leaderboard …), append their
-controllers to `V1_ROUTE_HANDLERS` or pass ``extra_route_handlers`` to `create_app`; background
-workers that need the pool go in ``lifespans`` (entered once the pool exists, left before it
-closes). Errors are mapped to problem+json in `service.errors` only.
+Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); more background workers
+go in ``lifespans`` (entered once the collaborators exist, left before the pool closes). Errors
+are mapped to problem+json in `service.errors` only.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.types import ControllerRouterHandler
 
-from service import auth
+from service.api import auth, read_models
 from service.api.actions import ActionsController
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
@@ -42,15 +44,14 @@ from service.api.health import HealthController
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
 from service.api.views import ViewsController
-from service.api_projections import (  # read models (issue 6): routes and background runner
-    PROJECTION_ROUTE_HANDLERS,
-    projections_lifespan,
-)
 from service.database import head_revision, pool_from_settings, resolve_dsn, upgrade_async
 from service.errors import EXCEPTION_HANDLERS
-from service.event_store import EventStore
+from service.event_log import game_log
 from service.games import GameService
-from service.live import Announcer, Live
+from service.live import Live
+from service.lobby import Lobby
+from service.players import Players
+from service.projection_runner import Projections
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -66,9 +67,9 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     ViewsController,
     ActionsController,
     EventsController,
-    *PROJECTION_ROUTE_HANDLERS,  # read models (issue 6)
+    *read_models.ROUTE_HANDLERS,
 ]
-"""Everything under /v1. Other packages' controllers are appended here (or passed in)."""
+"""Everything under /v1."""
 
 Lifespan = Callable[[Litestar], AbstractAsyncContextManager[None]]
 SHUTDOWN_TIMEOUT = 5.0
@@ -108,6 +109,19 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
             log.error("%r did not stop within %s s; abandoned", context, SHUTDOWN_TIMEOUT)
 
 
+_COLLABORATORS = ("events", "games", "players", "lobby", "live", "projections")
+
+
+@contextlib.asynccontextmanager
+async def _projections_lifespan(app: Litestar) -> AsyncIterator[None]:
+    """Run the projections in the background while the app serves (catching up on start)."""
+    task = asyncio.create_task(app.state.projections.run(), name="projections")
+    try:
+        yield
+    finally:
+        await stop_task(task)
+
+
 def _from_state(name: str) -> Provide:
     def provide(state: State) -> Any:
         return state[name]
@@ -144,33 +158,31 @@ def create_app(
         if migrate:
             await upgrade_async(database)
         pool = await pool_from_settings(settings, database)
-        # The appends' NOTIFY hints go out batched by the Announcer, not one per append.
-        store = EventStore(pool, notify=False)
+        events = game_log(pool, announce=settings.notify)
+        lobby = Lobby(pool)
         games = GameService(
-            store, retries=settings.command_retries, cache_size=settings.state_cache_size
+            events, lobby, retries=settings.command_retries, cache_size=settings.state_cache_size
         )
-        live = Live(
-            store, games.codec, poll_interval=live_poll_interval, queue_size=live_queue_size
+        live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
+        events.add_listener(live.poke)
+        runner = Projections(events)
+        app.state.update(
+            events=events,
+            games=games,
+            players=Players(pool),
+            lobby=lobby,
+            live=live,
+            projections=runner,
         )
-        announcer = Announcer(store) if settings.notify else None
-
-        def appended(stream_id: str, version: int) -> None:
-            live.poke(stream_id, version)
-            if announcer is not None:
-                announcer.announce(stream_id, version)
-
-        games.on_append = appended
-        app.state.update(pool=pool, store=store, games=games, live=live)
         poller = asyncio.create_task(live.run(), name="live-updates")
         try:
             async with contextlib.AsyncExitStack() as stack:
-                runner = [projections_lifespan] if projections else []  # read models (issue 6)
-                for extra in (*runner, *lifespans):
+                workers = [_projections_lifespan] if projections else []
+                for extra in (*workers, *lifespans):
                     await stack.enter_async_context(_bounded(extra(app)))
                 yield
         finally:
-            if announcer is not None:
-                await announcer.flush()
+            await events.close()
             live.close()
             await stop_task(poller)
             try:
@@ -185,7 +197,7 @@ def create_app(
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,
-            **{name: _from_state(name) for name in ("games", "store", "pool", "live")},
+            **{name: _from_state(name) for name in _COLLABORATORS},
             "sse": Provide(lambda: sse, sync_to_thread=False),
             "migration_head": Provide(_migration_head, sync_to_thread=False),
         },

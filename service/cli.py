@@ -1,27 +1,52 @@
 """The ``preferans`` command.
 
-    preferans db upgrade      migrate the database (DATABASE_URL, or the embedded server)
-    preferans serve           run the HTTP API (migrates first); --host, --port
-    preferans openapi         write openapi/openapi.json from the app; --check only compares
-    preferans projections     read models: status | rebuild [NAME…] | resume NAME
-    preferans games import F  append an exported game (NDJSON, `-` for stdin) as a new game
+    preferans db upgrade [REV]           migrate the database (DATABASE_URL, or the embedded one)
+    preferans serve                      run the HTTP API (migrates first); --host, --port
+    preferans openapi [--check]          write openapi/openapi.json from the app, or compare
+    preferans projections status         each read model's position, lag and status [--json]
+    preferans projections rebuild [N…]   rebuild read models from position zero (blue/green)
+    preferans projections resume NAME    let a failed projection retry from its checkpoint
+    preferans games import FILE          import an exported game (NDJSON, `-` for stdin)
 
-Each subcommand is a ``_cmd_*`` function registered in `build_parser`; add new ones there.
+Each subcommand is a ``_cmd_*`` function registered in `build_parser`. Commands that need the
+database build the event log once, in `_with_log`, as the app does in `service.app`.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import msgspec
 
-from service.database import resolve_dsn, upgrade
+from service.database import pool_from_settings, resolve_dsn, upgrade
+from service.event_log import EventLog, game_log
+from service.exceptions import ImportRefused
+from service.projection_runner import FAILED, ProjectionError, Projections, ProjectionStatus
 from service.settings import Settings
 
 Command = Callable[[argparse.Namespace, Settings], int]
+
+
+def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[int]]) -> int:
+    """Run ``action`` with the games' event log on the configured database."""
+    dsn = resolve_dsn(settings)
+
+    async def main() -> int:
+        pool = await pool_from_settings(settings, dsn)
+        events = game_log(pool)
+        try:
+            return await action(events)
+        finally:
+            await events.close()
+            await pool.close()
+
+    return asyncio.run(main())
 
 
 def _cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
@@ -32,13 +57,8 @@ def _cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    try:
-        from service.app import run
-    except ModuleNotFoundError as exc:
-        if exc.name != "service.app":
-            raise
-        print("preferans serve: the HTTP API (service/app.py) is not built yet", file=sys.stderr)
-        return 2
+    from service.app import run
+
     listen = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     run(msgspec.structs.replace(settings, **listen))
     return 0
@@ -58,29 +78,103 @@ def _cmd_openapi(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
-    import asyncio
+    from service.game_export import import_game
 
-    from service.database import pool_from_settings
-    from service.event_store import EventStore
-    from service.game_export import InvalidExport, import_game
-
-    dsn = resolve_dsn(settings)
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
         lines = source.read().splitlines()
 
-    async def main() -> int:
-        pool = await pool_from_settings(settings, dsn)
+    async def action(events: EventLog[Any]) -> int:
         try:
-            imported = await import_game(EventStore(pool, notify=False), lines)
-        except InvalidExport as exc:
+            imported = await import_game(events, lines)
+        except ImportRefused as exc:
             print(f"preferans games import: {exc}", file=sys.stderr)
             return 1
-        finally:
-            await pool.close()
-        print(f"imported game {imported.game_id}: {imported.version} events")
+        guests = f", {len(imported.guests)} guest players added" if imported.guests else ""
+        print(f"imported game {imported.game_id}: {imported.version} events{guests}")
         return 0
 
-    return asyncio.run(main())
+    return _with_log(settings, action)
+
+
+# --- projections ----------------------------------------------------------------------------------
+
+
+def _with_projections(settings: Settings, action: Callable[[Projections], Awaitable[int]]) -> int:
+    async def run(events: EventLog[Any]) -> int:
+        return await action(Projections(events))
+
+    try:
+        return _with_log(settings, run)
+    except ProjectionError as exc:
+        print(f"preferans projections: {exc}", file=sys.stderr)
+        return 1
+
+
+def format_status(rows: Sequence[ProjectionStatus]) -> str:
+    """The status table printed by ``preferans projections status``."""
+    header = ("PROJECTION", "ROLE", "STATUS", "POSITION", "HEAD", "LAG", "LAG_S", "CODE", "ERROR")
+    lines = [header]
+    for r in rows:
+        code = f"{r.code_version}" + (
+            "" if r.code_version == r.current_code_version else f"→{r.current_code_version}"
+        )
+        lines.append((
+            r.checkpoint, r.role, r.status, str(r.position), str(r.head), str(r.lag),
+            f"{r.lag_seconds:.1f}", code, (r.last_error or "")[:80],
+        ))  # fmt: skip
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
+    )
+
+
+def _cmd_projections_status(args: argparse.Namespace, settings: Settings) -> int:
+    async def action(p: Projections) -> int:
+        await p.ensure()
+        rows = await p.status()
+        if args.json:
+            print(msgspec.json.encode(rows).decode())
+        else:
+            print(format_status(rows))
+        return 1 if any(r.status == FAILED for r in rows) else 0
+
+    return _with_projections(settings, action)
+
+
+def _cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) -> int:
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / total) if total else width
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        bar = "#" * filled + "-" * (width - filled)
+        print(f"\r[{bar}] {done:,}/{total:,} events  {rate:,.0f} events/s", end="", file=sys.stderr)
+
+    async def action(p: Projections) -> int:
+        report = await p.rebuild(args.names or None, batch_size=args.batch_size, progress=progress)
+        print(file=sys.stderr)
+        gens = ", ".join(f"{n}@{g}" for n, g in report.generations.items())
+        rate = report.events / report.seconds if report.seconds else 0.0
+        print(
+            f"rebuilt {gens} from position zero: {report.events:,} events in "
+            f"{report.seconds:.1f} s ({rate:,.0f} events/s)"
+        )
+        return 0
+
+    return _with_projections(settings, action)
+
+
+def _cmd_projections_resume(args: argparse.Namespace, settings: Settings) -> int:
+    async def action(p: Projections) -> int:
+        resumed = await p.resume(args.name)
+        print(f"{args.name}: {'resumed' if resumed else 'was not failed'}")
+        return 0
+
+    return _with_projections(settings, action)
+
+
+# --- the parser -----------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,17 +199,25 @@ def build_parser() -> argparse.ArgumentParser:
     spec.add_argument("--check", action="store_true", help="fail if the committed one is stale")
     spec.set_defaults(handler=_cmd_openapi)
 
+    projections = commands.add_parser("projections", help="read models: status, rebuild, resume")
+    group = projections.add_subparsers(dest="projections_command", required=True, metavar="ACTION")
+    status = group.add_parser("status", help="each projection's position, lag and status")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    status.set_defaults(handler=_cmd_projections_status)
+    rebuild = group.add_parser("rebuild", help="rebuild from position zero (blue/green)")
+    rebuild.add_argument("names", nargs="*", metavar="NAME", help="projections (default: all)")
+    rebuild.add_argument("--batch-size", type=int, default=5000)
+    rebuild.set_defaults(handler=_cmd_projections_rebuild)
+    resume = group.add_parser("resume", help="let a failed projection retry from its checkpoint")
+    resume.add_argument("name", metavar="NAME")
+    resume.set_defaults(handler=_cmd_projections_resume)
+
     games = commands.add_parser("games", help="whole games").add_subparsers(
         dest="games_command", required=True, metavar="ACTION"
     )
-    load = games.add_parser("import", help="append an exported game (NDJSON) as a new game")
+    load = games.add_parser("import", help="import an exported game (NDJSON) as the same game")
     load.add_argument("file", help="the export file, or - for standard input")
     load.set_defaults(handler=_cmd_games_import)
-
-    # `projections …` subcommands go here, as a subparser group like `db`.
-    from service.projections import register_cli  # read models (issue 6)
-
-    register_cli(commands)
     return parser
 
 

@@ -167,7 +167,8 @@ class EventCodec:
 
 def _hands_opened_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     """Schema 1 mapped each seat (a JSON object key) to its cards; schema 2 lists `OpenHand`s."""
-    hands = [{"seat": int(seat), "cards": cards} for seat, cards in data["hands"].items()]
+    opened = sorted((int(seat), cards) for seat, cards in data["hands"].items())
+    hands = [{"seat": seat, "cards": cards} for seat, cards in opened]
     return "hands_opened", 2, {**data, "hands": hands}
 
 

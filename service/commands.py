@@ -1,6 +1,6 @@
 """Command handling over a decider: load, decide, append; retry on conflict; idempotency keys.
 
-`CommandHandler.handle` is the one way a command changes a stream (EVENT-STORE.md §9.2, 9.8):
+`CommandHandler.handle` is the one way a command changes a stream (docs/event-store.md §9.2, 9.8):
 
 1. Load the stream's state: the folded state cached in memory for the stream, plus a tail read
    of the events appended since (by any process: versions are gapless, so the tail is exact).
@@ -8,6 +8,10 @@
 3. Append the events at exactly the loaded version. If another writer got there first, reload
    and decide again, up to ``retries`` times, unless the caller pinned an exact version: then
    `StreamConflict` goes straight back (HTTP 412).
+
+Synchronous read models ride along: ``effects(stream, command, before, after, version)`` may give a
+write (the lobby's summary of a game, say) that runs in the append's own transaction, so the two
+commit or roll back together; when it returns None the append is one statement.
 
 With an idempotency key, the key row, the events and the rendered response are written in one
 transaction; a repeat (even a concurrent one, which waits for the first) returns the stored
@@ -17,8 +21,8 @@ key is stored and replayed too; any other error rolls back everything, key inclu
 Example, with the domain's functions::
 
     decider = Decider(initial_state=lambda: INITIAL_STATE, decide=decide, evolve=evolve)
-    handler = CommandHandler(EventStore(pool), EventCodec(domain.game.Event), decider)
-    result = await handler.handle("table-0190…", PlayCard(...), context=CommandContext(seat=1))
+    handler = CommandHandler(game_log(pool), decider)
+    result = await handler.handle("game-0190…", PlayCard(...), context=CommandContext(seat=1))
     result.version, result.state, [a.event for a in result.appended]
 """
 
@@ -26,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
@@ -35,12 +38,11 @@ import asyncpg
 import msgspec
 
 from domain.errors import PreferansError
-from service.codec import EventCodec
+from service.event_log import EventLog
 from service.event_store import (
     ANY,
     NO_STREAM,
     AppendResult,
-    EventStore,
     FeedCursor,
     IdempotencyKey,
     Metadata,
@@ -50,6 +52,7 @@ from service.event_store import (
     check_expected,
     uuid7,
 )
+from service.lru import Lru
 
 C = TypeVar("C")
 S = TypeVar("S")
@@ -109,6 +112,8 @@ class CommandResult(Generic[S, E]):
     """The stream's version after the command (0: the stream does not exist)."""
     appended: tuple[Appended[E], ...]
     state: S | None
+    before: S | None = None
+    """The state the command was decided in (None on a replay or a plain append)."""
     cursor: FeedCursor | None = None
     """The feed position of the last event appended, for read-your-writes waits."""
     replayed: bool = False
@@ -118,6 +123,13 @@ class CommandResult(Generic[S, E]):
 
 Render = Callable[[Any], StoredResponse]
 """Renders a `CommandResult` or a domain refusal into the response to store and replay."""
+
+InTransaction = Callable[[asyncpg.Connection], Awaitable[None]]
+"""A write made inside the transaction that appends a command's events."""
+
+Effects = Callable[[str, Any, Any, Any, int], InTransaction | None]
+"""``effects(stream_id, command, before, after, version)``: the write a command's events call for
+in the same transaction (a synchronous read model), or None when there is nothing to write."""
 
 
 def request_hash(*parts: bytes | str) -> bytes:
@@ -130,35 +142,13 @@ def request_hash(*parts: bytes | str) -> bytes:
     return digest.digest()
 
 
-class _StateCache(Generic[S]):
-    """An LRU of ``stream_id -> (version, folded state)``; states are immutable, so shared."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[str, tuple[int, S]] = OrderedDict()
-
-    def get(self, stream_id: str) -> tuple[int, S] | None:
-        item = self._items.get(stream_id)
-        if item is not None:
-            self._items.move_to_end(stream_id)
-        return item
-
-    def put(self, stream_id: str, version: int, state: S) -> None:
-        held = self._items.get(stream_id)
-        if held is not None and held[0] >= version:
-            return  # a concurrent command of this process cached a newer state
-        self._items[stream_id] = (version, state)
-        self._items.move_to_end(stream_id)
-        while len(self._items) > self._size:
-            self._items.popitem(last=False)
-
-
 @dataclass(frozen=True, slots=True)
 class _Decision(Generic[S, E]):
     version: int | None  # the loaded version, None when not loaded (plain appends)
     state: S | None
     events: list[E]
     expected: int | None  # what the append must find
+    effect: InTransaction | None = None  # the synchronous read models' write
 
 
 class CommandHandler(Generic[C, S, E]):
@@ -166,25 +156,27 @@ class CommandHandler(Generic[C, S, E]):
 
     ``rejections`` are the exceptions that refuse a command (stored under an idempotency key);
     ``retries`` bounds re-decisions after a stream conflict; ``cache_size`` is the number of
-    streams whose folded state stays in memory.
+    streams whose folded state stays in memory; ``effects`` gives the synchronous read models'
+    write for a command's events (see the module docstring).
     """
 
     def __init__(
         self,
-        store: EventStore,
-        codec: EventCodec,
+        log: EventLog[E],
         decider: Decider[C, S, E],
         *,
         retries: int = 3,
         cache_size: int = 1024,
         rejections: tuple[type[Exception], ...] = (PreferansError,),
+        effects: Effects | None = None,
     ) -> None:
-        self.store = store
-        self.codec = codec
+        self.log = log
+        self.store = log.store
         self.decider = decider
         self.retries = retries
         self.rejections = rejections
-        self._cache: _StateCache[S] = _StateCache(cache_size)
+        self.effects = effects
+        self._cache: Lru[str, tuple[int, S]] = Lru(cache_size)
 
     async def load(
         self, stream_id: str, *, conn: asyncpg.Connection | None = None
@@ -194,14 +186,17 @@ class CommandHandler(Generic[C, S, E]):
         version, state = cached if cached is not None else (0, self.decider.initial_state())
         tail = await self.store.read_stream(stream_id, version + 1, conn=conn)
         if tail:
+            decode, evolve = self.log.decode, self.decider.evolve
             for record in tail:
-                event: Any = self.codec.decode(
-                    record.event_type, record.schema_version, record.data
-                )
-                state = self.decider.evolve(state, event)
+                state = evolve(state, decode(record))
             version = tail[-1].version
-            self._cache.put(stream_id, version, state)
+            self._cache_state(stream_id, version, state)
         return version, state
+
+    def _cache_state(self, stream_id: str, version: int, state: S) -> None:
+        held = self._cache.get(stream_id)
+        if held is None or held[0] < version:  # a concurrent command may have cached a newer one
+            self._cache.put(stream_id, (version, state))
 
     async def handle(
         self,
@@ -226,7 +221,11 @@ class CommandHandler(Generic[C, S, E]):
             version, state = await self.load(stream_id, conn=conn)
             _check_precondition(stream_id, expected, version)
             events = list(self.decider.decide(command, state))
-            return _Decision(version, state, events, version)
+            effect = None
+            if events and self.effects is not None:
+                after = self.decider.fold(events, state)
+                effect = self.effects(stream_id, command, state, after, version + len(events))
+            return _Decision(version, state, events, version, effect)
 
         pinned = expected is not None and expected >= 0
         for attempt in range(self.retries + 1):
@@ -274,9 +273,17 @@ class CommandHandler(Generic[C, S, E]):
         if context.idempotency is None:
             decision = await step(None)
             new = self._new_events(decision.events, context)
-            appended = await self.store.append(stream_id, new, decision.expected) if new else None
+            appended = None
+            if new and decision.effect is None:
+                appended = await self.store.append(stream_id, new, decision.expected)
+            elif new and decision.effect is not None:
+                async with self.store.pool.acquire() as conn, conn.transaction():
+                    appended = await self.store.append(
+                        stream_id, new, decision.expected, conn=conn
+                    )
+                    await decision.effect(conn)
             result = self._result(stream_id, decision, new, appended)
-            self._remember(result)
+            self._committed(result, appended)
             return replace(result, response=render(result)) if render else result
         if render is None:
             raise ValueError("an idempotency key needs a render callback to store the response")
@@ -318,6 +325,8 @@ class CommandHandler(Generic[C, S, E]):
                 new = self._new_events(decision.events, context)
                 if new:
                     appended = await self.store.append(stream_id, new, decision.expected, conn=conn)
+                    if decision.effect is not None:
+                        await decision.effect(conn)
                 result = self._result(stream_id, decision, new, appended)
                 result = replace(result, response=render(result))
                 await self.store.store_idempotent_response(
@@ -331,9 +340,7 @@ class CommandHandler(Generic[C, S, E]):
         if rejection is not None:
             raise rejection
         assert result is not None
-        if appended is not None:
-            await self.store.notify(appended)
-        self._remember(result)
+        self._committed(result, appended)
         return result
 
     def _new_events(self, events: Sequence[E], context: CommandContext) -> list[NewEvent]:
@@ -345,19 +352,8 @@ class CommandHandler(Generic[C, S, E]):
             causation_id=context.causation_id,
             idempotency_key=key.key if key else None,
         )
-        new = []
-        for index, event in enumerate(events):
-            event_type, schema_version, data = self.codec.encode(event)
-            new.append(
-                NewEvent(
-                    event_id=event_id_for(key, index),
-                    event_type=event_type,
-                    schema_version=schema_version,
-                    data=msgspec.Raw(data),
-                    metadata=metadata,
-                )
-            )
-        return new
+        ids = [event_id_for(key, index) for index in range(len(events))]
+        return self.log.new_events(events, ids, metadata)
 
     def _result(
         self,
@@ -367,7 +363,9 @@ class CommandHandler(Generic[C, S, E]):
         appended: AppendResult | None,
     ) -> CommandResult[S, E]:
         if appended is None:
-            return CommandResult(stream_id, decision.version or 0, (), decision.state)
+            return CommandResult(
+                stream_id, decision.version or 0, (), decision.state, before=decision.state
+            )
         items = tuple(
             Appended(n.event_id, n.event_type, appended.first_version + i, position, event)
             for i, (n, position, event) in enumerate(
@@ -377,11 +375,17 @@ class CommandHandler(Generic[C, S, E]):
         state = None
         if decision.state is not None:
             state = self.decider.fold(decision.events, decision.state)
-        return CommandResult(stream_id, appended.version, items, state, appended.cursor)
+        return CommandResult(
+            stream_id, appended.version, items, state, decision.state, appended.cursor
+        )
 
-    def _remember(self, result: CommandResult[S, E]) -> None:
-        if result.state is not None and result.appended:
-            self._cache.put(result.stream_id, result.version, result.state)
+    def _committed(self, result: CommandResult[S, E], appended: AppendResult | None) -> None:
+        """Only once the events have committed may the cache and other processes learn of them."""
+        if appended is None:
+            return
+        if result.state is not None:
+            self._cache_state(result.stream_id, result.version, result.state)
+        self.log.committed(result.stream_id, result.version)
 
 
 def _check_precondition(stream_id: str, expected: int | None, version: int) -> None:

@@ -215,6 +215,15 @@ async def create_pool(
     return pool
 
 
+_SCHEMA_REVISION = "SELECT version_num FROM public.alembic_version"
+
+
+async def schema_revision(pool: asyncpg.Pool) -> str | None:
+    """The database's migration revision (for readiness)."""
+    revision: str | None = await pool.fetchval(_SCHEMA_REVISION, timeout=5)
+    return revision
+
+
 async def pool_from_settings(settings: Settings, dsn: str) -> asyncpg.Pool:
     """`create_pool` with the sizes and role of ``settings``."""
     return await create_pool(

@@ -1,27 +1,19 @@
-"""Every error the API can answer with, and the one place that maps errors to HTTP.
+"""The one place that maps errors to HTTP, and every problem type the API can answer with.
 
 Each refusal becomes an RFC 9457 ``application/problem+json`` body whose ``type`` is a stable,
 relative URI ``/problems/<slug>``; the service serves a short page for each at that path. The
 slug, status and title of a kind never change within /v1; ``detail`` is for humans and may.
 
-The service's own errors (the domain's are in `domain.errors`, the event store's in
-`service.event_store`)::
-
-    ServiceError             base
-    ├── Unauthenticated      no bearer token where one is needed, or one we never issued (401)
-    ├── NotSeated            the caller has no seat at this game, so cannot act in it (403)
-    ├── NotFound             (404)
-    │   ├── GameNotFound
-    │   └── PlayerNotFound
-    ├── BadRequest           a malformed header, query parameter or cursor (400)
-    └── Unavailable          the database is unreachable or its schema is behind (503)
-
-How the others map: `NotationError` 400 ``bad-notation``; `InvalidRules` 422 ``invalid-rules``;
-`InvalidLayout` 422 ``invalid-layout``; `IllegalAction` (any subclass) 409 ``illegal-action`` with
-the rule's ``code``; `StreamConflict` 412 ``version-mismatch`` with the current ``ETag``;
-`IdempotencyKeyReused` 422; `IdempotencyKeyInFlight` 409; `InvalidIdempotencyKey` and
-`InvalidCursor` 400; Litestar's validation errors 400 ``validation`` with ``errors``; an
-unexpected exception 500 ``internal`` (logged, its text never sent).
+The errors themselves are defined where they arise, free of HTTP: the domain's in
+`domain.errors`, the service's in `service.exceptions`, the event store's in
+`service.event_store`. How they map: `NotationError` 400 ``bad-notation``; `InvalidRules` 422
+``invalid-rules``; `InvalidLayout` 422 ``invalid-layout``; `IllegalAction` (any subclass) 409
+``illegal-action`` with the rule's ``code``; `NotYet` 409 ``not-public-yet``; `StreamConflict`
+412 ``version-mismatch`` with the current ``ETag``; `IdempotencyKeyReused` 422;
+`IdempotencyKeyInFlight` 409; `BadRequest` (a cursor, a header) and `InvalidIdempotencyKey` 400
+``validation``; `AlreadyImported` 409; `ImportRefused` 422; Litestar's validation errors 400
+``validation`` with ``errors``; an unexpected exception 500 ``internal`` (logged, its text
+never sent).
 """
 
 from __future__ import annotations
@@ -40,63 +32,27 @@ from domain.errors import IllegalAction, InvalidLayout, InvalidRules, NotationEr
 from service.event_store import (
     IdempotencyKeyInFlight,
     IdempotencyKeyReused,
-    InvalidCursor,
     InvalidIdempotencyKey,
     StoredResponse,
     StreamConflict,
+)
+from service.exceptions import (
+    AlreadyImported,
+    BadRequest,
+    GameNotFound,
+    ImportRefused,
+    NotFound,
+    NotSeated,
+    NotYet,
+    PlayerNotFound,
+    Unauthenticated,
+    Unavailable,
 )
 
 log = logging.getLogger(__name__)
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "/problems/"
-
-
-# --- the service's errors ---------------------------------------------------------------------
-
-
-class ServiceError(Exception):
-    """Base of the service's own refusals."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-
-    @property
-    def message(self) -> str:
-        return str(self.args[0])
-
-
-class Unauthenticated(ServiceError):
-    """No bearer token where one is needed, or a token this service never issued."""
-
-
-class NotSeated(ServiceError):
-    """The caller has no seat at this game: a player acts only for his own seat."""
-
-
-class NotFound(ServiceError):
-    """No such resource."""
-
-
-class GameNotFound(NotFound):
-    """No game with this id."""
-
-
-class PlayerNotFound(NotFound):
-    """No player with this id."""
-
-
-class BadRequest(ServiceError):
-    """A malformed header, query parameter or cursor."""
-
-    def __init__(self, message: str, *, where: str | None = None) -> None:
-        super().__init__(message)
-        self.where = where
-        """The parameter at fault: ``header.If-Match``, ``query.cursor`` …"""
-
-
-class Unavailable(ServiceError):
-    """The service cannot serve: the database is unreachable or its schema is not current."""
 
 
 # --- the wire shape ---------------------------------------------------------------------------
@@ -188,6 +144,21 @@ _KINDS = (
         "`legal_actions` lists what you may do.",
     ),
     Kind(
+        "not-public-yet",
+        409,
+        "Not public yet",
+        "What you asked for would show what a seat may not see yet: a deal still being played "
+        "cannot be replayed, and a game is exported once it is over. `code` says which. Ask "
+        "again later.",
+    ),
+    Kind(
+        "already-imported",
+        409,
+        "The game is already here",
+        "The export's game, or one of its events, is already stored on this server; a game is "
+        "kept once so that its statistics and ratings count once.",
+    ),
+    Kind(
         "idempotency-key-in-flight",
         409,
         "The first request with this key is still running",
@@ -226,6 +197,14 @@ _KINDS = (
         "The layout is not a deal",
         "Each layout must deal the 32 cards exactly once: ten to each playing hand, two to the "
         "talon (and none to a sitting-out dealer at a table of four).",
+    ),
+    Kind(
+        "invalid-export",
+        422,
+        "The file is not a game's export",
+        "An export is a header line and then one line per event, versions 1, 2, … without a "
+        "gap, starting with `game_created`, of a finished game; `detail` names the first line "
+        "that is not.",
     ),
     Kind(
         "idempotency-key-reused",
@@ -337,6 +316,12 @@ def map_exception(exc: Exception) -> Mapped:
             problem = _problem("validation", exc.message, errors=errors)
         case Unavailable():
             problem = _problem("unavailable", exc.message)
+        case NotYet():
+            problem = _problem("not-public-yet", exc.message, code=exc.code)
+        case AlreadyImported():
+            problem = _problem("already-imported", exc.message)
+        case ImportRefused():
+            problem = _problem("invalid-export", exc.message)
         case StreamConflict():
             problem = _problem(
                 "version-mismatch",
@@ -355,10 +340,6 @@ def map_exception(exc: Exception) -> Mapped:
                 "validation",
                 str(exc),
                 errors=(FieldError(path="header.Idempotency-Key", message=str(exc)),),
-            )
-        case InvalidCursor():
-            problem = _problem(
-                "validation", str(exc), errors=(FieldError(path="query.cursor", message=str(exc)),)
             )
         case ValidationException():
             problem = _validation(exc)

@@ -8,10 +8,10 @@ All of the service's SQL lives here (the schema and ``es.append`` are in ``migra
 - `EventStore.read_feed` pages the global log by the cursor ``(tx_id, global_position)`` below
   the xid horizon (EVENT-STORE.md §9.3): it never passes a transaction that is still open, so an
   event committed late by a slow writer is never skipped, and a rolled-back one leaves no trace.
-- `EventStore.listen` wakes feed readers: after each append commits, ``NOTIFY es_events``
-  follows in a separate autocommit statement (NOTIFY inside the append would take a
-  cluster-wide lock at commit), sent by a background task that coalesces the hints of
-  concurrent appends. A hint may be lost or late, so readers also poll.
+- `EventStore.listen` wakes feed readers: after an append commits, the `Announcer` sends
+  ``NOTIFY es_events`` in a separate autocommit statement (NOTIFY inside the append would take
+  a cluster-wide lock at commit), coalescing the hints of concurrent appends. A hint may be
+  lost or late, so readers also poll.
 
 The store needs a pool from `service.database.create_pool` (msgspec jsonb codecs).
 
@@ -22,14 +22,14 @@ Errors::
     ├── DuplicateEventId          an event id is already stored (a replay after its key expired)
     ├── IdempotencyKeyReused      the key was used before with another request (HTTP 422)
     ├── IdempotencyKeyInFlight    the key's first request is still running (HTTP 409)
-    ├── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
-    └── InvalidCursor             a feed cursor token we did not issue (HTTP 400)
+    └── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
+
+A feed cursor token we did not issue is `service.exceptions.InvalidCursor`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
@@ -43,6 +43,9 @@ from typing import Any, Final
 
 import asyncpg
 import msgspec
+
+from service.cursors import decode_cursor, encode_cursor
+from service.exceptions import InvalidCursor
 
 ANY: Final = None
 """Expected version: append whatever the stream's version."""
@@ -93,10 +96,6 @@ class InvalidIdempotencyKey(EventStoreError, ValueError):
     """The principal or the key is empty or longer than 255 characters."""
 
 
-class InvalidCursor(EventStoreError, ValueError):
-    """A feed cursor token that this service did not issue."""
-
-
 # --- values -----------------------------------------------------------------------------------
 
 
@@ -109,6 +108,7 @@ def uuid7() -> uuid.UUID:
 
 
 _TOKEN = re.compile(r"(\d{1,19})\.(\d{1,19})")
+_FEED = "feed"
 
 
 class FeedCursor(msgspec.Struct, frozen=True, order=True):
@@ -122,17 +122,12 @@ class FeedCursor(msgspec.Struct, frozen=True, order=True):
 
     def token(self) -> str:
         """The opaque form handed to API clients."""
-        raw = f"{self.tx_id}.{self.position}".encode()
-        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+        return encode_cursor(_FEED, f"{self.tx_id}.{self.position}")
 
     @classmethod
     def parse(cls, token: str) -> FeedCursor:
         """The cursor of a `token`; `InvalidCursor` for anything else."""
-        try:
-            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-        except (ValueError, UnicodeDecodeError):
-            raise InvalidCursor(f"not a feed cursor: {token!r}") from None
-        match = _TOKEN.fullmatch(raw)
+        match = _TOKEN.fullmatch(decode_cursor(_FEED, token))
         if match is None or max(int(match[1]), int(match[2])) >= 1 << 63:
             raise InvalidCursor(f"not a feed cursor: {token!r}")
         return cls(int(match[1]), int(match[2]))
@@ -299,14 +294,8 @@ class EventStore:
     Methods taking ``conn`` run on it (inside the caller's transaction) instead of the pool.
     """
 
-    def __init__(
-        self, pool: asyncpg.Pool, *, notify: bool = True, hint_interval: float = 0.005
-    ) -> None:
+    def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
-        self.notify_appends = notify
-        self.hint_interval = hint_interval
-        self._hints: dict[str, int] = {}
-        self._sender: asyncio.Task[None] | None = None
 
     async def append(
         self,
@@ -321,9 +310,9 @@ class EventStore:
 
         ``stream_type`` defaults to the id's prefix (``table`` for ``table-0190…``). Raises
         `StreamConflict` (nothing appended) or `DuplicateEventId`. Without ``conn`` the append
-        commits on its own and the NOTIFY hint follows; with ``conn`` the caller commits and
-        then calls `notify`. Inside a transaction that writes before appending, call
-        `lock_stream` before that first write, so the feed keeps the stream in version order.
+        commits on its own; with ``conn`` it is part of the caller's transaction. Inside a
+        transaction that writes before appending, call `lock_stream` before that first write,
+        so the feed keeps the stream in version order. Tell an `Announcer` once it committed.
         """
         check_expected(expected)
         if not events:
@@ -332,9 +321,7 @@ class EventStore:
         if conn is not None:
             return await self._append(conn, stream_id, stream_type, events, expected)
         async with self.pool.acquire() as own:
-            result = await self._append(own, stream_id, stream_type, events, expected)
-        await self.notify(result)
-        return result
+            return await self._append(own, stream_id, stream_type, events, expected)
 
     async def _append(
         self,
@@ -371,38 +358,6 @@ class EventStore:
         orders the ids of one stream's writers like its versions (see the migration).
         """
         await conn.execute(_LOCK_STREAM, stream_id)
-
-    async def notify(self, result: AppendResult) -> None:
-        """Queue the wake-up hint ``<stream_id>:<version>`` for an append that has committed.
-
-        Returns at once: a background sender NOTIFYs in its own autocommit statement, one
-        statement for all the hints queued meanwhile and at most one per ``hint_interval``, so
-        hints cost the command path no round trip and, under load, few statements. After a
-        quiet spell the first hint goes out at once.
-        """
-        if not self.notify_appends:
-            return
-        held = self._hints.get(result.stream_id, 0)
-        self._hints[result.stream_id] = max(held, result.version)
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.get_running_loop().create_task(self._send_hints())
-
-    async def _send_hints(self) -> None:
-        while self._hints:
-            hints, self._hints = self._hints, {}
-            try:
-                await self.pool.execute(
-                    _NOTIFY, NOTIFY_CHANNEL, [f"{s}:{v}" for s, v in hints.items()]
-                )
-            except Exception:  # best effort: readers poll anyway
-                log.warning("could not send %d append hints", len(hints), exc_info=True)
-            # Each NOTIFY is a commit that takes a cluster-wide lock: batch them under load.
-            await asyncio.sleep(self.hint_interval)
-
-    async def close(self) -> None:
-        """Send the hints still queued; call before closing the pool."""
-        if self._sender is not None:
-            await self._sender
 
     async def read_stream(
         self,
@@ -518,6 +473,45 @@ class EventStore:
         """Forget keys past their expiry (run daily); returns how many were deleted."""
         status: str = await self.pool.execute(_DELETE_EXPIRED_KEYS)
         return int(status.rpartition(" ")[2])
+
+
+class Announcer:
+    """Sends the post-commit hints ``<stream_id>:<version>`` on ``NOTIFY es_events``.
+
+    `announce` returns at once: a background task NOTIFYs in its own autocommit statement, one
+    statement for every hint queued meanwhile, at most one per ``interval`` seconds. After a
+    quiet spell the first hint goes out at once; under load hints batch, since each NOTIFY is a
+    commit that takes a cluster-wide lock. Hints only say "look again": a lost one delays a
+    reader by its poll interval at most.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, *, interval: float = 0.005) -> None:
+        self.pool = pool
+        self.interval = interval
+        self._hints: dict[str, int] = {}
+        self._sender: asyncio.Task[None] | None = None
+
+    def announce(self, stream_id: str, version: int) -> None:
+        """``stream_id`` reached ``version`` (call it once the append has committed)."""
+        self._hints[stream_id] = max(version, self._hints.get(stream_id, 0))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        while self._hints:
+            hints, self._hints = self._hints, {}
+            try:
+                await self.pool.execute(
+                    _NOTIFY, NOTIFY_CHANNEL, [f"{s}:{v}" for s, v in hints.items()]
+                )
+            except Exception:  # best effort: readers poll anyway
+                log.warning("could not send %d append hints", len(hints), exc_info=True)
+            await asyncio.sleep(self.interval)
+
+    async def close(self) -> None:
+        """Send the hints still queued; call before closing the pool."""
+        if self._sender is not None:
+            await self._sender
 
 
 class FeedHints:

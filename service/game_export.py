@@ -1,17 +1,22 @@
-"""A finished game's events as newline-delimited JSON, and back into the event store.
+"""A finished game as newline-delimited JSON, and back into the event log.
 
-Export (``GET /v1/games/{id}/export``): one JSON object per line, in stream order::
+Export (``GET /v1/games/{id}/export``): a header line naming the game and its players, then one
+line per event in stream order::
 
+    {"format": "preferans-game/1", "game_id": "0190…", "players": [{"id": "0190…", "name": "Anna"}]}
     {"version": 1, "type": "game_created", "schema_version": 1, "data": {...},
      "event_id": "0190…", "recorded_at": "2025-01-03T10:00:00.123456+00:00"}
 
 ``data`` is the event exactly as stored. Only a finished game is exported: its deals are all
 over, so nothing in the file is still secret.
 
-Import (`import_game`): the lines are checked (versions 1, 2, … without a gap, every event
-decodable, through the upcasters if old, starting with ``game_created``, folding into a valid
-game), then appended as one new stream ``game-<new id>`` with fresh event ids. Folding the new
-stream gives the same state as the old one.
+Import (`import_game`) replays the export into this server as the same game: the same game id
+and event ids, so a game exists here at most once, and its statistics and ratings count once.
+The lines are checked (versions 1, 2, … without a gap, every event decodable through the
+upcasters, starting with ``game_created``, folding into a finished game); then, in one
+transaction, players unknown here become named guests, the events are appended, and the game is
+listed in the lobby. A game (or an event) already here refuses the import with
+`AlreadyImported`. An export without a header (an older one) gets a new game id.
 """
 
 from __future__ import annotations
@@ -19,24 +24,44 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from domain import game
-from service.codec import EventCodec, domain_codec
+from service.dealing import DealSource
+from service.event_log import EventLog
 from service.event_store import (
     NO_STREAM,
-    AppendResult,
-    EventStore,
+    DuplicateEventId,
     Metadata,
     NewEvent,
     RecordedEvent,
+    StreamConflict,
     uuid7,
 )
-from service.read_models import GAME_STREAM_PREFIX
+from service.exceptions import AlreadyImported, ImportRefused
+from service.lobby import new_game_row
+from service.players import add_guests
+from service.streams import game_stream
 
 MEDIA_TYPE = "application/x-ndjson"
+FORMAT = "preferans-game/1"
+
+_EVENT_IDS = uuid.UUID("8f8e5c4a-3b0d-4e7f-9a61-2c5d7b1e4f90")
+
+
+class ExportPlayer(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str | None = None
+
+
+class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The first line of an export: which game, and its players' names (not in the log)."""
+
+    format: Literal["preferans-game/1"]
+    game_id: uuid.UUID
+    players: tuple[ExportPlayer, ...] = ()
 
 
 class ExportLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,24 +75,27 @@ class ExportLine(msgspec.Struct, frozen=True, kw_only=True):
     recorded_at: datetime | None = None
 
 
-class InvalidExport(ValueError):
-    """The file is not a game's events (names the line)."""
-
-
 class Imported(msgspec.Struct, frozen=True, kw_only=True):
     game_id: uuid.UUID
     stream_id: str
     version: int
     state: Any
     """The folded game state."""
+    guests: tuple[str, ...] = ()
+    """Players added as guests (unknown here)."""
 
 
 _encoder = msgspec.json.Encoder()
+_header_decoder = msgspec.json.Decoder(ExportHeader)
 _line_decoder = msgspec.json.Decoder(ExportLine)
 
 
-def export_lines(records: Sequence[RecordedEvent]) -> Iterator[bytes]:
-    """The NDJSON lines of a stream's events (each ends with a newline)."""
+def export_lines(
+    game_id: uuid.UUID, records: Sequence[RecordedEvent], players: Sequence[ExportPlayer]
+) -> Iterator[bytes]:
+    """The NDJSON lines of a game's export (each ends with a newline)."""
+    header = ExportHeader(format=FORMAT, game_id=game_id, players=tuple(players))
+    yield _encoder.encode(header) + b"\n"
     for r in records:
         line = ExportLine(
             version=r.version,
@@ -80,57 +108,92 @@ def export_lines(records: Sequence[RecordedEvent]) -> Iterator[bytes]:
         yield _encoder.encode(line) + b"\n"
 
 
-def read_lines(lines: Iterable[bytes | str], codec: EventCodec) -> list[game.Event]:
-    """The events of an export file; `InvalidExport` naming the first bad line."""
+class _Parsed(msgspec.Struct, frozen=True):
+    header: ExportHeader | None
+    events: list[game.Event]
+    ids: list[uuid.UUID | None]
+
+
+def read_lines(lines: Iterable[bytes | str], log: EventLog[game.Event]) -> _Parsed:
+    """The header and events of an export file; `ImportRefused` naming the first bad line."""
+    header: ExportHeader | None = None
     events: list[game.Event] = []
+    ids: list[uuid.UUID | None] = []
     for number, raw in enumerate(lines, start=1):
         text = raw.strip()
         if not text:
             continue
+        if not events and header is None and b'"format"' in _bytes(text):
+            try:
+                header = _header_decoder.decode(text)
+            except msgspec.DecodeError as exc:
+                raise ImportRefused(f"line {number}: not an export header ({exc})") from None
+            continue
         try:
             line = _line_decoder.decode(text)
         except msgspec.DecodeError as exc:
-            raise InvalidExport(f"line {number}: not an exported event ({exc})") from None
+            raise ImportRefused(f"line {number}: not an exported event ({exc})") from None
         if line.version != len(events) + 1:
             expected = len(events) + 1
-            raise InvalidExport(f"line {number}: version {line.version}, expected {expected}")
+            raise ImportRefused(f"line {number}: version {line.version}, expected {expected}")
         try:
-            event = codec.decode(line.type, line.schema_version, bytes(line.data))
+            event = log.codec.decode(line.type, line.schema_version, bytes(line.data))
         except Exception as exc:
-            raise InvalidExport(f"line {number}: {exc}") from None
+            raise ImportRefused(f"line {number}: {exc}") from None
         events.append(event)  # type: ignore[arg-type]
+        ids.append(line.event_id)
     if not events or not isinstance(events[0], game.GameCreated):
-        raise InvalidExport("a game's events start with game_created")
-    return events
+        raise ImportRefused("a game's events start with game_created")
+    return _Parsed(header, events, ids)
 
 
-async def import_game(
-    store: EventStore,
-    lines: Iterable[bytes | str],
-    *,
-    codec: EventCodec | None = None,
-    game_id: uuid.UUID | None = None,
-) -> Imported:
-    """Append an exported game as a new stream; returns its id and folded state."""
-    codec = codec or domain_codec()
-    events = read_lines(lines, codec)
+def _bytes(text: bytes | str) -> bytes:
+    return text.encode() if isinstance(text, str) else text
+
+
+async def import_game(log: EventLog[game.Event], lines: Iterable[bytes | str]) -> Imported:
+    """Import an exported game (see the module docstring); `ImportRefused` or
+    `AlreadyImported` if it cannot be."""
+    parsed = read_lines(lines, log)
     try:
-        state = game.fold(events)
+        state = game.fold(parsed.events)
     except Exception as exc:
-        raise InvalidExport(f"the events do not fold into a game: {exc}") from None
-    game_id = game_id or uuid7()
-    stream_id = f"{GAME_STREAM_PREFIX}{game_id}"
-    new = []
-    for event in events:
-        event_type, schema_version, data = codec.encode(event)
-        new.append(
-            NewEvent(
-                event_id=uuid7(),
-                event_type=event_type,
-                schema_version=schema_version,
-                data=msgspec.Raw(data),
-                metadata=Metadata(actor="import"),
-            )
-        )
-    appended: AppendResult = await store.append(stream_id, new, NO_STREAM)
-    return Imported(game_id=game_id, stream_id=stream_id, version=appended.version, state=state)
+        raise ImportRefused(f"the events do not fold into a game: {exc}") from None
+    if not isinstance(state, game.PulkaClosed):
+        raise ImportRefused("only a finished game is imported (this one is still being played)")
+    players = [p for p in state.players if p is not None]
+    try:
+        player_ids = [uuid.UUID(p) for p in players]
+    except ValueError:
+        raise ImportRefused("the game's player ids are not ids this service issues") from None
+    names = {p.id: p.name for p in parsed.header.players} if parsed.header else {}
+    game_id = parsed.header.game_id if parsed.header else uuid7()
+    stream_id = game_stream(game_id)
+    ids = [
+        event_id or uuid.uuid5(_EVENT_IDS, f"{game_id}:{version}")
+        for version, event_id in enumerate(parsed.ids, start=1)
+    ]
+    new: list[NewEvent] = log.new_events(parsed.events, ids, Metadata(actor="import"))
+    guests = [
+        (pid, names.get(str(pid)) or f"Guest {seat + 1}")
+        for seat, pid in enumerate(player_ids)
+    ]
+    source = DealSource(seats=state.rules.players)
+    try:
+        async with log.pool.acquire() as conn, conn.transaction():
+            added = await add_guests(conn, guests)
+            appended = await log.append(stream_id, new, NO_STREAM, conn=conn)
+            await new_game_row(game_id, state, appended.version, source, created_by=None,
+                               imported=True)(conn)  # fmt: skip
+    except StreamConflict:
+        raise AlreadyImported(f"game {game_id} is already here", game_id=str(game_id)) from None
+    except DuplicateEventId:
+        raise AlreadyImported("the events of this export are already stored here") from None
+    log.committed(stream_id, appended.version)
+    return Imported(
+        game_id=game_id,
+        stream_id=stream_id,
+        version=appended.version,
+        state=state,
+        guests=tuple(added),
+    )

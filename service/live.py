@@ -7,9 +7,8 @@ seconds reads the tail of each stream that has followers, one read per stream ho
 follow it. New events go into each follower's bounded queue with the state before them, so every
 follower redacts for his own seat without folding anything twice.
 
-`Announcer` is the other direction: it tells other processes (their pollers, the projection
-runners) about this process's appends with the event store's NOTIFY hint, batching the appends of
-a few milliseconds into one statement instead of one round trip (and one connection) per append.
+The other direction, telling other processes of this one's appends, is the event log's
+`service.event_store.Announcer`.
 
 Per stream the poller keeps its events in memory while anyone follows it (a pulka is a few
 thousand small events), so a new follower catches up from memory: `Subscription.backlog` is every
@@ -29,45 +28,11 @@ from dataclasses import dataclass, field
 
 from domain import game
 from domain.game import INITIAL_STATE, GameState
-from service.codec import EventCodec
-from service.event_store import NOTIFY_CHANNEL, EventStore, FeedHints
+from service.event_log import EventLog
+from service.event_store import NOTIFY_CHANNEL, FeedHints
 from service.games import SeenEvent, redacted
 
 log = logging.getLogger(__name__)
-
-# One statement for many hints, each '<stream_id>:<version>' as `EventStore.notify` sends it.
-_NOTIFY_MANY = "SELECT pg_notify($1, hint) FROM unnest($2::text[]) AS hint"
-
-
-class Announcer:
-    """Sends post-commit NOTIFY hints, those of ``delay`` seconds together (hints only say
-    "look again", so a batch, or a lost one, delays a reader by at most its poll interval)."""
-
-    def __init__(self, store: EventStore, *, delay: float = 0.02) -> None:
-        self.store = store
-        self.delay = delay
-        self._pending: dict[str, int] = {}
-        self._flusher: asyncio.Task[None] | None = None
-
-    def announce(self, stream_id: str, version: int) -> None:
-        """``stream_id`` reached ``version`` (called after the append committed)."""
-        self._pending[stream_id] = max(version, self._pending.get(stream_id, 0))
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.ensure_future(self._flush_soon())
-
-    async def _flush_soon(self) -> None:
-        await asyncio.sleep(self.delay)
-        await self.flush()
-
-    async def flush(self) -> None:
-        """Send the pending hints now."""
-        pending, self._pending = self._pending, {}
-        if pending:
-            hints = [f"{stream_id}:{version}" for stream_id, version in pending.items()]
-            try:
-                await self.store.pool.execute(_NOTIFY_MANY, NOTIFY_CHANNEL, hints)
-            except Exception:  # best effort: the readers poll anyway
-                log.warning("could not send %d append hints", len(hints), exc_info=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,14 +94,13 @@ class Live:
 
     def __init__(
         self,
-        store: EventStore,
-        codec: EventCodec,
+        events: EventLog[game.Event],
         *,
         poll_interval: float = 1.0,
         queue_size: int = 256,
     ) -> None:
-        self.store = store
-        self.codec = codec
+        self.events = events
+        self.store = events.store
         self.poll_interval = poll_interval
         self.queue_size = queue_size
         self._streams: dict[str, _Stream] = {}
@@ -199,10 +163,10 @@ class Live:
             for record in records:
                 if record.version != len(stream.events) + 1:
                     break  # never publish out of order; the next poll reads again
-                event = self.codec.decode(record.event_type, record.schema_version, record.data)
-                update = Update(record.version, event, stream.state)  # type: ignore[arg-type]
-                stream.events.append(event)  # type: ignore[arg-type]
-                stream.state = game.evolve(stream.state, event)  # type: ignore[arg-type]
+                event = self.events.decode(record)
+                update = Update(record.version, event, stream.state)
+                stream.events.append(event)
+                stream.state = game.evolve(stream.state, event)
                 for follower in stream.followers:
                     follower._offer(update)
 
@@ -251,13 +215,9 @@ class Live:
         try:
             async with stream.lock:
                 if not stream.loaded:
-                    records = await self.store.read_stream(stream_id)
-                    for record in records:
-                        event = self.codec.decode(
-                            record.event_type, record.schema_version, record.data
-                        )
-                        stream.events.append(event)  # type: ignore[arg-type]
-                        stream.state = game.evolve(stream.state, event)  # type: ignore[arg-type]
+                    for item in await self.events.read(stream_id):
+                        stream.events.append(item.event)
+                        stream.state = game.evolve(stream.state, item.event)
                     stream.loaded = True
                 # No await between the snapshot and joining: nothing can fall in between.
                 subscription = Subscription(stream_id, list(stream.events), self.queue_size)

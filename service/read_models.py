@@ -24,9 +24,7 @@ import msgspec
 from domain.game import Event, GameEnded
 from projections import ratings, sheet, stats
 from service.event_store import RecordedEvent
-
-GAME_STREAM_PREFIX = "game-"
-"""Games are the streams ``game-<game id>``; the read models know games by ``<game id>``."""
+from service.streams import game_id_of
 
 M = TypeVar("M", bound=msgspec.Struct)
 
@@ -50,13 +48,6 @@ class PoisonEvent(Exception):
         )
         self.record = record
         self.cause = cause
-
-
-def game_id_of(stream_id: str) -> str | None:
-    """The game id of a game stream, None for any other stream."""
-    if stream_id.startswith(GAME_STREAM_PREFIX):
-        return stream_id[len(GAME_STREAM_PREFIX) :]
-    return None
 
 
 def slot_of(generation: int) -> str:

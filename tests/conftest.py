@@ -13,6 +13,7 @@ Fixtures:
     pg_server_dsn       session   DSN of the server's maintenance database (create/drop here)
     template_database   session   name of the migrated template database
     database_dsn        function  DSN of a fresh migrated database for this test
+    other_database_dsn  function  DSN of a second fresh migrated database (another server's)
     empty_database_dsn  function  DSN of a fresh database with no schema (migration tests)
     pool                function  asyncpg pool on ``database_dsn`` as the owner, service codecs
     app_pool            function  the same as the service role ``preferans_app``
@@ -129,6 +130,16 @@ async def template_database(pg_server_dsn: str) -> AsyncIterator[str]:
 async def database_dsn(pg_server_dsn: str, template_database: str) -> AsyncIterator[str]:
     """A fresh, migrated database of this test's own."""
     name = await _new_database(pg_server_dsn, "preferans_test", template_database)
+    try:
+        yield with_database(pg_server_dsn, name)
+    finally:
+        await _drop_database(pg_server_dsn, name)
+
+
+@pytest.fixture
+async def other_database_dsn(pg_server_dsn: str, template_database: str) -> AsyncIterator[str]:
+    """A second fresh, migrated database: where another server would keep its games."""
+    name = await _new_database(pg_server_dsn, "preferans_other", template_database)
     try:
         yield with_database(pg_server_dsn, name)
     finally:

@@ -245,8 +245,8 @@ class HandsOpened(Event, frozen=True, tag="hands_opened"):
 
     @classmethod
     def of(cls, hands: Mapping[Seat, tuple[Card, ...]]) -> HandsOpened:
-        """The event laying ``hands`` (seat → cards) open, in the mapping's order."""
-        return cls(hands=tuple(OpenHand(seat=s, cards=c) for s, c in hands.items()))
+        """The event laying ``hands`` (seat → cards) open, in seat order."""
+        return cls(hands=tuple(OpenHand(seat=s, cards=c) for s, c in sorted(hands.items())))
 
     @property
     def seats(self) -> tuple[Seat, ...]:

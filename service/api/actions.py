@@ -12,6 +12,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath
 
+from service.api.auth import SECURITY
 from service.api.common import (
     IdempotencyKeyHeader,
     IfMatchHeader,
@@ -21,9 +22,10 @@ from service.api.common import (
     send,
 )
 from service.api.schemas import Action, GameOutcome, canonical, to_command
-from service.auth import SECURITY
+from service.commands import request_hash
 from service.errors import problem_responses
-from service.games import GameService, Player, fingerprint
+from service.games import GameService
+from service.players import Player
 
 _render = outcome_renderer(200)
 
@@ -57,6 +59,7 @@ class ActionsController(Controller):
     @post(
         "/{game_id:uuid}/actions",
         status_code=200,
+        operation_id="act",
         summary="Act at your seat",
         description=(
             "One action of the caller's seat; the seat comes from the bearer token. The body is "
@@ -103,7 +106,7 @@ class ActionsController(Controller):
             caller,
             partial(to_command, action),
             key=idempotency_key,
-            fingerprint=fingerprint("POST", path, msgspec.json.encode(action), if_match or ""),
+            fingerprint=request_hash("POST", path, msgspec.json.encode(action), if_match or ""),
             expected=expected_version(if_match),
             render=_render,
             render_refusal=refusal_renderer(path),

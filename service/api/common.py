@@ -12,8 +12,9 @@ from litestar.params import HeaderParameter
 
 from domain import game
 from service.api.schemas import Action, GameOutcome, from_command
-from service.errors import BadRequest, etag, stored_problem
+from service.errors import etag, stored_problem
 from service.event_store import STREAM_EXISTS, StoredResponse
+from service.exceptions import BadRequest
 from service.games import Done, Outcome, Render, RenderRefusal
 
 IdempotencyKeyHeader = Annotated[

@@ -19,11 +19,14 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
+from service.api.auth import OPTIONAL_SECURITY
 from service.api.schemas import EventPage
-from service.auth import OPTIONAL_SECURITY
-from service.errors import BadRequest, problem_responses
-from service.games import GameService, Player, SeenEvent
+from service.errors import problem_responses
+from service.exceptions import BadRequest
+from service.games import GameService, SeenEvent
 from service.live import Live
+from service.players import Player
+from service.streams import game_stream
 
 _encoder = msgspec.json.Encoder()
 
@@ -70,6 +73,7 @@ class EventsController(Controller):
 
     @get(
         "/{game_id:uuid}/events",
+        operation_id="listEvents",
         summary="The game's events, page by page",
         description=(
             "The caller's redacted events after version `after`, oldest first. Poll with "
@@ -94,6 +98,7 @@ class EventsController(Controller):
 
     @get(
         "/{game_id:uuid}/stream",
+        operation_id="followGame",
         summary="Follow the game live (Server-Sent Events)",
         description=(
             "`text/event-stream`: first `retry:`, then one message per event after the resume "
@@ -126,10 +131,10 @@ class EventsController(Controller):
             str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=32)
         ] = None,
     ) -> Stream:
-        config = await games.config(game_id)  # a 404 now, not inside the stream
+        await games.state(game_id)  # a 404 now, not inside the stream
         start = _resume_point(after, last_event_id)
         return Stream(
-            _sse(live, config.stream_id, viewer.id if viewer else None, start, sse),
+            _sse(live, game_stream(game_id), viewer.id if viewer else None, start, sse),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )

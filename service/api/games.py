@@ -11,6 +11,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, JSONBody, QueryParameter
 
+from service.api.auth import SECURITY
 from service.api.common import (
     IdempotencyKeyHeader,
     IfMatchHeader,
@@ -20,9 +21,12 @@ from service.api.common import (
     send,
 )
 from service.api.schemas import GameOutcome, GamePage, JoinGame, NewGame
-from service.auth import SECURITY
+from service.commands import request_hash
+from service.dealing import Layout
 from service.errors import problem_responses
-from service.games import GameService, Layout, Player, fingerprint, game_spec
+from service.games import GameService, game_spec
+from service.lobby import Lobby
+from service.players import Player
 
 _COMMAND_PROBLEMS = (
     "validation",
@@ -50,6 +54,7 @@ class GamesController(Controller):
     @post(
         "/",
         status_code=201,
+        operation_id="createGame",
         summary="Create a game",
         description=(
             "Creates a game (pulka) with a preset's rules and any overrides. The creator is "
@@ -80,34 +85,38 @@ class GamesController(Controller):
             seed=data.seed,
             seat=data.seat,
         )
-        done = await games.create_game(
+        path = request.url.path
+        done = await games.create(
             caller,
             spec,
             key=idempotency_key,
-            fingerprint=fingerprint("POST", request.url.path, msgspec.json.encode(data)),
+            fingerprint=request_hash("POST", path, msgspec.json.encode(data)),
             render=outcome_renderer(201, location=True),
+            render_refusal=refusal_renderer(path),
         )
         return send(done)
 
     @get(
         "/",
+        operation_id="listGames",
         summary="List games",
         description="Newest first, optionally by status; page with `next_cursor`.",
         responses=problem_responses("validation"),
     )
     async def list_games(
         self,
-        games: NamedDependency[GameService],
+        lobby: NamedDependency[Lobby],
         status: FromQuery[Literal["seating", "playing", "finished"] | None] = None,
         cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> GamePage:
-        items, next_cursor = await games.list_games(status, cursor, limit)
+        items, next_cursor = await lobby.page(status, cursor, limit)
         return GamePage(items=items, next_cursor=next_cursor)
 
     @post(
         "/{game_id:uuid}/seats",
         status_code=200,
+        operation_id="takeSeat",
         summary="Take a seat",
         description=(
             "Seats the caller at the seat named, or the first free one. When the last seat is "
@@ -136,7 +145,7 @@ class GamesController(Controller):
             caller,
             data.seat,
             key=idempotency_key,
-            fingerprint=fingerprint("POST", path, msgspec.json.encode(data), if_match or ""),
+            fingerprint=request_hash("POST", path, msgspec.json.encode(data), if_match or ""),
             expected=expected_version(if_match),
             render=outcome_renderer(200),
             render_refusal=refusal_renderer(path),

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Controller, get
 from litestar.di import NamedDependency
 
 from service.api.schemas import Health
-from service.errors import Unavailable, problem_responses
-from service.games import GameService
+from service.database import schema_revision
+from service.errors import problem_responses
+from service.event_log import EventLog
+from service.exceptions import Unavailable
 
 
 class HealthController(Controller):
@@ -16,16 +20,17 @@ class HealthController(Controller):
 
     @get(
         "/",
+        operation_id="readHealth",
         summary="Readiness",
         description="200 when the database is reachable and migrated to this code's head.",
         responses=problem_responses("unavailable"),
         cache=False,
     )
     async def health(
-        self, games: NamedDependency[GameService], migration_head: NamedDependency[str]
+        self, events: NamedDependency[EventLog[Any]], migration_head: NamedDependency[str]
     ) -> Health:
         try:
-            current = await games.schema_revision()
+            current = await schema_revision(events.pool)
         except Exception as exc:
             raise Unavailable(f"the database is unreachable ({type(exc).__name__})") from exc
         if current != migration_head:

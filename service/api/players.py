@@ -8,10 +8,10 @@ from litestar import Controller, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
+from service.api.auth import SECURITY
 from service.api.schemas import NewPlayer, PlayerCreated
-from service.auth import SECURITY
 from service.errors import problem_responses
-from service.games import GameService, Player
+from service.players import Player, Players
 
 
 class PlayersController(Controller):
@@ -21,6 +21,7 @@ class PlayersController(Controller):
     @post(
         "/",
         status_code=201,
+        operation_id="registerPlayer",
         summary="Register a player",
         description=(
             "Returns the player's id and bearer token. The token is shown only here and stored "
@@ -29,13 +30,14 @@ class PlayersController(Controller):
         responses=problem_responses("validation", "payload-too-large"),
     )
     async def create_player(
-        self, data: JSONBody[NewPlayer], games: NamedDependency[GameService]
+        self, data: JSONBody[NewPlayer], players: NamedDependency[Players]
     ) -> PlayerCreated:
-        player, token = await games.create_player(data.name)
+        player, token = await players.register(data.name)
         return PlayerCreated(id=player.id, name=player.name, token=token)
 
     @get(
         "/me",
+        operation_id="readMe",
         summary="Who the token belongs to",
         security=SECURITY,
         responses=problem_responses("unauthenticated"),
@@ -45,10 +47,11 @@ class PlayersController(Controller):
 
     @get(
         "/{player_id:uuid}",
+        operation_id="readPlayer",
         summary="A player's public name",
         responses=problem_responses("validation", "player-not-found"),
     )
     async def read_player(
-        self, player_id: FromPath[uuid.UUID], games: NamedDependency[GameService]
+        self, player_id: FromPath[uuid.UUID], players: NamedDependency[Players]
     ) -> Player:
-        return await games.player(player_id)
+        return await players.get(player_id)

@@ -7,7 +7,8 @@ import html
 from litestar import Controller, MediaType, get
 from litestar.params import FromPath
 
-from service.errors import KINDS, NotFound, problem_responses
+from service.errors import KINDS, problem_responses
+from service.exceptions import NotFound
 
 
 class ProblemsController(Controller):
@@ -16,6 +17,7 @@ class ProblemsController(Controller):
 
     @get(
         "/{slug:str}",
+        operation_id="readProblemType",
         summary="What a problem type means",
         media_type=MediaType.HTML,
         responses=problem_responses("validation", "not-found"),

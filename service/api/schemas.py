@@ -21,7 +21,8 @@ from domain import game
 from domain.cards import parse_bid, parse_card
 from domain.deal.messages import SeatCommand
 from domain.outcome import WhistChoice
-from service.games import GameSummary, SeenEvent
+from service.games import SeenEvent
+from service.lobby import GameSummary
 
 CardText = Annotated[
     str,
@@ -263,3 +264,51 @@ class Health(msgspec.Struct, frozen=True, kw_only=True):
     database: Literal["ok"]
     migration: str
     """The database's schema revision, the one this code expects."""
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+
+class RatingHistoryLine(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    game_no: int
+    at: str
+    """When the game ended (ISO 8601)."""
+    result: int
+    place: int
+    players: int
+    rating_before: float
+    rating: float
+    mu: float
+    sigma: float
+
+
+class RatingView(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's rating (openskill Plackett–Luce, ranked by settlement result)."""
+
+    player_id: str
+    rating: float
+    """The conservative rating shown and ranked: ``mu − 3·sigma``."""
+    mu: float
+    sigma: float
+    games: int
+    provisional: bool
+    """Fewer than 5 finished games."""
+    history: tuple[RatingHistoryLine, ...]
+
+
+class LeaderboardEntryView(msgspec.Struct, frozen=True, kw_only=True):
+    rank: int
+    player_id: str
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    provisional: bool
+
+
+class LeaderboardPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: tuple[LeaderboardEntryView, ...]
+    total: int
+    """Rated players."""
+    next_cursor: str | None

@@ -10,11 +10,12 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from domain import game
+from service.api.auth import OPTIONAL_SECURITY
 from service.api.common import IfNoneMatchHeader, legal, not_modified
 from service.api.schemas import GameSnapshot
-from service.auth import OPTIONAL_SECURITY
 from service.errors import etag, problem_responses
-from service.games import GameService, Player
+from service.games import GameService
+from service.players import Player
 
 
 class ViewsController(Controller):
@@ -23,6 +24,7 @@ class ViewsController(Controller):
 
     @get(
         "/{game_id:uuid}",
+        operation_id="readGame",
         summary="Read a game",
         description=(
             "The caller's view: his own cards and everything lying face up, never another "
@@ -46,7 +48,7 @@ class ViewsController(Controller):
         games: NamedDependency[GameService],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[GameSnapshot]:
-        _, version, state = await games.state(game_id)
+        version, state = await games.state(game_id)
         headers = {"ETag": etag(version), "Vary": "Authorization"}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)

@@ -134,5 +134,5 @@ async def test_the_token_is_shown_once_and_stored_only_as_its_hash(
     assert row["token_hash"] == hashlib.sha256(player.token.encode()).digest()
     assert all(player.token not in str(value) for value in row.values())
     me = await client.get("/v1/players/me", headers=player.auth)
-    assert me.json() == {"id": player.id, "name": "Ada"}
+    assert me.json() == {"id": player.id, "name": "Ada", "kind": "human"}
     assert "token" not in (await client.get(f"/v1/players/{player.id}")).json()

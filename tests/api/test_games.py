@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncpg
 import httpx
 import pytest
 from apitools import layouts, register, seated_game
+
+from service import lobby
 
 pytestmark = pytest.mark.integration
 
@@ -163,3 +166,42 @@ async def test_cards_and_bids_may_be_sent_in_any_spelling_and_come_back_canonica
 
     assert response.status_code == 200, response.text
     assert response.json()["events"][0]["event"]["bid"] == "6S"
+
+
+async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
+    client: httpx.AsyncClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    creator, second, third = [await register(client, n) for n in "ABC"]
+    created = await client.post("/v1/games", json={"seat": 0}, headers=creator.auth)
+    game_id = created.json()["id"]
+    await client.post(f"/v1/games/{game_id}/seats", json={"seat": 1}, headers=second.auth)
+
+    async def row() -> tuple[str, int, int]:
+        status, version = await pool.fetchrow(
+            "SELECT status, version FROM api.games WHERE game_id = $1::uuid", game_id
+        )
+        stream = await pool.fetchval(
+            "SELECT version FROM es.streams WHERE stream_id = $1", f"game-{game_id}"
+        )
+        return status, version, stream
+
+    assert await row() == ("seating", 3, 3)
+    # The lobby's write fails (a dead process, a broken statement): the append goes with it.
+    monkeypatch.setattr(
+        lobby,
+        "_UPDATE",
+        "SELECT 1 / 0 WHERE $1::uuid IS NOT NULL"
+        " AND $2::text IS NOT NULL AND $3::uuid[] IS NOT NULL AND $4 > 0",
+    )
+    failed = await client.post(f"/v1/games/{game_id}/seats", json={"seat": 2}, headers=third.auth)
+    assert failed.status_code == 500
+    assert await row() == ("seating", 3, 3)
+    assert (await client.get(f"/v1/games/{game_id}")).json()["version"] == 3
+    # Once it works again, the same join goes through, and the lobby says what the log says.
+    monkeypatch.undo()
+    joined = await client.post(f"/v1/games/{game_id}/seats", json={"seat": 2}, headers=third.auth)
+    assert joined.status_code == 200, joined.text
+    version = joined.json()["version"]
+    assert await row() == ("playing", version, version)
+    listed = (await client.get("/v1/games", params={"status": "playing"})).json()["items"]
+    assert [g["id"] for g in listed] == [game_id]

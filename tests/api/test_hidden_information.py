@@ -21,7 +21,7 @@ from apitools import SseLog, cards_in, hidden_from, own_hand, read_sse, seated_g
 
 from domain import game
 from service.codec import domain_codec
-from service.games import stream_of
+from service.streams import game_stream
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +39,7 @@ async def _truth(pool: asyncpg.Pool, game_id: str) -> list[game.GameState]:
     rows = await pool.fetch(
         "SELECT event_type, schema_version, data::text FROM es.events"
         " WHERE stream_id = $1 ORDER BY version",
-        stream_of(game_id),  # type: ignore[arg-type]
+        game_stream(game_id),  # type: ignore[arg-type]
     )
     states: list[game.GameState] = [game.INITIAL_STATE]
     for row in rows:

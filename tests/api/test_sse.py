@@ -12,7 +12,7 @@ import pytest
 from apitools import Player, SseLog, choose, make_app, read_sse, seated_game
 from litestar import Litestar
 
-from service.games import stream_of
+from service.streams import game_stream
 
 pytestmark = pytest.mark.integration
 
@@ -161,7 +161,7 @@ async def test_a_follower_who_falls_behind_is_dropped_and_can_resume(
 ) -> None:
     game_id, players = await seated_game(http, seed="sse slow")
     live = app.state.live
-    async with live.subscribe(stream_of(game_id)) as slow:  # a follower that never reads
+    async with live.subscribe(game_stream(game_id)) as slow:  # a follower that never reads
         assert [len(slow.backlog), slow.dropped] == [5, False]
         version = await _play(http, game_id, players, 6, seed=4)  # more than its queue of 4
         await _until(lambda: slow.dropped)
@@ -178,7 +178,7 @@ async def test_followers_share_one_poller_and_hold_no_connection_each(
     http: httpx.AsyncClient, app: Litestar
 ) -> None:
     game_id, players = await seated_game(http, seed="sse many")
-    pool = app.state.pool
+    pool = app.state.events.pool
 
     async def connections_in_use() -> int:
         await asyncio.sleep(0.3)  # the last requests return their connections

@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 from domain.errors import IllegalAction, PreferansError, refuse
+from migrations import APP_ROLE
 from service.codec import EventCodec
 from service.commands import (
     CommandContext,
@@ -18,6 +19,7 @@ from service.commands import (
     Decider,
     request_hash,
 )
+from service.event_log import EventLog
 from service.event_store import (
     ANY,
     NO_STREAM,
@@ -145,12 +147,12 @@ def store(app_pool: asyncpg.Pool) -> SpyStore:
 @pytest.fixture
 def handler(store: SpyStore) -> CommandHandler[Command, int, Event]:
     counted_decides.clear()
-    return CommandHandler(store, codec, decider)
+    return CommandHandler(EventLog(store, codec), decider)
 
 
 async def rival_add(store: EventStore, amount: int) -> None:
     """Another process's command, appended behind the handler's back."""
-    rival = CommandHandler(EventStore(store.pool), codec, decider)
+    rival = CommandHandler(EventLog(EventStore(store.pool), codec), decider)
     await rival.handle("table-1", Add(amount=amount))
 
 
@@ -202,7 +204,7 @@ async def test_a_fresh_handler_folds_the_whole_stream(
 ) -> None:
     for amount in (1, 2, 3):
         await handler.handle("table-1", Add(amount=amount))
-    fresh = CommandHandler(store, codec, decider, cache_size=0)
+    fresh = CommandHandler(EventLog(store, codec), decider, cache_size=0)
     store.reads.clear()
     assert await fresh.load("table-1") == (3, 6)
     assert await fresh.load("table-1") == (3, 6)
@@ -316,6 +318,63 @@ async def test_service_events_are_appended_without_a_decider(
     with pytest.raises(ValueError):
         await handler.append_events("table-1", [])
     assert (await handler.handle("table-1", Add(amount=3))).state == 3
+
+
+# --- synchronous read models -------------------------------------------------------------------
+
+
+async def _totals(pool: asyncpg.Pool) -> list[tuple[str, int]]:
+    rows = await pool.fetch("SELECT stream, n FROM public.totals ORDER BY stream")
+    return [tuple(r) for r in rows]
+
+
+def totals_effects(fail: bool = False):
+    """Keep public.totals in step with each stream's total, in the append's transaction."""
+
+    def effects(stream_id, command, before, after, version):
+        if before == after:
+            return None
+
+        async def write(conn):
+            if fail:
+                raise RuntimeError("the read model's write failed")
+            await conn.execute(
+                "INSERT INTO public.totals VALUES ($1, $2)"
+                " ON CONFLICT (stream) DO UPDATE SET n = EXCLUDED.n",
+                stream_id, after,
+            )  # fmt: skip
+
+        return write
+
+    return effects
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+async def test_a_synchronous_read_model_commits_with_the_events_or_not_at_all(
+    store: SpyStore, pool: asyncpg.Pool, keyed: bool
+) -> None:
+    await pool.execute("CREATE TABLE public.totals (stream text PRIMARY KEY, n int)")
+    await pool.execute(f"GRANT ALL ON public.totals TO {APP_ROLE}")
+    assert await _totals(store.pool) == []
+    log = EventLog(store, codec)
+    context = keyed_context = CommandContext()
+    if keyed:
+        key = IdempotencyKey("p-1", "k-1", b"hash")
+        keyed_context = CommandContext(idempotency=key)
+    good = CommandHandler(log, decider, effects=totals_effects())
+    await good.handle("table-1", Add(amount=5), context=keyed_context, render=render)
+    assert await _totals(store.pool) == [("table-1", 5)]
+    # A write that fails takes the append down with it: nothing is appended, nothing changes.
+    broken = CommandHandler(log, decider, effects=totals_effects(fail=True))
+    other = CommandContext(idempotency=IdempotencyKey("p-1", "k-2", b"hash")) if keyed else context
+    with pytest.raises(RuntimeError):
+        await broken.handle("table-1", Add(amount=2), context=other, render=render)
+    assert await store.stream_version("table-1") == 1
+    assert await _totals(store.pool) == [("table-1", 5)]
+    # The next good command writes both again.
+    await good.handle("table-1", Add(amount=1), context=context, render=render)
+    assert await store.stream_version("table-1") == 2
+    assert await _totals(store.pool) == [("table-1", 6)]
 
 
 # --- idempotency keys -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from service.event_store import (
     FEED_START,
     NO_STREAM,
     STREAM_EXISTS,
+    Announcer,
     DuplicateEventId,
     EventStore,
     FeedCursor,
@@ -175,7 +176,8 @@ def test_feed_cursor_tokens_are_opaque_and_checked() -> None:
         "",
         "!!",
         "MTIz",
-        FeedCursor(1, 2).token() + "x",
+        FeedCursor(1, 2).token() + "!",
+        FeedCursor(1, 2).token() + "=",
         "LTEuMg",
         "OTk5OTk5OTk5OTk5OTk5OTk5OS4x",
     ):
@@ -184,10 +186,11 @@ def test_feed_cursor_tokens_are_opaque_and_checked() -> None:
 
 
 async def test_listeners_get_a_post_commit_hint(store: EventStore) -> None:
+    announcer = Announcer(store.pool)
     async with store.listen() as hints:
         assert await hints.wait(0.05) == {}
-        await store.append("table-a", new_events(2))
-        await store.append("table-a:b", new_events(1))
+        announcer.announce("table-a", (await store.append("table-a", new_events(2))).version)
+        announcer.announce("table-a:b", (await store.append("table-a:b", new_events(1))).version)
         received: dict[str, int] = {}
         async with asyncio.timeout(10):
             while len(received) < 2:
@@ -196,9 +199,14 @@ async def test_listeners_get_a_post_commit_hint(store: EventStore) -> None:
 
 
 async def test_the_hints_of_concurrent_appends_reach_the_latest_version(store: EventStore) -> None:
+    announcer = Announcer(store.pool)
+
+    async def append_and_announce() -> None:
+        announcer.announce("table-a", (await store.append("table-a", new_events(1))).version)
+
     async with store.listen() as hints:
-        await asyncio.gather(*(store.append("table-a", new_events(1)) for _ in range(20)))
-        await store.close()  # flushes the queued hints
+        await asyncio.gather(*(append_and_announce() for _ in range(20)))
+        await announcer.close()  # flushes the queued hints
         latest = 0
         async with asyncio.timeout(10):
             while latest < 20:
@@ -206,8 +214,8 @@ async def test_the_hints_of_concurrent_appends_reach_the_latest_version(store: E
     assert latest == 20
 
 
-async def test_no_hint_is_sent_when_notify_is_off(app_pool: asyncpg.Pool) -> None:
-    quiet = EventStore(app_pool, notify=False)
+async def test_an_append_alone_sends_no_hint(app_pool: asyncpg.Pool) -> None:
+    quiet = EventStore(app_pool)  # hints are the announcer's, sent after the commit
     async with quiet.listen() as hints:
         await quiet.append("table-a", new_events(1))
         assert await hints.wait(0.3) == {}

@@ -61,7 +61,7 @@ async def read_until(store: EventStore, after: FeedCursor, count: int) -> list[R
 async def test_one_of_fifty_writers_with_the_same_expected_version_wins(
     app_pool: asyncpg.Pool,
 ) -> None:
-    store = EventStore(app_pool, notify=False)
+    store = EventStore(app_pool)
     await store.append("table-a", new_events(3, writer=-1))
     candidates = {writer: new_events(random.randint(1, 3), writer) for writer in range(50)}
 
@@ -89,7 +89,7 @@ async def test_one_of_fifty_writers_with_the_same_expected_version_wins(
 async def test_the_feed_waits_for_an_open_transaction_then_delivers_it(
     app_pool: asyncpg.Pool, database_dsn: str
 ) -> None:
-    store = EventStore(app_pool, notify=False)
+    store = EventStore(app_pool)
     await store.append("table-before", new_events(1, writer=0))
     before = await read_until(store, FEED_START, 1)
 
@@ -130,7 +130,7 @@ async def test_the_feed_waits_for_an_open_transaction_then_delivers_it(
 async def test_a_rolled_back_append_leaves_no_trace_and_does_not_stall_the_feed(
     app_pool: asyncpg.Pool, database_dsn: str
 ) -> None:
-    store = EventStore(app_pool, notify=False)
+    store = EventStore(app_pool)
     doomed = await connect(database_dsn)
     try:
         held = doomed.transaction()
@@ -153,7 +153,7 @@ async def test_a_follower_sees_every_event_once_under_concurrent_writers(
     app_pool: asyncpg.Pool,
 ) -> None:
     """Readers poll while 24 writers commit in random interleavings: nothing skipped or doubled."""
-    store = EventStore(app_pool, notify=False)
+    store = EventStore(app_pool)
     done = asyncio.Event()
     seen: list[RecordedEvent] = []
 

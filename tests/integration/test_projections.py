@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import uuid
 from typing import Any
 
 import asyncpg
@@ -12,10 +13,14 @@ import pytest
 from projection_games import CODEC, Game, Log, append_interleaved, new_events, random_games
 
 from domain import game as g
+from migrations import APP_ROLE
 from projections import ratings, sheet, stats
-from service.event_store import EventStore, NewEvent, uuid7
-from service.game_export import InvalidExport, export_lines, import_game
-from service.projections import (
+from service.database import create_pool
+from service.event_log import game_log
+from service.event_store import NewEvent, uuid7
+from service.exceptions import AlreadyImported, ImportRefused
+from service.game_export import ExportPlayer, export_lines, import_game
+from service.projection_runner import (
     Projections,
     RebuildBusy,
     RebuildFailed,
@@ -127,11 +132,12 @@ async def active_slot(pool: asyncpg.Pool, name: str) -> str:
 
 
 async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(8, PLAYERS, seed=1, unfinished=2)
     log = Log()
     rng = random.Random(2)
-    runner = Projections(store, batch_size=37)  # small batches: many batch edges
+    runner = Projections(events, batch_size=37)  # small batches: many batch edges
     # Catch up while the games are still being appended, several times.
     while await append_interleaved(store, games, log, rng, limit=90):
         await runner.catch_up()  # as far as the feed's horizon allows now
@@ -167,7 +173,8 @@ class Crash(BaseException):  # a dying process, not an error the runner handles
 async def test_a_crash_between_the_writes_and_the_checkpoint_applies_every_event_exactly_once(
     app_pool,
 ):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(5, PLAYERS, seed=4)
     log = Log()
     await append_interleaved(store, games, log, random.Random(5))
@@ -179,14 +186,14 @@ async def test_a_crash_between_the_writes_and_the_checkpoint_applies_every_event
             raise Crash(f"killed while committing {worker.checkpoint}")
 
     crashes = 0
-    flaky = Projections(store, batch_size=50, fault=crash_sometimes)
+    flaky = Projections(events, batch_size=50, fault=crash_sometimes)
     while True:
         try:
             await flaky.catch_up(until=log.cursor)
             break
         except Crash:
             crashes += 1  # restart from the checkpoints, as a new process would
-            flaky = Projections(store, batch_size=50, fault=crash_sometimes)
+            flaky = Projections(events, batch_size=50, fault=crash_sometimes)
     assert crashes >= 3
     assert_matches_pure_folds(await tables(app_pool, "a"), games, log)
     status = {s.name: s for s in await flaky.status()}
@@ -194,25 +201,27 @@ async def test_a_crash_between_the_writes_and_the_checkpoint_applies_every_event
 
 
 async def test_a_runner_cancelled_at_any_moment_resumes_and_applies_everything_once(app_pool):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(5, PLAYERS, seed=6)
     log = Log()
     rng = random.Random(7)
     for _ in range(12):
         await append_interleaved(store, games, log, rng, limit=40)
-        runner = Projections(store, batch_size=25, idle_interval=0.01)
+        runner = Projections(events, batch_size=25, idle_interval=0.01)
         task = asyncio.create_task(runner.run())
         await asyncio.sleep(rng.uniform(0.0, 0.05))
         task.cancel()  # kill it wherever it is: mid-batch, mid-transaction, idle
         with pytest.raises(asyncio.CancelledError):
             await task
     await append_interleaved(store, games, log, rng)
-    await Projections(store).catch_up(until=log.cursor)
+    await Projections(events).catch_up(until=log.cursor)
     assert_matches_pure_folds(await tables(app_pool, "a"), games, log)
 
 
 async def test_handlers_are_idempotent_per_stream_version(app_pool):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(2, PLAYERS, seed=8)
     log = Log()
     await append_interleaved(store, games, log, random.Random(9))
@@ -239,14 +248,15 @@ async def test_handlers_are_idempotent_per_stream_version(app_pool):
 
 
 async def test_the_background_runner_follows_new_events_and_catches_up_after_a_restart(app_pool):
-    store = EventStore(app_pool)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(3, PLAYERS, seed=10)
     log = Log()
     rng = random.Random(11)
 
     async def until_caught_up() -> None:
         for _ in range(1500):  # 30 s: an open transaction elsewhere holds the horizon back
-            rows = await Projections(store).status()
+            rows = await Projections(events).status()
             if all(s.lag == 0 for s in rows) and {s.name for s in rows} == {
                 "sheet",
                 "stats",
@@ -256,7 +266,7 @@ async def test_the_background_runner_follows_new_events_and_catches_up_after_a_r
             await asyncio.sleep(0.02)
         raise AssertionError("the runner did not catch up")
 
-    runner = Projections(store, idle_interval=0.05)
+    runner = Projections(events, idle_interval=0.05)
     task = asyncio.create_task(runner.run())
     await append_interleaved(store, games, log, rng, limit=60)
     await until_caught_up()
@@ -264,7 +274,7 @@ async def test_the_background_runner_follows_new_events_and_catches_up_after_a_r
     with pytest.raises(asyncio.CancelledError):
         await task
     await append_interleaved(store, games, log, rng)  # while nobody is running
-    task = asyncio.create_task(Projections(store, idle_interval=0.05).run())
+    task = asyncio.create_task(Projections(events, idle_interval=0.05).run())
     try:
         await until_caught_up()
     finally:
@@ -278,7 +288,8 @@ async def test_the_background_runner_follows_new_events_and_catches_up_after_a_r
 
 
 async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skipping_it(app_pool):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(3, PLAYERS, seed=12)
     log = Log()
     rng = random.Random(13)
@@ -293,7 +304,7 @@ async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skip
     bad = await store.append(bad_game.stream_id, [poison], 4)
     await append_interleaved(store, games[2:], log, rng)  # after the poison
 
-    runner = Projections(store, batch_size=1000)
+    runner = Projections(events, batch_size=1000)
     await runner.catch_up(until=log.cursor)
     status = {s.name: s for s in await runner.status()}
     for name in ("sheet", "stats"):  # both read deal_scored
@@ -324,11 +335,12 @@ async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skip
 async def test_while_a_rebuild_runs_the_old_generation_serves_and_a_second_rebuild_is_refused(
     app_pool,
 ):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(3, PLAYERS, seed=14)
     log = Log()
     await append_interleaved(store, games, log, random.Random(15))
-    runner = Projections(store)
+    runner = Projections(events)
     await runner.catch_up(until=log.cursor)
     served: list[int | None] = []
 
@@ -371,13 +383,14 @@ class SheetV2(SheetReadModel):
 async def test_a_projection_whose_code_changed_is_rebuilt_blue_green_when_the_service_starts(
     app_pool,
 ):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(2, PLAYERS, seed=16)
     log = Log()
     await append_interleaved(store, games, log, random.Random(17))
-    await Projections(store).catch_up(until=log.cursor)
+    await Projections(events).catch_up(until=log.cursor)
     models = [SheetV2(), *(cls() for cls in READ_MODELS[1:])]
-    task = asyncio.create_task(Projections(store, models=models, idle_interval=0.05).run())
+    task = asyncio.create_task(Projections(events, models=models, idle_interval=0.05).run())
     try:
         for _ in range(1500):  # 30 s: an open transaction elsewhere holds the horizon back
             row = await app_pool.fetchrow("SELECT * FROM rm.projections WHERE name = 'sheet'")
@@ -394,11 +407,12 @@ async def test_a_projection_whose_code_changed_is_rebuilt_blue_green_when_the_se
 
 
 async def test_status_shows_position_and_lag(app_pool):
-    store = EventStore(app_pool, notify=False)
+    events = game_log(app_pool, announce=False)
+    store = events.store
     games = random_games(1, PLAYERS, seed=18)
     log = Log()
     await append_interleaved(store, games, log, random.Random(19))
-    runner = Projections(store)
+    runner = Projections(events)
     await runner.ensure()
     before = {s.name: s for s in await runner.status()}
     assert all(s.lag == len(log.order) and s.position == 0 for s in before.values())
@@ -411,24 +425,54 @@ async def test_status_shows_position_and_lag(app_pool):
 # --- export and import --------------------------------------------------------------------------
 
 
-async def test_an_exported_game_imports_back_into_an_identical_game(app_pool):
-    store = EventStore(app_pool, notify=False)
-    games = random_games(1, PLAYERS, seed=20)
-    await append_interleaved(store, games, Log(), random.Random(21))
-    records = await store.read_stream(games[0].stream_id)
-    lines = list(export_lines(records))
-    assert len(lines) == len(records) and all(line.endswith(b"\n") for line in lines)
-    imported = await import_game(store, lines)
-    copy = await store.read_stream(imported.stream_id)
-    fold_of = [CODEC.decode(r.event_type, r.schema_version, r.data) for r in copy]
-    assert g.fold(fold_of) == g.fold(games[0].events) == imported.state  # type: ignore[arg-type]
-    assert [r.data for r in copy] == [r.data for r in records]
-    assert {r.event_id for r in copy}.isdisjoint(r.event_id for r in records)
-    # A file with a gap is refused before anything is appended.
-    with pytest.raises(InvalidExport, match="line 2"):
-        await import_game(store, [lines[0], lines[2]])
-    with pytest.raises(InvalidExport, match="game_created"):
-        await import_game(store, [])
-    with pytest.raises(InvalidExport, match="line 1: not an exported event"):
-        await import_game(store, [b'{"version": 1}'])
-    assert await store.stream_version(imported.stream_id) == len(records)
+async def test_an_export_imports_into_another_server_as_the_same_game_exactly_once(
+    app_pool, other_database_dsn
+):
+    events = game_log(app_pool, announce=False)
+    players = [str(uuid7()) for _ in range(5)]
+    games = random_games(1, players, seed=20)
+    await append_interleaved(events.store, games, Log(), random.Random(21))
+    game_id = uuid.UUID(games[0].game_id)
+    records = await events.store.read_stream(games[0].stream_id)
+    named = [ExportPlayer(id=p, name=f"Имя {i}") for i, p in enumerate(players)]
+    lines = list(export_lines(game_id, records, named))
+    assert len(lines) == len(records) + 1 and all(line.endswith(b"\n") for line in lines)
+
+    # Where the game already is, a second copy is refused.
+    with pytest.raises(AlreadyImported):
+        await import_game(events, lines)
+
+    other = await create_pool(other_database_dsn, role=APP_ROLE, min_size=1, max_size=4)
+    try:
+        there = game_log(other, announce=False)
+        imported = await import_game(there, lines)
+        assert imported.game_id == game_id and imported.version == len(records)
+        copy = await there.store.read_stream(imported.stream_id)
+        assert [(r.event_id, r.event_type, r.data) for r in copy] == [
+            (r.event_id, r.event_type, r.data) for r in records
+        ]
+        assert g.fold([there.decode(r) for r in copy]) == g.fold(games[0].events)
+        row = await other.fetchrow(
+            "SELECT status, imported, created_by FROM api.games WHERE game_id = $1", game_id
+        )
+        assert tuple(row) == ("finished", True, None)
+        seated = [p for p in games[0].state.players if p is not None]
+        guests = await other.fetch(
+            "SELECT player_id::text, name, kind FROM api.players ORDER BY name"
+        )
+        names = {p: f"Имя {players.index(p)}" for p in seated}
+        assert {(r[0], r[1], r[2]) for r in guests} == {(p, names[p], "guest") for p in seated}
+        # Again: refused, and nothing changed.
+        with pytest.raises(AlreadyImported):
+            await import_game(there, lines)
+        assert await there.store.stream_version(imported.stream_id) == len(records)
+        # Files that are no game's export are refused before anything is written.
+        with pytest.raises(ImportRefused, match="line 3"):
+            await import_game(there, [lines[0], lines[1], lines[3]])
+        with pytest.raises(ImportRefused, match="game_created"):
+            await import_game(there, [])
+        with pytest.raises(ImportRefused, match="line 1: not an exported event"):
+            await import_game(there, [b'{"version": 1}'])
+        assert await other.fetchval("SELECT count(*) FROM es.streams") == 1
+    finally:
+        await other.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import uuid
 import xml.etree.ElementTree as ET
@@ -13,14 +14,16 @@ import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
-from projection_games import CODEC, Game, Log, append_interleaved, play
+from projection_games import Game, Log, append_interleaved, play
 
 from domain import game as g
 from migrations import APP_ROLE
 from projections import stats
 from projections.replay import deal_log
 from service.app import create_app
-from service.event_store import EventStore
+from service.database import create_pool
+from service.event_log import EventLog, game_log
+from service.exceptions import AlreadyImported
 from service.game_export import import_game
 from service.settings import Settings
 
@@ -61,12 +64,12 @@ async def caught_up(client: AsyncTestClient[Litestar]) -> None:
 
 
 @pytest.fixture
-def store(app_pool) -> EventStore:
-    """The test's own store on the app's database (the app's pool lives on its own loop)."""
-    return EventStore(app_pool)
+def events(app_pool) -> EventLog:
+    """The test's own event log on the app's database (the app's pool lives on its own loop)."""
+    return game_log(app_pool, announce=False)
 
 
-async def appended_games(store: EventStore, players: list[dict[str, str]]):
+async def appended_games(events: EventLog, players: list[dict[str, str]]):
     """Three finished games among the registered players, appended straight to the store."""
     ids = [p["id"] for p in players]
     rng = random.Random(3)
@@ -77,13 +80,13 @@ async def appended_games(store: EventStore, players: list[dict[str, str]]):
         assert isinstance(state, g.PulkaClosed)
         games.append(Game(str(uuid.UUID(int=rng.getrandbits(128), version=4)), appends, state))
     log = Log()
-    await append_interleaved(store, games, log, rng)
+    await append_interleaved(events.store, games, log, rng)
     return games, log
 
 
-async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(client, store):
+async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(client, events):
     players = [await register(client, name) for name in ("Анна", "Boris", "Cid", "Dora")]
-    games, log = await appended_games(store, players)
+    games, log = await appended_games(events, players)
     await caught_up(client)
     first = games[0]
     assert isinstance(first.state, g.PulkaClosed)
@@ -154,14 +157,55 @@ async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(c
     missing = await client.get(f"/v1/games/{first.game_id}/deals/999/replay")
     assert missing.status_code == 404
 
-    # The export reads back into an identical game.
+    # The export: a header with the players' names, then the events; this server has the game.
     response = await client.get(f"/v1/games/{first.game_id}/export")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/x-ndjson")
     lines = response.content.splitlines()
-    assert len(lines) == len(first.events)
-    imported = await import_game(store, lines)
-    assert imported.state == first.state
+    assert len(lines) == len(first.events) + 1
+    header = json.loads(lines[0])
+    assert header["game_id"] == first.game_id
+    assert {p["id"]: p["name"] for p in header["players"]} == {
+        p: names[p] for p in first.state.players
+    }
+    with pytest.raises(AlreadyImported):
+        await import_game(events, lines)
+
+
+async def test_an_imported_game_is_listed_readable_and_followable_and_counted_once(
+    client, events, other_database_dsn
+):
+    players = [await register(client, name) for name in ("Анна", "Boris", "Cid", "Dora")]
+    games, _ = await appended_games(events, players)
+    first = games[0]
+    lines = (await client.get(f"/v1/games/{first.game_id}/export")).content.splitlines()
+
+    settings = Settings(database_url=other_database_dsn, db_role=APP_ROLE, pool_min_size=1,
+                        pool_max_size=10)  # fmt: skip
+    async with AsyncTestClient(create_app(settings, migrate=False)) as there:
+        pool = await create_pool(other_database_dsn, role=APP_ROLE, min_size=1, max_size=2)
+        try:
+            imported = await import_game(game_log(pool, announce=False), lines)
+            with pytest.raises(AlreadyImported):
+                await import_game(game_log(pool, announce=False), lines)
+        finally:
+            await pool.close()
+        assert str(imported.game_id) == first.game_id
+        listed = (await there.get("/v1/games")).json()["items"]
+        assert [(g["id"], g["status"], g["created_by"]) for g in listed] == [
+            (first.game_id, "finished", None)
+        ]
+        view = await there.get(f"/v1/games/{first.game_id}")
+        assert view.status_code == 200 and view.json()["view"]["status"] == "finished"
+        page = (await there.get(f"/v1/games/{first.game_id}/events", params={"limit": 500}))
+        assert page.status_code == 200 and page.json()["items"][0]["version"] == 1
+        names = {p["id"]: p["name"] for p in players}
+        for seat_player in first.state.players:
+            guest = (await there.get(f"/v1/players/{seat_player}")).json()
+            assert guest == {"id": seat_player, "name": names[seat_player], "kind": "guest"}
+        await caught_up(there)
+        stats_body = (await there.get(f"/v1/players/{first.state.players[0]}/stats")).json()
+        assert stats_body["games"] == 1
 
 
 async def test_unknown_games_and_players_are_404_problems(client):
@@ -201,7 +245,7 @@ async def play_until(client, game_id: str, players: list[dict[str, str]], deal_n
                 assert done.status_code == 200, done.text
 
 
-async def test_during_a_game_finished_deals_replay_as_each_seat_saw_them(client, store):
+async def test_during_a_game_finished_deals_replay_as_each_seat_saw_them(client, events):
     players = [await register(client, name) for name in ("North", "East", "West")]
     created = await client.post(
         "/v1/games", json={"seats": 3, "seat": 0, "seed": "replays"}, headers=auth(players[0])
@@ -220,9 +264,8 @@ async def test_during_a_game_finished_deals_replay_as_each_seat_saw_them(client,
     export = await client.get(f"/v1/games/{game_id}/export")
     assert export.status_code == 409 and export.json()["code"] == "export.game_not_finished"
 
-    records = await store.read_stream(f"game-{game_id}")
-    events = [CODEC.decode(r.event_type, r.schema_version, r.data) for r in records]
-    dealt = deal_log(events, 1).events[0]
+    logged = [item.event for item in await events.read(f"game-{game_id}")]
+    dealt = deal_log(logged, 1).events[0]
     mine = (await client.get(f"/v1/games/{game_id}/deals/1/replay", params={"at": 1},
                              headers=auth(players[1]))).json()  # fmt: skip
     assert mine["visibility"] == "seat" and mine["viewer"] == 1

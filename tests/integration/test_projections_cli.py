@@ -8,16 +8,16 @@ import os
 import random
 import sys
 
-import msgspec
 import pytest
 from projection_games import Log, append_interleaved, random_games
 
 from domain import game
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.codec import domain_codec
-from service.event_store import NO_STREAM, EventStore, NewEvent, uuid7
-from service.game_export import export_lines
+from service.database import create_pool
+from service.event_log import game_log
+from service.event_store import NO_STREAM, EventStore, Metadata, uuid7
+from service.game_export import ExportPlayer, export_lines
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +39,7 @@ async def test_rebuild_shows_progress_and_a_count_and_status_shows_position_and_
 ):
     log = Log()
     games = random_games(2, [f"p{i}" for i in range(4)], seed=30)
-    await append_interleaved(EventStore(pool, notify=False), games, log, random.Random(31))
+    await append_interleaved(EventStore(pool), games, log, random.Random(31))
     events = len(log.order)
 
     code, out, _ = await preferans(database_dsn, "projections", "status")
@@ -67,38 +67,36 @@ async def test_rebuild_shows_progress_and_a_count_and_status_shows_position_and_
     assert code == 1 and "no projection 'nope'" in err
 
 
-async def test_games_import_appends_an_export_as_a_new_game_that_folds_identically(
-    database_dsn, pool, tmp_path
+async def test_games_import_reads_an_export_into_another_server_as_the_same_game(
+    database_dsn, other_database_dsn, pool, tmp_path
 ):
-
-    store = EventStore(pool, notify=False)
+    events = game_log(pool, announce=False)
     rules = rules_for("rostov", {"pool": {"target": 4}})
-    state, appends = play_random_pulka(rules, random.Random(7))
-    codec = domain_codec()
-    events = [e for batch in appends for e in batch]
-    new = []
-    for e in events:
-        event_type, schema_version, data = codec.encode(e)
-        new.append(
-            NewEvent(
-                event_id=uuid7(),
-                event_type=event_type,
-                schema_version=schema_version,
-                data=msgspec.Raw(data),
-            )
-        )
-    await store.append("game-source", new, NO_STREAM)
+    seated = [str(uuid7()) for _ in range(3)]
+    state, appends = play_random_pulka(rules, random.Random(7), seated)
+    played = [e for batch in appends for e in batch]
+    new = events.new_events(played, [uuid7() for _ in played], Metadata())
+    game_id = uuid7()
+    await events.store.append(f"game-{game_id}", new, NO_STREAM)
     export = tmp_path / "game.ndjson"
-    export.write_bytes(b"".join(export_lines(await store.read_stream("game-source"))))
+    records = await events.store.read_stream(f"game-{game_id}")
+    named = [ExportPlayer(id=p, name=n) for p, n in zip(seated, ("Ann", "Bo", "Cy"), strict=True)]
+    export.write_bytes(b"".join(export_lines(game_id, records, named)))
 
-    code, out, err = await preferans(database_dsn, "games", "import", str(export))
+    code, out, err = await preferans(other_database_dsn, "games", "import", str(export))
     assert code == 0, err
-    game_id = out.split()[2].rstrip(":")
-    assert out.strip().endswith(f"{len(events)} events")
-    recorded = await store.read_stream(f"game-{game_id}")
-    imported = [codec.decode(r.event_type, r.schema_version, r.data) for r in recorded]
-    assert game.fold(imported) == state
+    assert out.strip() == (
+        f"imported game {game_id}: {len(played)} events, 3 guest players added"
+    )
+    other = await create_pool(other_database_dsn, min_size=1, max_size=2)
+    try:
+        there = game_log(other, announce=False)
+        assert game.fold([item.event for item in await there.read(f"game-{game_id}")]) == state
+    finally:
+        await other.close()
 
+    code, _, err = await preferans(other_database_dsn, "games", "import", str(export))
+    assert code == 1 and f"game {game_id} is already here" in err
     export.write_bytes(b'{"version": 2}\n')
     code, _, err = await preferans(database_dsn, "games", "import", str(export))
     assert code == 1 and "line 1" in err

@@ -11,9 +11,8 @@ import pytest
 from domain import game
 from domain.rules import rules_for
 from domain.simulation import random_deal
-from service.codec import domain_codec
 from service.commands import CommandContext, CommandHandler, Decider
-from service.event_store import EventStore
+from service.event_log import game_log
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +38,7 @@ async def test_a_pulka_played_through_command_handling_folds_back_to_the_pure_do
 ) -> None:
     rules = rules_for(preset, {"pool": {"target": 4}})
     rng = random.Random(f"pulka-{preset}")
-    handler = CommandHandler(EventStore(app_pool), domain_codec(), GAME)
+    handler = CommandHandler(game_log(app_pool, announce=False), GAME)
     stream = f"game-{preset}"
 
     pure: game.GameState = game.INITIAL_STATE
@@ -53,15 +52,12 @@ async def test_a_pulka_played_through_command_handling_folds_back_to_the_pure_do
     assert commands > 10
 
     # a handler with a cold cache reads the whole stream from the database and folds it
-    version, loaded = await CommandHandler(EventStore(app_pool), domain_codec(), GAME).load(stream)
+    version, loaded = await CommandHandler(game_log(app_pool, announce=False), GAME).load(stream)
     assert loaded == pure
     assert isinstance(loaded, game.PulkaClosed)
     assert loaded.sheet == pure.sheet and loaded.settlement == pure.settlement
     assert sum(loaded.settlement.result) == 0
 
-    recorded = await EventStore(app_pool).read_stream(stream)
-    assert len(recorded) == version
+    recorded = await game_log(app_pool, announce=False).read(stream)
     assert [r.version for r in recorded] == list(range(1, version + 1))
-    codec = domain_codec()
-    events = [codec.decode(r.event_type, r.schema_version, r.data) for r in recorded]
-    assert game.fold(events) == pure
+    assert game.fold([r.event for r in recorded]) == pure

@@ -1,7 +1,7 @@
 """Bearer tokens: who is calling.
 
 A player gets a random token once, at ``POST /v1/players``; the service keeps only its sha256
-(`service.games.token_hash`). Every game command needs ``Authorization: Bearer <token>``, and the
+(`service.players.token_hash`). Every game command needs ``Authorization: Bearer <token>``, and the
 seat it acts for is the seat that token's player holds: never one named in the request.
 
 Two Litestar dependencies:
@@ -19,8 +19,8 @@ from typing import Any
 from litestar import Request
 from litestar.di import NamedDependency, Provide
 
-from service.errors import Unauthenticated
-from service.games import GameService, Player
+from service.exceptions import Unauthenticated
+from service.players import Player, Players
 
 SECURITY: list[dict[str, list[str]]] = [{"bearer": []}]
 """OpenAPI security requirement of the routes that need a token."""
@@ -39,23 +39,23 @@ def _token(request: Request[Any, Any, Any]) -> str | None:
     return token
 
 
-async def caller(request: Request[Any, Any, Any], games: NamedDependency[GameService]) -> Player:
+async def caller(request: Request[Any, Any, Any], players: NamedDependency[Players]) -> Player:
     token = _token(request)
     if token is None:
         raise Unauthenticated("this needs a bearer token: 'Authorization: Bearer <token>'")
-    player = await games.authenticate(token)
+    player = await players.authenticate(token)
     if player is None:
         raise Unauthenticated("this bearer token is not one we issued")
     return player
 
 
 async def viewer(
-    request: Request[Any, Any, Any], games: NamedDependency[GameService]
+    request: Request[Any, Any, Any], players: NamedDependency[Players]
 ) -> Player | None:
     token = _token(request)
     if token is None:
         return None
-    player = await games.authenticate(token)
+    player = await players.authenticate(token)
     if player is None:
         raise Unauthenticated("this bearer token is not one we issued")
     return player

@@ -1,12 +1,11 @@
-"""The read models over HTTP: pool sheets, statistics, ratings, replays, export; and the
-projection runner as a background task of the app.
+"""The read models over HTTP: pool sheets, statistics, ratings, replays, export.
 
 Routes (under /v1):
 
     GET /games/{id}/sheet                  the pool sheet, JSON (`projections.sheet.SheetView`)
     GET /games/{id}/sheet.svg              the same sheet drawn by hand (`projections.sheet_svg`)
     GET /games/{id}/deals/{n}/replay?at=K  a finished deal step by step (`projections.replay`)
-    GET /games/{id}/export                 the events of a finished game, NDJSON
+    GET /games/{id}/export                 a finished game, NDJSON (`service.game_export`)
     GET /players/{id}/stats                a player's statistics
     GET /players/{id}/rating               a player's rating and its history
     GET /ratings                           the leaderboard
@@ -19,21 +18,14 @@ exports fold the event log itself, so they are always exact.
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import contextlib
 import uuid
-from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-import msgspec
-from litestar import Controller, Litestar, Response, get
+from litestar import Controller, Response, get
 from litestar.di import NamedDependency
-from litestar.exceptions import ValidationException
 from litestar.params import FromPath, QueryParameter
 
 from domain import game
-from domain.errors import IllegalAction
 from projections import replay as replays
 from projections import sheet as sheets
 from projections.ratings import Rating, RatingChange, leaderboard
@@ -42,35 +34,39 @@ from projections.sheet import SheetView
 from projections.sheet_svg import render_svg
 from projections.stats import PlayerStats, player_stats
 from service import read_models
+from service.api.auth import OPTIONAL_SECURITY
 from service.api.common import IfNoneMatchHeader, not_modified
-from service.auth import OPTIONAL_SECURITY
-from service.errors import GameNotFound, NotFound, etag, problem_responses
-from service.event_store import EventStore
+from service.api.schemas import (
+    LeaderboardEntryView,
+    LeaderboardPage,
+    RatingHistoryLine,
+    RatingView,
+)
+from service.cursors import decode_int_cursor, encode_cursor
+from service.errors import etag, problem_responses
+from service.event_log import EventLog, Logged
+from service.exceptions import (
+    BadRequest,
+    DealStillInPlay,
+    GameNotFound,
+    GameNotOver,
+    NotFound,
+)
 from service.game_export import MEDIA_TYPE as NDJSON
-from service.game_export import export_lines
-from service.games import GameService, Player, stream_of
-from service.projections import Projections, ProjectionStatus
+from service.game_export import ExportPlayer, export_lines
+from service.players import Player, Players
+from service.projection_runner import Projections, ProjectionStatus
+from service.streams import game_stream
 
 SVG = "image/svg+xml"
+_BOARD_CURSOR = "board"
 
 
-class GameNotOver(IllegalAction):
-    """The game is still being played (an export waits for its end)."""
-
-    code = "export.game_not_finished"
-
-
-class DealStillInPlay(IllegalAction):
-    """Nobody replays a deal still being played."""
-
-    code = "replay.deal_in_progress"
-
-
-async def _game_events(store: EventStore, game_id: uuid.UUID) -> list[Any]:
-    records = await store.read_stream(stream_of(game_id))
-    if not records:
+async def _game_events(events: EventLog[game.Event], game_id: uuid.UUID) -> list[Logged[Any]]:
+    logged = await events.read(game_stream(game_id))
+    if not logged:
         raise GameNotFound("no game has this id")
-    return records
+    return logged
 
 
 # --- sheets, replays, export --------------------------------------------------------------------
@@ -80,16 +76,19 @@ class SheetController(Controller):
     path = "/games"
     tags = ["read models"]  # noqa: RUF012
 
-    async def _sheet(self, pool: Any, store: EventStore, game_id: uuid.UUID) -> tuple[int, Any]:
-        found = await read_models.read_sheet(pool, str(game_id))
+    async def _sheet(
+        self, events: EventLog[game.Event], game_id: uuid.UUID
+    ) -> tuple[int, sheets.GameSheet]:
+        found = await read_models.read_sheet(events.pool, str(game_id))
         if found is not None:
             return found
-        if await store.stream_version(stream_of(game_id)) is None:
+        if await events.store.stream_version(game_stream(game_id)) is None:
             raise GameNotFound("no game has this id")
         return 0, sheets.EMPTY  # the projection has not reached this game yet
 
     @get(
         "/{game_id:uuid}/sheet",
+        operation_id="readSheet",
         summary="The pool sheet",
         description=(
             "The live pool sheet (пулька): each player's pool, mountain and whists on each other "
@@ -103,11 +102,10 @@ class SheetController(Controller):
     async def read_sheet(
         self,
         game_id: FromPath[uuid.UUID],
-        pool: NamedDependency[Any],
-        store: NamedDependency[EventStore],
+        events: NamedDependency[EventLog[game.Event]],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[SheetView]:
-        version, model = await self._sheet(pool, store, game_id)
+        version, model = await self._sheet(events, game_id)
         headers = {"ETag": etag(version)}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
@@ -115,6 +113,7 @@ class SheetController(Controller):
 
     @get(
         "/{game_id:uuid}/sheet.svg",
+        operation_id="drawSheet",
         summary="The pool sheet, drawn",
         description=(
             "The sheet as players draw it: a rectangle cut into one sector per player around a "
@@ -128,21 +127,21 @@ class SheetController(Controller):
     async def draw_sheet(
         self,
         game_id: FromPath[uuid.UUID],
-        pool: NamedDependency[Any],
-        store: NamedDependency[EventStore],
-        games: NamedDependency[GameService],
+        events: NamedDependency[EventLog[game.Event]],
+        players: NamedDependency[Players],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[str]:
-        version, model = await self._sheet(pool, store, game_id)
+        version, model = await self._sheet(events, game_id)
         headers = {"ETag": etag(version)}
         if not_modified(if_none_match, version):
             return Response("", status_code=304, headers=headers, media_type=SVG)
-        names = [await _name(games, p) for p in model.players]
+        names = [await players.name_of(p) for p in model.players]
         svg = render_svg(model, title=f"Pulka {game_id}", names=names)
         return Response(svg, headers=headers, media_type=SVG)
 
     @get(
         "/{game_id:uuid}/deals/{deal_no:int}/replay",
+        operation_id="replayDeal",
         summary="Replay a finished deal",
         description=(
             "Deal `deal_no` (from 1) step by step, rebuilt from the event log: every event, and "
@@ -154,7 +153,7 @@ class SheetController(Controller):
         ),
         security=OPTIONAL_SECURITY,
         responses=problem_responses(
-            "game-not-found", "not-found", "illegal-action", "validation", "unauthenticated"
+            "game-not-found", "not-found", "not-public-yet", "validation", "unauthenticated"
         ),
     )
     async def replay(
@@ -162,16 +161,14 @@ class SheetController(Controller):
         game_id: FromPath[uuid.UUID],
         deal_no: FromPath[int],
         viewer: NamedDependency[Player | None],
-        store: NamedDependency[EventStore],
-        games: NamedDependency[GameService],
+        events: NamedDependency[EventLog[game.Event]],
         at: Annotated[int | None, QueryParameter(ge=1, description="The step (1 … steps).")] = None,
     ) -> Replay:
-        records = await _game_events(store, game_id)
-        events = [games.codec.decode(r.event_type, r.schema_version, r.data) for r in records]
+        logged = await _game_events(events, game_id)
         try:
             return replays.replay(
                 str(game_id),
-                events,  # type: ignore[arg-type]
+                [item.event for item in logged],
                 deal_no,
                 at=at,
                 viewer_player=viewer.id if viewer else None,
@@ -181,76 +178,44 @@ class SheetController(Controller):
         except replays.DealInProgress as exc:
             raise DealStillInPlay(str(exc)) from None
         except replays.StepOutOfRange as exc:
-            raise ValidationException(
-                str(exc), extra=[{"source": "query", "key": "at", "message": str(exc)}]
-            ) from None
+            raise BadRequest(str(exc), where="query.at") from None
 
     @get(
         "/{game_id:uuid}/export",
+        operation_id="exportGame",
         summary="Export a finished game",
         description=(
-            "The game's events as newline-delimited JSON, one event per line in stream order "
-            "(`version`, `type`, `schema_version`, `data`, `event_id`, `recorded_at`). Only "
-            "once the game is over (409 before): nothing in it is secret any more."
+            "The game as newline-delimited JSON: a header line (`format`, `game_id`, the "
+            "players' ids and names), then one line per event in stream order (`version`, "
+            "`type`, `schema_version`, `data`, `event_id`, `recorded_at`). Only once the game is "
+            "over (409 before): nothing in it is secret any more. `preferans games import` "
+            "reads it back in as the same game."
         ),
         media_type=NDJSON,
-        responses=problem_responses("game-not-found", "illegal-action", "validation"),
+        responses=problem_responses("game-not-found", "not-public-yet", "validation"),
     )
     async def export(
         self,
         game_id: FromPath[uuid.UUID],
-        store: NamedDependency[EventStore],
-        games: NamedDependency[GameService],
+        events: NamedDependency[EventLog[game.Event]],
+        players: NamedDependency[Players],
     ) -> Response[bytes]:
-        records = await _game_events(store, game_id)
-        if records[-1].event_type != games.codec.type_name(game.GameEnded):
+        logged = await _game_events(events, game_id)
+        state = game.fold([item.event for item in logged])
+        if not game.is_terminal(state):
             raise GameNotOver("a game is exported once it is over")
-        body = b"".join(export_lines(records))
+        assert isinstance(state, game.PulkaClosed)
+        seated = [p for p in state.players if p is not None]
+        named = [ExportPlayer(id=p, name=await players.name_of(p)) for p in seated]
+        body = b"".join(export_lines(game_id, [item.record for item in logged], named))
         headers = {
-            "ETag": etag(records[-1].version),
+            "ETag": etag(logged[-1].version),
             "Content-Disposition": f'attachment; filename="game-{game_id}.ndjson"',
         }
         return Response(body, headers=headers, media_type=NDJSON)
 
 
-async def _name(games: GameService, player: str | None) -> str | None:
-    if player is None:
-        return None
-    try:
-        return (await games.player(uuid.UUID(player))).name
-    except (ValueError, NotFound):
-        return None  # an imported game's players may not be registered here
-
-
 # --- players: statistics and ratings --------------------------------------------------------------
-
-
-class RatingHistoryLine(msgspec.Struct, frozen=True, kw_only=True):
-    game_id: str
-    game_no: int
-    at: str
-    """When the game ended (ISO 8601)."""
-    result: int
-    place: int
-    players: int
-    rating_before: float
-    rating: float
-    mu: float
-    sigma: float
-
-
-class RatingView(msgspec.Struct, frozen=True, kw_only=True):
-    """A player's rating (openskill Plackett–Luce, ranked by settlement result)."""
-
-    player_id: str
-    rating: float
-    """The conservative rating shown and ranked: ``mu − 3·sigma``."""
-    mu: float
-    sigma: float
-    games: int
-    provisional: bool
-    """Fewer than 5 finished games."""
-    history: tuple[RatingHistoryLine, ...]
 
 
 def _line(at: Any, change: RatingChange) -> RatingHistoryLine:
@@ -274,6 +239,7 @@ class PlayerReadModelsController(Controller):
 
     @get(
         "/{player_id:uuid}/stats",
+        operation_id="readPlayerStats",
         summary="A player's statistics",
         description=(
             "Over every game the player sat in: games and deals played, contracts declared per "
@@ -286,15 +252,16 @@ class PlayerReadModelsController(Controller):
     async def stats(
         self,
         player_id: FromPath[uuid.UUID],
-        pool: NamedDependency[Any],
-        games: NamedDependency[GameService],
+        events: NamedDependency[EventLog[game.Event]],
+        players: NamedDependency[Players],
     ) -> PlayerStats:
-        await games.player(player_id)
-        rows = await read_models.read_player_games(pool, str(player_id))
+        await players.get(player_id)
+        rows = await read_models.read_player_games(events.pool, str(player_id))
         return player_stats(str(player_id), rows)
 
     @get(
         "/{player_id:uuid}/rating",
+        operation_id="readPlayerRating",
         summary="A player's rating and its history",
         description=(
             "The rating (`mu − 3·sigma`, openskill Plackett–Luce updated after every finished "
@@ -306,11 +273,11 @@ class PlayerReadModelsController(Controller):
     async def rating(
         self,
         player_id: FromPath[uuid.UUID],
-        pool: NamedDependency[Any],
-        games: NamedDependency[GameService],
+        events: NamedDependency[EventLog[game.Event]],
+        players: NamedDependency[Players],
     ) -> RatingView:
-        await games.player(player_id)
-        found = await read_models.read_rating(pool, str(player_id))
+        await players.get(player_id)
+        found = await read_models.read_rating(events.pool, str(player_id))
         rating, history = (found.rating, found.history) if found else (Rating(), [])
         return RatingView(
             player_id=str(player_id),
@@ -323,49 +290,13 @@ class PlayerReadModelsController(Controller):
         )
 
 
-class LeaderboardEntryView(msgspec.Struct, frozen=True, kw_only=True):
-    rank: int
-    player_id: str
-    rating: float
-    mu: float
-    sigma: float
-    games: int
-    provisional: bool
-
-
-class LeaderboardPage(msgspec.Struct, frozen=True, kw_only=True):
-    items: tuple[LeaderboardEntryView, ...]
-    total: int
-    """Rated players."""
-    next_cursor: str | None
-
-
-def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).rstrip(b"=").decode()
-
-
-def _offset(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        kind, _, value = raw.partition(":")
-        if kind == "o" and value.isdigit():
-            return int(value)
-    except ValueError:
-        pass
-    message = "not a leaderboard cursor"
-    raise ValidationException(
-        message, extra=[{"source": "query", "key": "cursor", "message": message}]
-    )
-
-
 class RatingsController(Controller):
     path = "/ratings"
     tags = ["read models"]  # noqa: RUF012
 
     @get(
         "/",
+        operation_id="readLeaderboard",
         summary="The leaderboard",
         description=(
             "Rated players by rating (`mu − 3·sigma`), best first. Pages follow `next_cursor`."
@@ -374,13 +305,12 @@ class RatingsController(Controller):
     )
     async def leaderboard(
         self,
-        pool: NamedDependency[Any],
+        events: NamedDependency[EventLog[game.Event]],
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
         cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
     ) -> LeaderboardPage:
-        offset = _offset(cursor)
-        total, rows = await read_models.read_leaderboard(pool, limit, offset)
-        entries = leaderboard(dict(rows))
+        offset = decode_int_cursor(_BOARD_CURSOR, cursor, maximum=10**9) if cursor else 0
+        total, rows = await read_models.read_leaderboard(events.pool, limit, offset)
         items = tuple(
             LeaderboardEntryView(
                 rank=offset + e.rank,
@@ -391,12 +321,11 @@ class RatingsController(Controller):
                 games=e.games,
                 provisional=e.provisional,
             )
-            for e in entries
+            for e in leaderboard(dict(rows))
         )
         more = offset + len(items) < total
-        return LeaderboardPage(
-            items=items, total=total, next_cursor=_cursor(offset + len(items)) if more else None
-        )
+        next_cursor = encode_cursor(_BOARD_CURSOR, str(offset + len(items))) if more else None
+        return LeaderboardPage(items=items, total=total, next_cursor=next_cursor)
 
 
 class ProjectionsController(Controller):
@@ -405,6 +334,7 @@ class ProjectionsController(Controller):
 
     @get(
         "/",
+        operation_id="readProjectionStatus",
         summary="The projections' status",
         description=(
             "Each read model's generations: position in the global log, events and seconds "
@@ -412,28 +342,14 @@ class ProjectionsController(Controller):
         ),
         responses=problem_responses(),
     )
-    async def status(self, store: NamedDependency[EventStore]) -> list[ProjectionStatus]:
-        return await Projections(store).status()
+    async def status(self, projections: NamedDependency[Projections]) -> list[ProjectionStatus]:
+        return await projections.status()
 
 
-PROJECTION_ROUTE_HANDLERS = [
+ROUTE_HANDLERS = [
     SheetController,
     PlayerReadModelsController,
     RatingsController,
     ProjectionsController,
 ]
 """The read models' controllers, mounted under /v1 by `service.app`."""
-
-
-@contextlib.asynccontextmanager
-async def projections_lifespan(app: Litestar) -> AsyncIterator[None]:
-    """Run the projections in the background while the app serves (catching up on start)."""
-    runner = Projections(app.state.store)
-    app.state.projections = runner
-    task = asyncio.create_task(runner.run(), name="projections")
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

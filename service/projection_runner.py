@@ -48,16 +48,10 @@ import asyncpg
 import msgspec
 
 from domain.game import Event
-from service.codec import EventCodec, domain_codec
-from service.event_store import FEED_START, EventStore, FeedCursor, RecordedEvent
-from service.read_models import (
-    READ_MODELS,
-    Decoded,
-    PoisonEvent,
-    ReadModel,
-    game_id_of,
-    slot_of,
-)
+from service.event_log import EventLog
+from service.event_store import FEED_START, FeedCursor, RecordedEvent
+from service.read_models import READ_MODELS, Decoded, PoisonEvent, ReadModel, slot_of
+from service.streams import game_id_of
 
 log = logging.getLogger(__name__)
 
@@ -227,18 +221,17 @@ class Projections:
 
     def __init__(
         self,
-        store: EventStore,
+        events: EventLog[Event],
         *,
         models: Iterable[ReadModel] | None = None,
-        codec: EventCodec | None = None,
         batch_size: int = 1000,
         idle_interval: float = 0.5,
         retry_interval: float = 2.0,
         fault: Fault | None = None,
     ) -> None:
-        self.store = store
-        self.pool: asyncpg.Pool = store.pool
-        self.codec = codec or domain_codec()
+        self.events = events
+        self.store = events.store
+        self.pool: asyncpg.Pool = events.pool
         self.models: dict[str, ReadModel] = {
             m.name: m for m in (models if models is not None else (cls() for cls in READ_MODELS))
         }
@@ -416,13 +409,13 @@ class Projections:
         self, batch: list[RecordedEvent], needed: frozenset[str]
     ) -> list[Event | Exception | None]:
         out: list[Event | Exception | None] = []
-        decode = self.codec.decode
+        decode = self.events.decode
         for record in batch:
             if record.event_type not in needed or game_id_of(record.stream_id) is None:
                 out.append(None)
                 continue
             try:
-                out.append(decode(record.event_type, record.schema_version, record.data))  # type: ignore[arg-type]
+                out.append(decode(record))
             except Exception as exc:  # a poison event for the projections that need it
                 out.append(exc)
         return out
@@ -673,110 +666,3 @@ class Projections:
             except asyncpg.UndefinedTableError:
                 log.error("projections: the read-model tables are missing: run the migrations")
                 await asyncio.sleep(self.retry_interval * 5)
-
-
-# --- the command line ---------------------------------------------------------------------------
-
-
-def register_cli(commands: Any) -> None:
-    """Add ``preferans projections status|rebuild|resume`` to the CLI's subcommands."""
-    group = commands.add_parser("projections", help="read models: status, rebuild").add_subparsers(
-        dest="projections_command", required=True, metavar="ACTION"
-    )
-    status = group.add_parser("status", help="each projection's position, lag and status")
-    status.add_argument("--json", action="store_true", help="print JSON")
-    status.set_defaults(handler=_cli_status)
-    rebuild = group.add_parser("rebuild", help="rebuild from position zero (blue/green)")
-    rebuild.add_argument("names", nargs="*", metavar="NAME", help="projections (default: all)")
-    rebuild.add_argument("--batch-size", type=int, default=5000)
-    rebuild.set_defaults(handler=_cli_rebuild)
-    resume = group.add_parser("resume", help="let a failed projection retry from its checkpoint")
-    resume.add_argument("name", metavar="NAME")
-    resume.set_defaults(handler=_cli_resume)
-
-
-def _with_projections(settings: Any, action: Callable[[Projections], Awaitable[int]]) -> int:
-    from service.database import pool_from_settings, resolve_dsn
-
-    dsn = resolve_dsn(settings)
-
-    async def main() -> int:
-        pool = await pool_from_settings(settings, dsn)
-        try:
-            return await action(Projections(EventStore(pool, notify=False)))
-        finally:
-            await pool.close()
-
-    try:
-        return asyncio.run(main())
-    except ProjectionError as exc:
-        import sys
-
-        print(f"preferans projections: {exc}", file=sys.stderr)
-        return 1
-
-
-def format_status(rows: Sequence[ProjectionStatus]) -> str:
-    """The status table printed by ``preferans projections status``."""
-    header = ("PROJECTION", "ROLE", "STATUS", "POSITION", "HEAD", "LAG", "LAG_S", "CODE", "ERROR")
-    lines = [header]
-    for r in rows:
-        code = f"{r.code_version}" + (
-            "" if r.code_version == r.current_code_version else f"→{r.current_code_version}"
-        )
-        lines.append((
-            r.checkpoint, r.role, r.status, str(r.position), str(r.head), str(r.lag),
-            f"{r.lag_seconds:.1f}", code, (r.last_error or "")[:80],
-        ))  # fmt: skip
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
-    )
-
-
-def _cli_status(args: Any, settings: Any) -> int:
-    async def action(p: Projections) -> int:
-        await p.ensure()
-        rows = await p.status()
-        if args.json:
-            print(msgspec.json.encode(rows).decode())
-        else:
-            print(format_status(rows))
-        return 1 if any(r.status == FAILED for r in rows) else 0
-
-    return _with_projections(settings, action)
-
-
-def _cli_rebuild(args: Any, settings: Any) -> int:
-    import sys
-
-    started = time.perf_counter()
-
-    def progress(done: int, total: int) -> None:
-        width = 30
-        filled = int(width * done / total) if total else width
-        rate = done / max(time.perf_counter() - started, 1e-9)
-        bar = "#" * filled + "-" * (width - filled)
-        print(f"\r[{bar}] {done:,}/{total:,} events  {rate:,.0f} events/s", end="", file=sys.stderr)
-
-    async def action(p: Projections) -> int:
-        report = await p.rebuild(args.names or None, batch_size=args.batch_size, progress=progress)
-        print(file=sys.stderr)
-        gens = ", ".join(f"{n}@{g}" for n, g in report.generations.items())
-        rate = report.events / report.seconds if report.seconds else 0.0
-        print(
-            f"rebuilt {gens} from position zero: {report.events:,} events in "
-            f"{report.seconds:.1f} s ({rate:,.0f} events/s)"
-        )
-        return 0
-
-    return _with_projections(settings, action)
-
-
-def _cli_resume(args: Any, settings: Any) -> int:
-    async def action(p: Projections) -> int:
-        resumed = await p.resume(args.name)
-        print(f"{args.name}: {'resumed' if resumed else 'was not failed'}")
-        return 0
-
-    return _with_projections(settings, action)

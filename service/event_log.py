@@ -1,0 +1,139 @@
+"""The event log: the event store paired with the domain's codec, built once and shared.
+
+Everything that reads or writes a stream goes through one `EventLog`: the command handler, the
+projections, the live updates, export and import, the benchmarks. It owns the one codec (with the
+upcasters of every old event shape, `service.codec.domain_codec`), so a stored event always
+decodes to its current shape and a new one is always written at its current schema version, and
+the one `Announcer` that tells other processes of this one's appends. `game_log` makes it;
+`service.app.create_app` and the CLI call it exactly once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, NamedTuple, TypeVar
+
+import asyncpg
+import msgspec
+
+from service.codec import EventCodec, domain_codec
+from service.event_store import (
+    ANY,
+    Announcer,
+    AppendResult,
+    EventStore,
+    Metadata,
+    NewEvent,
+    RecordedEvent,
+)
+
+E = TypeVar("E", bound=msgspec.Struct)
+
+Listener = Callable[[str, int], None]
+"""Told ``(stream_id, version)`` after each append of this process has committed."""
+
+
+class Logged(NamedTuple, Generic[E]):
+    """A stored event and its decoded domain event."""
+
+    record: RecordedEvent
+    event: E
+
+    @property
+    def version(self) -> int:
+        return self.record.version
+
+
+class EventLog(Generic[E]):
+    """The store and the codec of its events (see the module docstring)."""
+
+    def __init__(
+        self, store: EventStore, codec: EventCodec, *, announcer: Announcer | None = None
+    ) -> None:
+        self.store = store
+        self.codec = codec
+        self.announcer = announcer
+        self._listeners: list[Listener] = []
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self.store.pool
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def decode(self, record: RecordedEvent) -> E:
+        """The current domain event of a stored one (upcast if it is an old shape)."""
+        event: Any = self.codec.decode(record.event_type, record.schema_version, record.data)
+        return event  # type: ignore[no-any-return]
+
+    async def read(
+        self,
+        stream_id: str,
+        from_version: int = 1,
+        *,
+        limit: int | None = None,
+        conn: asyncpg.Connection | None = None,
+    ) -> list[Logged[E]]:
+        """The stream's events from ``from_version`` on, decoded."""
+        records = await self.store.read_stream(stream_id, from_version, limit=limit, conn=conn)
+        return [Logged(record, self.decode(record)) for record in records]
+
+    # --- writing --------------------------------------------------------------------------------
+
+    def new_events(
+        self, events: Sequence[E], ids: Sequence[uuid.UUID], metadata: Metadata
+    ) -> list[NewEvent]:
+        """``events`` encoded for `EventStore.append`, with their ids and shared metadata."""
+        new = []
+        for event, event_id in zip(events, ids, strict=True):
+            event_type, schema_version, data = self.codec.encode(event)
+            new.append(
+                NewEvent(
+                    event_id=event_id,
+                    event_type=event_type,
+                    schema_version=schema_version,
+                    data=msgspec.Raw(data),
+                    metadata=metadata,
+                )
+            )
+        return new
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected: int | None = ANY,
+        *,
+        conn: asyncpg.Connection | None = None,
+    ) -> AppendResult:
+        """`EventStore.append`; without ``conn`` it has committed on return and is announced."""
+        result = await self.store.append(stream_id, events, expected, conn=conn)
+        if conn is None:
+            self.committed(result.stream_id, result.version)
+        return result
+
+    # --- after a commit -------------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener(stream_id, version)`` after each committed append of this process."""
+        self._listeners.append(listener)
+
+    def committed(self, stream_id: str, version: int) -> None:
+        """An append of this process committed: tell the listeners and the other processes."""
+        for listener in self._listeners:
+            listener(stream_id, version)
+        if self.announcer is not None:
+            self.announcer.announce(stream_id, version)
+
+    async def close(self) -> None:
+        """Send the hints still queued (before the pool closes)."""
+        if self.announcer is not None:
+            await self.announcer.close()
+
+
+def game_log(pool: asyncpg.Pool, *, announce: bool = True) -> EventLog[Any]:
+    """The log of the games' streams on ``pool``: the domain codec and, with ``announce``, the
+    NOTIFY hints for other processes. The composition root's one call."""
+    announcer = Announcer(pool) if announce else None
+    return EventLog(EventStore(pool), domain_codec(), announcer=announcer)

@@ -1,0 +1,104 @@
+"""The service's own refusals, free of any web framework (`service.errors` maps them to HTTP).
+
+The domain's refusals are in `domain.errors`, the event store's in `service.event_store`::
+
+    ServiceError             base
+    ├── Unauthenticated      no bearer token where one is needed, or one we never issued
+    ├── NotSeated            the caller has no seat at this game, so cannot act in it
+    ├── NotFound
+    │   ├── GameNotFound
+    │   └── PlayerNotFound
+    ├── BadRequest           a malformed header, query parameter or body field (names it)
+    │   └── InvalidCursor    a page cursor this list did not hand out
+    ├── NotYet               the game's information is not public yet
+    │   ├── GameNotOver      an export waits for the game's end
+    │   └── DealStillInPlay  nobody replays a deal still being played
+    ├── ImportRefused        an export that cannot be imported (malformed, or already here)
+    │   └── AlreadyImported  the game (or one of its events) is already on this server
+    └── Unavailable          the database is unreachable or its schema is behind
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of the service's own refusals."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class Unauthenticated(ServiceError):
+    """No bearer token where one is needed, or a token this service never issued."""
+
+
+class NotSeated(ServiceError):
+    """The caller has no seat at this game: a player acts only for his own seat."""
+
+
+class NotFound(ServiceError):
+    """No such resource."""
+
+
+class GameNotFound(NotFound):
+    """No game with this id."""
+
+
+class PlayerNotFound(NotFound):
+    """No player with this id."""
+
+
+class BadRequest(ServiceError, ValueError):
+    """A malformed header, query parameter or body field."""
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        super().__init__(message)
+        self.where = where
+        """The parameter at fault: ``header.If-Match``, ``query.cursor`` …"""
+
+
+class InvalidCursor(BadRequest):
+    """A page cursor this list did not hand out."""
+
+    def __init__(self, message: str, *, where: str | None = "query.cursor") -> None:
+        super().__init__(message, where=where)
+
+
+class NotYet(ServiceError):
+    """What was asked for is not public yet: it would show what a seat may not see."""
+
+    code: str = "not_yet"
+
+
+class GameNotOver(NotYet):
+    """The game is still being played (an export waits for its end)."""
+
+    code = "export.game_not_finished"
+
+
+class DealStillInPlay(NotYet):
+    """Nobody replays a deal still being played."""
+
+    code = "replay.deal_in_progress"
+
+
+class ImportRefused(ServiceError):
+    """An export that cannot be imported: the message names the line or the reason."""
+
+
+class AlreadyImported(ImportRefused):
+    """The game, or one of its events, is already on this server: importing it again would
+    count it twice."""
+
+    def __init__(self, message: str, *, game_id: str | None = None) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+        """The game already here, when known."""
+
+
+class Unavailable(ServiceError):
+    """The service cannot serve: the database is unreachable or its schema is not current."""

@@ -1,0 +1,117 @@
+"""What a player asks of a game, and the pure decider that answers it (`GAME_DECIDER`).
+
+`decide_game` is `domain.game.decide` for a player's command, plus the deals that follow it:
+while `domain.game.needs_cards` says so, a `DealCards` from the game's `DealSource`. So joining
+the last free seat, or playing the last card of a deal, appends the next deal in the same single
+append. It is pure: the deal source is data, and the randomness of a shuffle (``entropy``) and
+the time (``at``) come in with the command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import msgspec
+
+from domain import game
+from domain.deal.messages import SeatCommand
+from domain.errors import refuse
+from domain.game import INITIAL_STATE, CreateGame, GameState, NoGame, Pulka, TakeSeat
+from domain.rules import Rules
+from service.commands import Decider
+from service.dealing import DealSource
+from service.exceptions import GameNotFound, NotSeated
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameCommand:
+    """A command to a game from ``player``, with what deciding it may need from the world."""
+
+    player: str
+    source: DealSource
+    entropy: bytes
+    """Fresh randomness for any shuffle this command causes (`service.dealing.ENTROPY_BYTES`)."""
+    at: int | None = None
+    """When the service received it, in milliseconds since the epoch."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Create(GameCommand):
+    """Create the game (and take ``take_seat`` at once, if given)."""
+
+    rules: Rules
+    first_dealer: int = 0
+    take_seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Join(GameCommand):
+    """Take ``wanted``, or the first free seat."""
+
+    wanted: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Act(GameCommand):
+    """A seat's command; ``build`` makes it for the caller's seat (never a seat he sent)."""
+
+    build: Callable[[int], SeatCommand]
+
+
+def decide_game(command: GameCommand, state: GameState) -> list[game.Event]:
+    """`domain.game.decide` for a player's command, plus the deals that follow it."""
+    events: list[game.Event]
+    match command:
+        case Create():
+            events = game.decide(
+                CreateGame(rules=command.rules, first_dealer=command.first_dealer, at=command.at),
+                state,
+            )
+            if command.take_seat is not None:
+                sit = TakeSeat(seat=command.take_seat, player=command.player, at=command.at)
+                events += game.decide(sit, game.fold(events, state))
+        case _ if isinstance(state, NoGame):
+            raise GameNotFound("no game has this id")
+        case Join():
+            events = game.decide(_seat_for(command, state), state)
+        case Act():
+            seat = game.seat_of(state, command.player)
+            if seat is None:
+                raise NotSeated("you have no seat at this game")
+            action = command.build(seat)
+            if command.at is not None:  # the service's clock, never one the client sent
+                action = msgspec.structs.replace(action, at=command.at)
+            events = game.decide(action, state)
+        case _:
+            raise TypeError(f"not a game command: {command!r}")
+    return events + _deals(command, game.fold(events, state))
+
+
+def _seat_for(command: Join, state: Pulka) -> TakeSeat:
+    seat = command.wanted
+    if seat is None:
+        if command.player in state.players:
+            raise refuse("already_seated", "you already have a seat at this table")
+        free = [s for s, p in enumerate(state.players) if p is None]
+        if not free:
+            raise refuse("table_full", "every seat at this table is taken")
+        seat = free[0]
+    return TakeSeat(seat=seat, player=command.player, at=command.at)
+
+
+def _deals(command: GameCommand, state: GameState) -> list[game.Event]:
+    events: list[game.Event] = []
+    while game.needs_cards(state):
+        assert isinstance(state, Pulka)
+        cards = command.source.cards_for(state, command.entropy)
+        dealt = game.decide(cards, state)
+        events += dealt
+        state = game.fold(dealt, state)
+    return events
+
+
+GAME_DECIDER: Decider[GameCommand, GameState, game.Event] = Decider(
+    initial_state=lambda: INITIAL_STATE, decide=decide_game, evolve=game.evolve
+)
+"""The games' decider, for `service.commands.CommandHandler`."""
