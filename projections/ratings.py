@@ -79,7 +79,7 @@ def rate_game(prior: Sequence[Rating], results: Sequence[int | float]) -> list[R
     teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in prior]
     mu_sum, var_sum, orders = [0.0] * n, [0.0] * n, 0
     for combo in itertools.product(*tied):
-        ranks = [0] * n
+        ranks = [0.0] * n
         for place, i in enumerate(i for group in combo for i in group):
             ranks[i] = place + 1
         rated = _MODEL.rate(teams, ranks=ranks)

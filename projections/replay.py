@@ -30,9 +30,8 @@ import msgspec
 from domain.deal import decider as deal
 from domain.deal.messages import DealEnded, DealEvent, DealStarted
 from domain.deal.state import DealFinished, DealState, DealTable, Playing
-from domain.deal.view import AuctionCall, PlayedCard, phase_name, redact_event, seat_view
+from domain.deal.view import SeatView, redact_event, seat_view
 from domain.game import DealScored, Event, GameCreated, GameEnded, PlayerSeated
-from domain.outcome import DealOutcome, DefenderRole
 from domain.rules import Rules
 from domain.sheet import DealScore
 
@@ -56,38 +55,20 @@ class StepOutOfRange(ReplayError, ValueError):
 
 
 class ReplayState(msgspec.Struct, frozen=True, kw_only=True):
-    """The deal at one step, as the replay's viewer may see it."""
+    """The deal at one step: the seat view it was, and every card the replay may show.
 
-    phase: str
-    """``bidding``, ``awaiting_talon``, ``discarding``, ``declaring``, ``whisting``,
-    ``playing``, ``deal_finished`` …"""
-    dealer: int
-    hands_order: tuple[int, ...]
-    """First, second and third hand."""
-    to_act: tuple[int, ...]
+    ``view`` is the domain's `SeatView` (a spectator's in a full or public replay), so a replay
+    shows the table exactly as the game view did; ``hands``, ``talon`` and ``discard`` add what
+    the replay may show beyond it (all of it once the game is over).
+    """
+
+    view: SeatView
     hands: dict[int, tuple[str, ...]]
     """The hands the viewer may see (all of them in a full replay)."""
-    hand_sizes: dict[int, int]
     talon: tuple[str, ...]
     """Talon cards the viewer may see: face down ones only in a full replay."""
-    talon_size: int
-    """Talon cards still face down."""
     discard: tuple[str, ...] | None
     """The discard (снос), when the viewer may see it."""
-    min_level: int
-    auction: tuple[AuctionCall, ...]
-    declarer: int | None = None
-    bid: str | None = None
-    contract: str | None = None
-    whist_calls: tuple[AuctionCall, ...] = ()
-    defenders: tuple[DefenderRole, ...] = ()
-    open_play: bool = False
-    trump: str | None = None
-    trick: tuple[PlayedCard, ...] = ()
-    talon_card: str | None = None
-    last_trick: tuple[PlayedCard, ...] = ()
-    tricks: dict[int, int] = {}
-    outcome: DealOutcome | None = None
 
 
 class Replay(msgspec.Struct, frozen=True, kw_only=True):
@@ -178,31 +159,7 @@ def replay_state(state: DealState, visibility: Visibility, viewer: int | None) -
         if viewer is not None and seen.hand:
             hands[viewer] = seen.hand
         talon, discard = seen.talon, seen.discard
-    return ReplayState(
-        phase=phase_name(state),
-        dealer=state.dealer,
-        hands_order=state.order,
-        to_act=to_act,
-        hands=hands,
-        hand_sizes=seen.hand_sizes,
-        talon=talon,
-        talon_size=len(state.talon),
-        discard=discard,
-        min_level=state.min_level,
-        auction=seen.auction,
-        declarer=seen.declarer,
-        bid=seen.bid,
-        contract=seen.contract,
-        whist_calls=seen.whist_calls,
-        defenders=seen.defenders,
-        open_play=seen.open_play,
-        trump=seen.trump,
-        trick=seen.trick,
-        talon_card=seen.talon_card,
-        last_trick=seen.last_trick,
-        tricks=seen.tricks,
-        outcome=seen.outcome,
-    )
+    return ReplayState(view=seen, hands=hands, talon=talon, discard=discard)
 
 
 def visibility_for(log: DealLog, viewer_player: str | None) -> tuple[Visibility, int | None]:

@@ -183,7 +183,7 @@ def _frame(players: int) -> list[str]:
     else:
         for side in ("bottom", "left", "top", "right"):
             for f in (1 / 3, 2 / 3):
-                a, b = _point(side, 0, f), _point(side, WHIST_BAND, f)  # type: ignore[arg-type]
+                a, b = _point(side, 0, f), _point(side, WHIST_BAND, f)
                 parts.append(_line(a[:2], b[:2]))
     return parts
 

@@ -240,7 +240,7 @@ def player_stats(player_id: str, rows: Iterable[PlayerGame]) -> PlayerStats:
         for i in range(5):
             declared[i] += row.stats.declared[i]
             made[i] += row.stats.made[i]
-    total = SeatStats(**sums)
+    total = SeatStats(**sums)  # type: ignore[arg-type]  # declared/made have defaults
     finished = [r for r in rows if r.finished and r.result is not None]
     results = [(r.result, r.game_id) for r in finished if r.result is not None]
     # Ties go to the earliest game id: max and min keep the first of equal keys.

@@ -154,7 +154,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        database = dsn or settings.database_url or await asyncio.to_thread(resolve_dsn, settings)
+        database = dsn or settings.database_url
+        if database is None:  # the embedded server
+            database = await asyncio.to_thread(resolve_dsn, settings)
         if migrate:
             await upgrade_async(database)
         pool = await pool_from_settings(settings, database)

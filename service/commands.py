@@ -278,9 +278,7 @@ class CommandHandler(Generic[C, S, E]):
                 appended = await self.store.append(stream_id, new, decision.expected)
             elif new and decision.effect is not None:
                 async with self.store.pool.acquire() as conn, conn.transaction():
-                    appended = await self.store.append(
-                        stream_id, new, decision.expected, conn=conn
-                    )
+                    appended = await self.store.append(stream_id, new, decision.expected, conn=conn)
                     await decision.effect(conn)
             result = self._result(stream_id, decision, new, appended)
             self._committed(result, appended)

@@ -378,7 +378,9 @@ def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response
     )
 
 
-EXCEPTION_HANDLERS: dict[type[Exception], Callable[..., Response[Any]]] = {
+EXCEPTION_HANDLERS: dict[
+    int | type[Exception], Callable[[Request[Any, Any, Any], Any], Response[Any]]
+] = {
     Exception: problem_handler,
 }
 """For ``Litestar(exception_handlers=…)``: every exception goes through `map_exception`."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -46,7 +46,7 @@ from service.players import add_guests
 from service.streams import game_stream
 
 MEDIA_TYPE = "application/x-ndjson"
-FORMAT = "preferans-game/1"
+FORMAT: Final = "preferans-game/1"
 
 _EVENT_IDS = uuid.UUID("8f8e5c4a-3b0d-4e7f-9a61-2c5d7b1e4f90")
 
@@ -175,8 +175,7 @@ async def import_game(log: EventLog[game.Event], lines: Iterable[bytes | str]) -
     ]
     new: list[NewEvent] = log.new_events(parsed.events, ids, Metadata(actor="import"))
     guests = [
-        (pid, names.get(str(pid)) or f"Guest {seat + 1}")
-        for seat, pid in enumerate(player_ids)
+        (pid, names.get(str(pid)) or f"Guest {seat + 1}") for seat, pid in enumerate(player_ids)
     ]
     source = DealSource(seats=state.rules.players)
     try:

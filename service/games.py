@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import msgspec
 
@@ -120,6 +120,13 @@ def _now() -> int:
     return time.time_ns() // 1_000_000
 
 
+class _World(TypedDict):
+    player: str
+    source: DealSource
+    entropy: bytes
+    at: int
+
+
 class GameService:
     """Games over one event log (see the module docstring)."""
 
@@ -185,13 +192,7 @@ class GameService:
         render: Render,
         render_refusal: RenderRefusal,
     ) -> Done:
-        command = Join(
-            player=player.id,
-            source=await self.deal_source(game_id),
-            entropy=os.urandom(ENTROPY_BYTES),
-            at=_now(),
-            wanted=seat,
-        )
+        command = Join(wanted=seat, **await self._world(game_id, player))
         return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
 
     async def act(
@@ -206,14 +207,18 @@ class GameService:
         render: Render,
         render_refusal: RenderRefusal,
     ) -> Done:
-        command = Act(
-            player=player.id,
-            source=await self.deal_source(game_id),
-            entropy=os.urandom(ENTROPY_BYTES),
-            at=_now(),
-            build=build,
-        )
+        command = Act(build=build, **await self._world(game_id, player))
         return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
+
+    async def _world(self, game_id: uuid.UUID, player: Player) -> _World:
+        """What a command to an existing game brings from the world: who, the deal source, fresh
+        entropy for a shuffle, and the time."""
+        return {
+            "player": player.id,
+            "source": await self.deal_source(game_id),
+            "entropy": os.urandom(ENTROPY_BYTES),
+            "at": _now(),
+        }
 
     async def _run(
         self,

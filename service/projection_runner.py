@@ -439,7 +439,7 @@ class Projections:
             if isinstance(event, Exception):
                 poison = PoisonEvent(record, event)
                 break
-            items.append(Decoded(record, event))  # type: ignore[arg-type]
+            items.append(Decoded(record, event))
         if poison is None:
             try:
                 await self._commit(w, items, end)

@@ -345,7 +345,8 @@ _deal_decoder = msgspec.json.Decoder(sheet.SheetDeal)
 _row_decoder = msgspec.json.Decoder(stats.PlayerGame)
 _change_decoder = msgspec.json.Decoder(ratings.RatingChange)
 
-Conn = asyncpg.Connection | asyncpg.Pool
+Conn = Any
+"""An asyncpg connection or pool."""
 
 
 async def read_sheet(conn: Conn, game_id: str) -> tuple[int, sheet.GameSheet] | None:

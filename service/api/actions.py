@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 import uuid
 from functools import partial
 from typing import Annotated, Any
@@ -33,7 +34,7 @@ DISCRIMINATOR = {
     "propertyName": "type",
     "mapping": {
         cls.__struct_config__.tag: f"#/components/schemas/{cls.__name__}"
-        for cls in Action.__args__  # type: ignore[attr-defined]
+        for cls in typing.get_args(Action)
     },
 }
 

@@ -12,6 +12,7 @@ fields are the same (``{"type": "play", "card": "AH"}`` is ``PlayCard(seat=…, 
 
 from __future__ import annotations
 
+import typing
 import uuid
 from typing import Annotated, Any, Literal
 
@@ -46,7 +47,8 @@ Name = Annotated[
     str,
     msgspec.Meta(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$", examples=["Alice"]),
 ]
-Seat = Annotated[int, msgspec.Meta(ge=0, le=3, description="0 .. seats-1, clockwise")]
+SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=3, description="0 .. seats-1, clockwise")]
+"""A seat as a request names it (the domain's `Seat`, bounded)."""
 
 
 # --- actions ------------------------------------------------------------------------------------
@@ -58,62 +60,62 @@ class ActionBody(
     """What a seated player asks to do; the seat is the caller's."""
 
 
-class LookAtCardsAction(ActionBody, tag="look_at_cards"):
+class LookAtCardsAction(ActionBody, frozen=True, tag="look_at_cards"):
     """Classic dark games: pick up your cards (bids before this are in the dark)."""
 
 
-class BidAction(ActionBody, tag="bid"):
+class BidAction(ActionBody, frozen=True, tag="bid"):
     """Bid in the auction; the current highest bid again is the hold («здесь»)."""
 
     bid: BidText
     dark: bool = False
 
 
-class PassAction(ActionBody, tag="pass"):
+class PassAction(ActionBody, frozen=True, tag="pass"):
     """Pass (пас) in the auction; final."""
 
     dark: bool = False
 
 
-class TakeTalonAction(ActionBody, tag="take_talon"):
+class TakeTalonAction(ActionBody, frozen=True, tag="take_talon"):
     """Take the talon (прикуп)."""
 
 
-class DiscardAction(ActionBody, tag="discard"):
+class DiscardAction(ActionBody, frozen=True, tag="discard"):
     """Put two cards away (снос)."""
 
     cards: tuple[CardText, CardText]
 
 
-class DeclareAction(ActionBody, tag="declare"):
+class DeclareAction(ActionBody, frozen=True, tag="declare"):
     """Name the final contract (заказ), not below the winning bid."""
 
     contract: BidText
 
 
-class DeclareTotusAction(ActionBody, tag="declare_totus"):
+class DeclareTotusAction(ActionBody, frozen=True, tag="declare_totus"):
     """Classic: show twelve unbeatable cards and play a ten in ``strain`` (тотус)."""
 
     strain: Literal["S", "C", "D", "H", "NT"]
 
 
-class ConcedeAction(ActionBody, tag="concede"):
+class ConcedeAction(ActionBody, frozen=True, tag="concede"):
     """Give up without play, where the rules allow it."""
 
 
-class WhistAction(ActionBody, tag="whist"):
+class WhistAction(ActionBody, frozen=True, tag="whist"):
     """An opponent's call: whist (вист), pass (пас) or half-whist (полвиста)."""
 
     choice: WhistChoice
 
 
-class ChoosePlayAction(ActionBody, tag="choose_play"):
+class ChoosePlayAction(ActionBody, frozen=True, tag="choose_play"):
     """The single whister plays open (в светлую) or closed (втёмную)."""
 
     open: bool
 
 
-class PlayAction(ActionBody, tag="play"):
+class PlayAction(ActionBody, frozen=True, tag="play"):
     """Play a card; a whister playing the passer's open hand names the passer's card."""
 
     card: CardText
@@ -153,12 +155,12 @@ def to_command(action: Action, seat: int) -> SeatCommand:
     raw = msgspec.structs.asdict(action)
     raw["type"] = action.__struct_config__.tag
     raw["seat"] = seat
-    return msgspec.convert(raw, SeatCommand)  # type: ignore[arg-type]
+    command: SeatCommand = msgspec.convert(raw, SeatCommand)
+    return command
 
 
-_ACTION_TYPES: dict[str, type[ActionBody]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in Action.__args__  # type: ignore[attr-defined]
+_ACTION_TYPES: dict[str | int | None, type[ActionBody]] = {
+    cls.__struct_config__.tag: cls for cls in typing.get_args(Action)
 }
 
 
@@ -166,7 +168,8 @@ def from_command(command: SeatCommand) -> Action:
     """The request body that sends ``command``."""
     raw = msgspec.structs.asdict(command)
     del raw["seat"], raw["at"]
-    return _ACTION_TYPES[command.__struct_config__.tag](**raw)  # type: ignore[return-value]
+    action: Action = _ACTION_TYPES[command.__struct_config__.tag](**raw)  # type: ignore[assignment]
+    return action
 
 
 # --- players ------------------------------------------------------------------------------------
@@ -206,18 +209,18 @@ class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """Rules options over the preset's, nested as in docs/conventions.md:
     ``{"pool": {"target": 20}}``."""
     seats: Literal[3, 4] = 3
-    first_dealer: Seat = 0
+    first_dealer: SeatNumber = 0
     layouts: Annotated[list[LayoutIn], msgspec.Meta(max_length=100)] | None = None
     """Fixed cards for the first deals (tournaments, tests); later deals are shuffled."""
     seed: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
     """Shuffle deal n with ``random.Random(f"{seed}:{n}")``: reproducible, hence not secret.
     Without a seed every deal is shuffled by the operating system's CSPRNG."""
-    seat: Seat | None = None
+    seat: SeatNumber | None = None
     """Take this seat at once."""
 
 
 class JoinGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    seat: Seat | None = None
+    seat: SeatNumber | None = None
     """The seat to take; the first free one if omitted."""
 
 

@@ -51,7 +51,7 @@ class ViewsController(Controller):
         version, state = await games.state(game_id)
         headers = {"ETag": etag(version), "Vary": "Authorization"}
         if not_modified(if_none_match, version):
-            return Response(None, status_code=304, headers=headers)
+            return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
         assert isinstance(state, game.Pulka)
         seat = game.seat_of(state, viewer.id) if viewer else None
         snapshot = GameSnapshot(

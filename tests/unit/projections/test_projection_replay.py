@@ -42,13 +42,13 @@ def test_a_full_replay_at_every_step_equals_the_domain_state_folded_to_that_step
             assert isinstance(folded, DealTable)
             shown = replay("g", events, n, at=k).state
             assert shown == replay_state(folded, "full", None)
-            assert shown.phase == phase_name(folded)
+            assert shown.view.phase == phase_name(folded)
             assert shown.hands == {s: h for s, h in enumerate(folded.hands) if h}
             assert set(shown.talon) == set(folded.talon) | set(folded.shown_talon)
-            assert len(shown.auction) == len(folded.auction)
+            assert len(shown.view.auction) == len(folded.auction)
             assert shown.discard == (getattr(folded, "discard", ()) or None)
             if not isinstance(folded, Playing) or folded.controllers:
-                assert shown.to_act == deal.to_act(folded)
+                assert shown.view.to_act == deal.to_act(folded)
         assert whole.score is not None
 
 
