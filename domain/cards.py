@@ -1,4 +1,4 @@
-"""Cards, bids and contracts in the notation of RULES.md §N.
+"""Cards, bids and contracts in the notation of docs/rules.md §N.
 
 A card is its canonical two-letter string, rank then suit (``"7S"``, ``"TD"``, ``"AH"``); a bid or
 contract is a string on the ladder (``"6S"``, ``"7NT"``, ``"MISER"``). Strings keep events small,
@@ -39,7 +39,7 @@ LEVELS: Final = (6, 7, 8, 9, 10)
 TRICK_BIDS: Final[tuple[str, ...]] = tuple(f"{lvl}{s}" for lvl in LEVELS for s in STRAINS)
 
 LADDER: Final[tuple[str, ...]] = (*TRICK_BIDS[:15], MISER, *TRICK_BIDS[15:])
-"""The bidding ladder (лестница), lowest first: 6♠ … 8NT, misère, 9♠ … 10NT (RULES.md §B.1)."""
+"""The bidding ladder (лестница), lowest first: 6♠ … 8NT, misère, 9♠ … 10NT (docs/rules.md §B.1)."""
 BID_RANK: Final[dict[str, int]] = {b: i for i, b in enumerate(LADDER)}
 
 Bid = Annotated[
@@ -49,7 +49,7 @@ Bid = Annotated[
 """A bid or a final contract on the ladder."""
 
 Seat = int
-"""A seat at the table: ``0 .. players-1``, clockwise (RULES.md §N)."""
+"""A seat at the table: ``0 .. players-1``, clockwise (docs/rules.md §N)."""
 
 _SUIT_ALIASES: Final = {
     "S": "S", "C": "C", "D": "D", "H": "H",
@@ -118,10 +118,10 @@ def trump_of(bid: str) -> str | None:
 
 
 def price(contract: str) -> int:
-    """Contract price (цена игры): 6→2, 7→4, 8→6, 9→8, 10→10, misère→10 (RULES.md §F.0)."""
+    """Contract price (цена игры): 6→2, 7→4, 8→6, 9→8, 10→10, misère→10 (docs/rules.md §F.0)."""
     return 10 if contract == MISER else 2 * (level_of(contract) - 5)
 
 
 def sort_hand(cards: tuple[str, ...] | list[str] | frozenset[str]) -> tuple[str, ...]:
-    """Cards in suit then rank order, as an open hand is laid out (RULES.md §E.2)."""
+    """Cards in suit then rank order, as an open hand is laid out (docs/rules.md §E.2)."""
     return tuple(sorted(cards, key=SORT_KEY.__getitem__))

@@ -34,7 +34,7 @@ class PreferansError(Exception):
 
 
 class NotationError(PreferansError, ValueError):
-    """Malformed notation of a card, a bid or a contract (RULES.md §N)."""
+    """Malformed notation of a card, a bid or a contract (docs/rules.md §N)."""
 
     code = "notation"
 

@@ -1,4 +1,4 @@
-"""The outcome of one deal, as data ready for scoring (RULES.md §F).
+"""The outcome of one deal, as data ready for scoring (docs/rules.md §F).
 
 The deal decider produces it; `domain.scoring` turns it into pool-sheet entries. It holds facts
 only (who declared what, who whisted, who took how many tricks), never points.

@@ -1,4 +1,4 @@
-"""The rules of a game as data: every choice of RULES.md §I is a field here, never a constant.
+"""The rules of a game as data: every choice of docs/rules.md §I is a field here, never a constant.
 
 A `Rules` value is frozen and stored with the game that was created with it, so a later change of
 defaults never changes an old game's meaning. A preset (Sochi, Leningrad, Rostov) is only a bundle
@@ -6,7 +6,7 @@ of these options, and `rules_for` lets a game override any of them::
 
     rules_for("leningrad", {"pool": {"target": 20}})
 
-Field names follow the setting names of RULES.md §I (``bidding.allow_jumps`` …).
+Field names follow the setting names of docs/rules.md §I (``bidding.allow_jumps`` …).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class _Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 class BiddingRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Bidding (торговля), RULES.md §B and I-1…I-5."""
+    """Bidding (торговля), docs/rules.md §B and I-1…I-5."""
 
     allow_jumps: bool = False
     """I-1. The Codex makes every bid the next step up; some clubs allow jump bids."""
@@ -39,7 +39,7 @@ class BiddingRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 class WhistRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Whisting (вистование), RULES.md §D and I-7, I-8, I-10, I-21, I-24."""
+    """Whisting (вистование), docs/rules.md §D and I-7, I-8, I-10, I-21, I-24."""
 
     ten_is_checked: bool = True
     """I-7. A 10-trick game is checked (проверяется), not whisted."""
@@ -61,7 +61,7 @@ class WhistRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True
 
 
 class ScoringRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Per-convention scale of the pool sheet (RULES.md §F)."""
+    """Per-convention scale of the pool sheet (docs/rules.md §F)."""
 
     whist_factor: int = 1
     """Whists per defender trick = price × this (Leningrad writes 2P)."""
@@ -78,7 +78,7 @@ class ScoringRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """All-pass (распасы), RULES.md §E.4, §F and I-12…I-16, I-22, I-23."""
+    """All-pass (распасы), docs/rules.md §E.4, §F and I-12…I-16, I-22, I-23."""
 
     writing: Literal["mountain", "whists"] = "mountain"
     """Tricks go to the mountain (Sochi, Leningrad, Classic) or are written in whists (Rostov)."""
@@ -107,7 +107,7 @@ class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 class PlayRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Play (розыгрыш), RULES.md §E and I-14, I-15."""
+    """Play (розыгрыш), docs/rules.md §E and I-14, I-15."""
 
     miser_open_timing: Literal["codex", "after_first_trick"] = "codex"
     """I-15. The catchers' cards open at once if a catcher leads, else after the misère player's
@@ -117,7 +117,7 @@ class PlayRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The pool (пуля) and its closing, RULES.md §G and I-18, I-19, I-25, I-27."""
+    """The pool (пуля) and its closing, docs/rules.md §G and I-18, I-19, I-25, I-27."""
 
     target: int = 10
     """I-27. Pool each player must reach."""
@@ -129,7 +129,7 @@ class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class SettlementRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Final settlement (расчёт), RULES.md §H and I-20, I-28."""
+    """Final settlement (расчёт), docs/rules.md §H and I-20, I-28."""
 
     whists_per_mountain_point: int = 10
     """Mountain to whists: each other player writes M × this / n on a player."""
@@ -140,7 +140,7 @@ class SettlementRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields
 
 
 class ClassicRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Classic (классика) options, RULES.md §B.3, §C, §F.4, I-26; all off by default."""
+    """Classic (классика) options, docs/rules.md §B.3, §C, §F.4, I-26; all off by default."""
 
     dark_games: bool = False
     """Pass and bids in the dark (втёмную), made before looking at one's cards."""

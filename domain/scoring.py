@@ -1,8 +1,8 @@
-"""Scoring a finished deal onto the pool sheet (запись), RULES.md §F and §G.
+"""Scoring a finished deal onto the pool sheet (запись), docs/rules.md §F and §G.
 
 `score_deal` turns a `DealOutcome` into the entries it writes. It reads only `Rules` fields, never
 the convention's name, so Sochi, Leningrad, Rostov and any mix of their options share one path.
-Notation of RULES.md §F: ``P`` the contract price, ``u`` the declarer's undertricks, ``d`` the
+Notation of docs/rules.md §F: ``P`` the contract price, ``u`` the declarer's undertricks, ``d`` the
 defence's tricks, ``k`` a whister's missing tricks.
 
 The steps, in order:
@@ -27,13 +27,13 @@ from domain.rules import RaspasyRules, Rules
 from domain.sheet import DealScore, Entry, EntryKind, PoolSheet, RuleCode
 
 OBLIGATION: Final[dict[int, int]] = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
-"""Tricks the defence must take between them (обязательное число взяток), RULES.md §D.1."""
+"""Tricks the defence must take between them (обязательное число взяток), docs/rules.md §D.1."""
 
 _SUIT_SIGN: Final = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
 
 
 def score_deal(outcome: DealOutcome, sheet: PoolSheet, rules: Rules) -> DealScore:
-    """What a finished deal writes on the sheet under these rules (RULES.md §F, §G).
+    """What a finished deal writes on the sheet under these rules (docs/rules.md §F, §G).
 
     Raises ValueError for an outcome that cannot be scored (a game without a contract, a table
     of another size than the sheet's): the deal decider never produces one.

@@ -1,4 +1,5 @@
-"""The final settlement (расчёт пули), RULES.md §H: the pool sheet turned into whists per player.
+"""The final settlement (расчёт пули), docs/rules.md §H: the pool sheet turned into whists per
+player.
 
 The standard method ([P7], [P9]; [C1], [C3], [C5]):
 
@@ -66,7 +67,7 @@ class Settlement(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def settle(sheet: PoolSheet, rules: Rules) -> Settlement:
-    """Settle a pool sheet into whists per player (RULES.md §H, I-20, I-28)."""
+    """Settle a pool sheet into whists per player (docs/rules.md §H, I-20, I-28)."""
     n = sheet.players
     per = Fraction(rules.settlement.whists_per_mountain_point, n)
     weight = rules.settlement.pool_weight

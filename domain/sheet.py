@@ -5,7 +5,7 @@ The sheet is plain numbers. `domain.scoring` decides what a deal writes and retu
 replay never re-runs a scoring rule and an old game keeps its numbers when the rules code changes.
 
 Whists are a directed matrix: ``whists[i][j]`` is what player ``i`` has written on player ``j``
-(RULES.md §F.0). Seats are ``0 .. players-1``, clockwise.
+(docs/rules.md §F.0). Seats are ``0 .. players-1``, clockwise.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ RuleCode = Literal[
     "mountain_written_off",
     "overflow_to_mountain",
 ]
-"""Stable codes of the scoring rules that write entries (RULES.md §F, §G):
+"""Stable codes of the scoring rules that write entries (docs/rules.md §F, §G):
 
 - ``contract_made``: a made contract's price to the pool, played or not (both passed, half-whist).
 - ``remiz``: a failed declarer's undertricks (ремиз) to his mountain, conceded ones included.
@@ -138,5 +138,5 @@ def apply_score(sheet: PoolSheet, score: DealScore) -> PoolSheet:
 
 
 def is_closed(sheet: PoolSheet, target: int) -> bool:
-    """The pulka is over when every pool has reached the target (RULES.md §G, [P11])."""
+    """The pulka is over when every pool has reached the target (docs/rules.md §G, [P11])."""
     return all(p >= target for p in sheet.pool)

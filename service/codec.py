@@ -1,4 +1,4 @@
-"""Domain events to stored JSON and back, through upcasters (EVENT-STORE.md §9.6).
+"""Domain events to stored JSON and back, through upcasters (docs/event-store.md §9.6).
 
 An event type is stored under a stable alias: its msgspec tag (``class BidMade(Event,
 tag="bid_made")`` is stored as ``bid_made``), never a Python class path, plus a schema version.

@@ -174,7 +174,7 @@ def server_settings(role: str | None = None, idle_tx_timeout: str = "30s") -> di
     """Session settings every service connection starts with."""
     settings = {
         "application_name": "preferans",
-        # An idle writer pins the global feed's xid horizon (EVENT-STORE.md §9.3).
+        # An idle writer pins the global feed's xid horizon (docs/event-store.md §9.3).
         "idle_in_transaction_session_timeout": idle_tx_timeout,
     }
     if role:

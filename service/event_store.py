@@ -6,8 +6,9 @@ All of the service's SQL lives here (the schema and ``es.append`` are in ``migra
   version is checked under a per-stream lock before any global position is allocated; writers
   of different streams never wait for each other.
 - `EventStore.read_feed` pages the global log by the cursor ``(tx_id, global_position)`` below
-  the xid horizon (EVENT-STORE.md §9.3): it never passes a transaction that is still open, so an
-  event committed late by a slow writer is never skipped, and a rolled-back one leaves no trace.
+  the xid horizon (docs/event-store.md §9.3): it never passes a transaction that is still open,
+  so an event committed late by a slow writer is never skipped, and a rolled-back one leaves no
+  trace.
 - `EventStore.listen` wakes feed readers: after an append commits, the `Announcer` sends
   ``NOTIFY es_events`` in a separate autocommit statement (NOTIFY inside the append would take
   a cluster-wide lock at commit), coalescing the hints of concurrent appends. A hint may be
@@ -240,7 +241,7 @@ SELECT {_COLUMNS}
  LIMIT $3"""
 
 # The horizon: every transaction below the snapshot's xmin has committed or aborted, so nothing
-# can still appear behind the cursor (EVENT-STORE.md §9.3).
+# can still appear behind the cursor (docs/event-store.md §9.3).
 _READ_FEED = f"""
 SELECT {_COLUMNS}
   FROM es.events

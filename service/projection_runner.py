@@ -2,7 +2,7 @@
 
 Each projection (`service.read_models`: ``sheet``, ``stats``, ``ratings``) has a generation ``g``
 serving reads (``rm.projections.active``) and a checkpoint ``<name>@<g>`` in
-es.projection_checkpoints (EVENT-STORE.md §9.4):
+es.projection_checkpoints (docs/event-store.md §9.4):
 
 - **Following the feed.** `Projections.run` reads a batch of the global feed after the lowest
   checkpoint (below the xid horizon, so nothing is ever skipped), decodes the events the

@@ -1,4 +1,4 @@
-"""The auction (торговля): which calls a seat may make (RULES.md §B, I-1…I-4, §B.3), and the
+"""The auction (торговля): which calls a seat may make (docs/rules.md §B, I-1…I-4, §B.3), and the
 least contract its winner may then name.
 
 Pure predicates over the state; `domain.deal.auction` turns an accepted call into events.

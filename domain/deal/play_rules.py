@@ -1,4 +1,4 @@
-"""Tricks (взятки): following suit, trumping, and who wins (RULES.md §E.1, §E.4).
+"""Tricks (взятки): following suit, trumping, and who wins (docs/rules.md §E.1, §E.4).
 
 Speed matters here (a deal is ~30 plays): suits and ranks come from the precomputed tables of
 `domain.cards`, never from parsing.

@@ -167,7 +167,7 @@ DealState = (
 
 def active_order(dealer: Seat, seats: int) -> tuple[Seat, Seat, Seat]:
     """First, second and third hand: clockwise from the dealer's left. At three the dealer is the
-    third hand; at four he sits out (RULES.md §A)."""
+    third hand; at four he sits out (docs/rules.md §A)."""
     return ((dealer + 1) % seats, (dealer + 2) % seats, (dealer + 3) % seats)
 
 

@@ -1,4 +1,4 @@
-"""What a seat may see (RULES.md §C, §E.2): the only door through which cards leave the domain.
+"""What a seat may see (docs/rules.md §C, §E.2): the only door through which cards leave the domain.
 
 A seat sees its own hand (once it has looked, in dark games), the talon only once it is shown,
 the discard only if it is the declarer's, other hands only when open play, a misère, a totus or a

@@ -1,4 +1,4 @@
-"""Whisting (вистование): who speaks, what he may say, and how it ends (RULES.md §D.1).
+"""Whisting (вистование): who speaks, what he may say, and how it ends (docs/rules.md §D.1).
 
 The first opponent is the player on the declarer's left; the second may whist or pass whatever
 the first did. Half-whist (полвиста) exists on 6 and 7 only, after the first opponent passed;

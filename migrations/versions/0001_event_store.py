@@ -1,6 +1,6 @@
 """The event store: streams, append-only events, es.append, checkpoints and idempotency keys.
 
-Follows EVENT-STORE.md §9.1–9.4, 9.7 and 9.8. Positions come from an identity column and the
+Follows docs/event-store.md §9.1–9.4, 9.7 and 9.8. Positions come from an identity column and the
 feed orders by (tx_id, global_position) below the xid horizon, so writers to different streams
 never wait for each other and readers never skip a late commit. One addition: es.append takes a
 per-stream advisory lock before its transaction gets an xid, so that the feed order keeps each
@@ -66,7 +66,7 @@ CREATE TABLE es.projection_checkpoints (
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
--- Written in the same transaction as the events a request appends (EVENT-STORE.md §9.8).
+-- Written in the same transaction as the events a request appends (docs/event-store.md §9.8).
 CREATE TABLE es.idempotency_keys (
   principal_id     text NOT NULL CHECK (length(principal_id) BETWEEN 1 AND 255),
   idem_key         text NOT NULL CHECK (length(idem_key) BETWEEN 1 AND 255),

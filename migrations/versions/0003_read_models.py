@@ -3,7 +3,7 @@
 A projection's generation ``g`` (its checkpoint is ``<name>@<g>`` in es.projection_checkpoints)
 writes the tables of slot ``a`` when g is odd and ``b`` when it is even. A rebuild builds
 generation g+1 into the other slot from position zero while g keeps serving, then
-``rm.projections`` switches to it in one transaction (EVENT-STORE.md §9.4). The service never
+``rm.projections`` switches to it in one transaction (docs/event-store.md §9.4). The service never
 creates tables: both slots exist from here on, owned by the migration role.
 
 Every per-game row keeps the stream version it reflects, so re-applying an event is a no-op

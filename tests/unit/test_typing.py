@@ -1,4 +1,4 @@
-"""The code type-checks under ``mypy --strict`` (STYLE.md: full type hints, strict everywhere).
+"""The code type-checks under ``mypy --strict`` (full type hints, strict everywhere).
 
 mypy runs in process through its API, with its cache in ``.mypy_cache/`` at the repository root,
 so a run after the first only re-checks what changed (some 15 s cold, a second warm).

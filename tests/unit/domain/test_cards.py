@@ -1,4 +1,4 @@
-"""The deck, the bidding ladder and the notation of cards and bids (RULES.md §N, §A, §B.1)."""
+"""The deck, the bidding ladder and the notation of cards and bids (docs/rules.md §N, §A, §B.1)."""
 
 from __future__ import annotations
 

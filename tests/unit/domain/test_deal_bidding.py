@@ -1,6 +1,6 @@
 """The auction (торговля): the ladder, no jumps, pass is final, the hold, kabal misère, the end
-of bidding, all-pass, the silent take of the third hand and the exit from all-pass (RULES.md §B,
-I-1…I-4, I-12).
+of bidding, all-pass, the silent take of the third hand and the exit from all-pass
+(docs/rules.md §B, I-1…I-4, I-12).
 
 The standard table: seat 2 deals, so seat 0 is the first hand, seat 1 the second, seat 2 the
 third.

@@ -1,5 +1,5 @@
 """Classic options, all off by default: calls in the dark (пас втёмную, «раз втёмную», dark
-misère), totus (тотус) and the concession without play («без трёх») (RULES.md §B.3, §C, I-17,
+misère), totus (тотус) and the concession without play («без трёх») (docs/rules.md §B.3, §C, I-17,
 I-26).
 
 The standard table: seat 2 deals, seat 0 is the first hand.

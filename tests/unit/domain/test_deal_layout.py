@@ -1,4 +1,4 @@
-"""The deal, the seats, the dealer and the forehand (RULES.md §A)."""
+"""The deal, the seats, the dealer and the forehand (docs/rules.md §A)."""
 
 from __future__ import annotations
 

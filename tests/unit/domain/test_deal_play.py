@@ -1,5 +1,5 @@
 """Play (розыгрыш): leads, following suit, trumping, no-trump, the trick's winner, misère with
-the catchers' cards opened, and the outcome of a played deal (RULES.md §E.1–E.3, I-15).
+the catchers' cards opened, and the outcome of a played deal (docs/rules.md §E.1–E.3, I-15).
 
 In the standard table the forehand (seat 0) declares; seat 1 is void in hearts and seat 2 in
 spades.

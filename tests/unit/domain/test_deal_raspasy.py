@@ -1,5 +1,5 @@
 """All-pass play (распасы): no trumps, the talon cards set the suit of the first two tricks, the
-first hand leads the first three tricks, and Rostov never opens the talon (RULES.md §E.4, I-14,
+first hand leads the first three tricks, and Rostov never opens the talon (docs/rules.md §E.4, I-14,
 I-16).
 
 With seat 0 dealing, seat 1 is the first hand (void in hearts), seat 2 the second (all the high

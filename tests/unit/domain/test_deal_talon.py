@@ -1,4 +1,4 @@
-"""The talon (прикуп), the discard (снос) and the declaration (заказ) (RULES.md §C, I-4)."""
+"""The talon (прикуп), the discard (снос) and the declaration (заказ) (docs/rules.md §C, I-4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What each seat may see (RULES.md §C, §E.1, §E.2): its own hand, the talon once shown, the
+"""What each seat may see (docs/rules.md §C, §E.1, §E.2): its own hand, the talon once shown, the
 discard if it is the declarer's, other hands only when laid face up, the current and the last
 trick; a spectator only what lies face up. Redacted events never say more than the view.
 """

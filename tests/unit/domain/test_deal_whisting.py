@@ -1,5 +1,5 @@
 """Whisting (вистование): the order, half-whist, return whist, gentleman half-whist, both
-passing, the checked 10, Stalingrad, and the single whister's open or closed play (RULES.md
+passing, the checked 10, Stalingrad, and the single whister's open or closed play (docs/rules.md
 §D.1, §D.3, §E.2, I-7, I-10, I-24).
 
 In the standard table the forehand (seat 0) declares, so seat 1 is the first opponent (the

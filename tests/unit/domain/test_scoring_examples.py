@@ -1,4 +1,4 @@
-"""Golden deal scores: the worked examples of RULES.md §F.5.
+"""Golden deal scores: the worked examples of docs/rules.md §F.5.
 
 Seats: dealer 2, so seat 0 is the first hand and declares; seat 1 (the declarer's left) speaks
 first on whist, seat 2 second. ``whists[i][0]`` is what defender i wrote on the declarer.

@@ -1,4 +1,4 @@
-"""A pool that would pass its target (RULES.md §G, I-18, I-19): help (помощь) into the largest
+"""A pool that would pass its target (docs/rules.md §G, I-18, I-19): help (помощь) into the largest
 unclosed pool, capped at each one's shortfall, then the mountain write-off."""
 
 from __future__ import annotations

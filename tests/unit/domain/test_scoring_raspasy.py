@@ -1,5 +1,5 @@
 """All-pass (распасы) scoring: the mountain per trick, the progression of a streak and its exit,
-the zero-trick bonus, Rostov's whists, and Classic's dark passes and bombs (RULES.md §F, I-12b,
+the zero-trick bonus, Rostov's whists, and Classic's dark passes and bombs (docs/rules.md §F, I-12b,
 I-13, I-14b, I-16, I-22, I-23)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One rule of RULES.md §F per test, under each preset where the presets differ.
+"""One rule of docs/rules.md §F per test, under each preset where the presets differ.
 
 Seats: dealer 2, so seat 0 is the first hand and declares; seat 1 speaks first on whist.
 """

@@ -1,4 +1,4 @@
-"""The final settlement (расчёт пули), RULES.md §H: golden cases and the arithmetic shown."""
+"""The final settlement (расчёт пули), docs/rules.md §H: golden cases and the arithmetic shown."""
 
 from __future__ import annotations
 

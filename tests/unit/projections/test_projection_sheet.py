@@ -1,4 +1,5 @@
-"""The pool sheet read model: the domain's own sheet, deal by deal, with the RULES.md numbers."""
+"""The pool sheet read model: the domain's own sheet, deal by deal, with the numbers of
+docs/rules.md."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ def test_the_model_survives_a_json_round_trip():
     assert msgspec.json.decode(msgspec.json.encode(model), type=GameSheet) == model
 
 
-# RULES.md §F.5, Sochi, from C3's tests: (contract, declarer tricks, W1 tricks, W2 tricks,
+# docs/rules.md §F.5, Sochi, from C3's tests: (contract, declarer tricks, W1 tricks, W2 tricks,
 # declarer pool, declarer mountain, W1 whists, W2 whists); both opponents whist.
 F5_ROWS = [
     ("6S", 6, 2, 2, 2, 0, 4, 4),
@@ -137,7 +138,7 @@ def _one_deal_sheet(pool, mountain, whists) -> list[g.Event]:
     ]
 
 
-# RULES.md §H.5: (pool, mountain, whists[i][j], exact results)
+# docs/rules.md §H.5: (pool, mountain, whists[i][j], exact results)
 H5_CASES = {
     "2a filled": ((14, 8, 0), (12, 26, 6), ((0, 12, 0), (22, 0, 0), (22, 4, 0)),
                   ("184/3", "-302/3", "118/3")),
