@@ -48,6 +48,7 @@ from domain import game
 from domain.cards import DECK
 from domain.deal.messages import SeatCommand
 from domain.rules import rules_for
+from service.api.schemas import from_command
 from service.database import with_database
 
 LAYOUTS_PER_GAME = 100
@@ -168,9 +169,7 @@ def choose(rng: random.Random, legal: list[SeatCommand]) -> SeatCommand:
 
 
 def body_of(command: SeatCommand) -> bytes:
-    raw = msgspec.structs.asdict(command)
-    del raw["seat"]
-    return _command.encode({"type": type(command).__struct_config__.tag, **raw})
+    return _command.encode(from_command(command))  # the body the API's legal_actions list
 
 
 def new_layouts(rng: random.Random) -> list[dict[str, Any]]:
