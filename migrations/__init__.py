@@ -1,9 +1,38 @@
 """Alembic migrations of the service's schema, shipped as a package.
 
 Run them with ``preferans db upgrade`` or `service.database.upgrade`; both build the alembic
-configuration in code, so no ``alembic.ini`` is needed. Every migration runs as the schema owner
-and grants what the service needs to the ``preferans_app`` role, which never owns anything.
+configuration in code, so no ``alembic.ini`` is needed. The migrations run as an administrator
+(a superuser, or a role with CREATEROLE that owns the database), hand every object to the
+``preferans_owner`` role (`TAKE_OWNERSHIP`, at the end of each migration that creates one) and
+grant the request path's ``preferans_app`` role only what it needs.
 """
 
 APP_ROLE = "preferans_app"
-"""The role the service runs as: it may read and append events, never change them."""
+"""The request path's login role: reads the log, appends only through the owner's functions."""
+
+OWNER_ROLE = "preferans_owner"
+"""Owns every schema, table and function of the service; nobody logs in as it."""
+
+TAKE_OWNERSHIP = f"""
+DO $$
+DECLARE
+  item record;
+BEGIN
+  FOR item IN SELECT nspname FROM pg_namespace WHERE nspname IN ('es', 'api', 'rm') LOOP
+    EXECUTE format('ALTER SCHEMA %I OWNER TO {OWNER_ROLE}', item.nspname);
+  END LOOP;
+  FOR item IN
+    SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname IN ('es', 'api', 'rm') AND c.relkind IN ('r', 'p', 'v', 'm')
+  LOOP
+    EXECUTE format('ALTER TABLE %I.%I OWNER TO {OWNER_ROLE}', item.nspname, item.relname);
+  END LOOP;
+  FOR item IN
+    SELECT p.oid::regprocedure AS fn FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname IN ('es', 'api', 'rm')
+  LOOP
+    EXECUTE format('ALTER FUNCTION %s OWNER TO {OWNER_ROLE}', item.fn);
+  END LOOP;
+END $$;
+"""
+"""Hand every schema, table and function of the service to `OWNER_ROLE` (idempotent)."""

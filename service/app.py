@@ -44,7 +44,13 @@ from service.api.health import HealthController
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
 from service.api.views import ViewsController
-from service.database import head_revision, pool_from_settings, resolve_dsn, upgrade_async
+from service.database import (
+    app_dsn,
+    head_revision,
+    pool_from_settings,
+    resolve_dsn,
+    upgrade_async,
+)
 from service.errors import EXCEPTION_HANDLERS
 from service.event_log import game_log
 from service.games import GameService
@@ -154,16 +160,21 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        database = dsn or settings.database_url
-        if database is None:  # the embedded server
-            database = await asyncio.to_thread(resolve_dsn, settings)
+        admin = dsn or settings.database_url
+        if admin is None:  # the embedded server
+            admin = await asyncio.to_thread(resolve_dsn, settings)
         if migrate:
-            await upgrade_async(database)
-        pool = await pool_from_settings(settings, database)
+            await upgrade_async(admin, app_password=settings.app_password)
+        # The request path logs in as the least-privileged role, never as the administrator.
+        pool = await pool_from_settings(settings, app_dsn(admin, settings))
         events = game_log(pool, announce=settings.notify)
         lobby = Lobby(pool)
         games = GameService(
-            events, lobby, retries=settings.command_retries, cache_size=settings.state_cache_size
+            events,
+            lobby,
+            retries=settings.command_retries,
+            cache_size=settings.state_cache_size,
+            key_ttl=settings.idempotency_ttl,
         )
         live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
         events.add_listener(live.poke)

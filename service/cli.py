@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from service.database import pool_from_settings, resolve_dsn, upgrade
+from service.database import app_dsn, pool_from_settings, resolve_dsn, upgrade
 from service.event_log import EventLog, game_log
 from service.exceptions import ImportRefused
 from service.projection_runner import FAILED, ProjectionError, Projections, ProjectionStatus
@@ -35,7 +35,7 @@ Command = Callable[[argparse.Namespace, Settings], int]
 
 def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[int]]) -> int:
     """Run ``action`` with the games' event log on the configured database."""
-    dsn = resolve_dsn(settings)
+    dsn = app_dsn(resolve_dsn(settings), settings)
 
     async def main() -> int:
         pool = await pool_from_settings(settings, dsn)
@@ -51,7 +51,7 @@ def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[in
 
 def _cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
     dsn = resolve_dsn(settings)
-    upgrade(dsn, args.revision)
+    upgrade(dsn, args.revision, app_password=settings.app_password)
     print(f"database at {args.revision}")
     return 0
 

@@ -5,18 +5,23 @@
 1. Load the stream's state: the folded state cached in memory for the stream, plus a tail read
    of the events appended since (by any process: versions are gapless, so the tail is exact).
 2. Check the caller's pinned version (HTTP If-Match), then ``decider.decide(command, state)``.
-3. Append the events at exactly the loaded version. If another writer got there first, reload
-   and decide again, up to ``retries`` times, unless the caller pinned an exact version: then
-   `StreamConflict` goes straight back (HTTP 412).
+3. Write everything in one statement, ``es.command``: the idempotency key (or its earlier
+   response), the events at exactly the loaded version, the response rendered for the key. If
+   another writer got there first, reload and decide again, up to ``retries`` times, unless the
+   caller pinned an exact version: then `StreamConflict` goes straight back (HTTP 412).
 
-Synchronous read models ride along: ``effects(stream, command, before, after, version)`` may give a
-write (the lobby's summary of a game, say) that runs in the append's own transaction, so the two
-commit or roll back together; when it returns None the append is one statement.
+The tail read of step 1 is skipped when the state is cached: ``es.command`` checks the version
+anyway, and a conflict brings a fresh read. So a command costs one round trip when this process
+saw the stream's last append, two when another process wrote since.
 
-With an idempotency key, the key row, the events and the rendered response are written in one
-transaction; a repeat (even a concurrent one, which waits for the first) returns the stored
-response with ``replayed=True`` and appends nothing. A domain refusal (`PreferansError`) under a
-key is stored and replayed too; any other error rolls back everything, key included.
+A synchronous read model rides along: ``effects(stream, command, before, after, version)`` may
+give the lobby's summary of a game, written by the same statement as the events, so the two
+commit or roll back together.
+
+With an idempotency key, the key row, the events and the rendered response commit together; a
+repeat (even a concurrent one, which waits for the first) returns the stored response with
+``replayed=True`` and appends nothing. A domain refusal (`PreferansError`) under a key is stored
+and replayed too; any other error rolls back everything, key included.
 
 Example, with the domain's functions::
 
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
@@ -42,7 +47,7 @@ from service.event_log import EventLog
 from service.event_store import (
     ANY,
     NO_STREAM,
-    AppendResult,
+    CommandOutcome,
     FeedCursor,
     IdempotencyKey,
     Metadata,
@@ -124,12 +129,10 @@ class CommandResult(Generic[S, E]):
 Render = Callable[[Any], StoredResponse]
 """Renders a `CommandResult` or a domain refusal into the response to store and replay."""
 
-InTransaction = Callable[[asyncpg.Connection], Awaitable[None]]
-"""A write made inside the transaction that appends a command's events."""
-
-Effects = Callable[[str, Any, Any, Any, int], InTransaction | None]
-"""``effects(stream_id, command, before, after, version)``: the write a command's events call for
-in the same transaction (a synchronous read model), or None when there is nothing to write."""
+Effects = Callable[[str, Any, Any, Any, int], Any]
+"""``effects(stream_id, command, before, after, version)``: the lobby's row a command's events
+call for (a JSON-able mapping ``{"op": "insert" | "update", …}``, see ``es.command``), written
+in the same statement as the events; None when there is nothing to write."""
 
 
 def request_hash(*parts: bytes | str) -> bytes:
@@ -143,12 +146,11 @@ def request_hash(*parts: bytes | str) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
-class _Decision(Generic[S, E]):
-    version: int | None  # the loaded version, None when not loaded (plain appends)
-    state: S | None
-    events: list[E]
-    expected: int | None  # what the append must find
-    effect: InTransaction | None = None  # the synchronous read models' write
+class _Loaded(Generic[S]):
+    version: int
+    state: S
+    fresh: bool
+    """Read from the log just now (else trusted from the cache)."""
 
 
 class CommandHandler(Generic[C, S, E]):
@@ -169,8 +171,10 @@ class CommandHandler(Generic[C, S, E]):
         cache_size: int = 1024,
         rejections: tuple[type[Exception], ...] = (PreferansError,),
         effects: Effects | None = None,
+        key_ttl: float = 86_400.0,
     ) -> None:
         self.log = log
+        self.key_ttl = key_ttl
         self.store = log.store
         self.decider = decider
         self.retries = retries
@@ -181,7 +185,8 @@ class CommandHandler(Generic[C, S, E]):
     async def load(
         self, stream_id: str, *, conn: asyncpg.Connection | None = None
     ) -> tuple[int, S]:
-        """The stream's version and folded state (version 0 and the initial state if empty)."""
+        """The stream's version and folded state (version 0 and the initial state if empty):
+        the cached state, and a tail read of what was appended since."""
         cached = self._cache.get(stream_id)
         version, state = cached if cached is not None else (0, self.decider.initial_state())
         tail = await self.store.read_stream(stream_id, version + 1, conn=conn)
@@ -198,6 +203,17 @@ class CommandHandler(Generic[C, S, E]):
         if held is None or held[0] < version:  # a concurrent command may have cached a newer one
             self._cache.put(stream_id, (version, state))
 
+    async def _current(self, stream_id: str, expected: int | None, fresh: bool) -> _Loaded[S]:
+        """The state to decide in. A cached state is trusted without a read (``es.command``
+        checks the version, and a conflict brings us back here with ``fresh``); a pin that
+        the cache does not match is checked against the log first."""
+        cached = self._cache.get(stream_id)
+        if cached is not None and not fresh and (expected is None or expected < 0 or
+                                                 cached[0] == expected):  # fmt: skip
+            return _Loaded(cached[0], cached[1], fresh=False)
+        version, state = await self.load(stream_id)
+        return _Loaded(version, state, fresh=True)
+
     async def handle(
         self,
         stream_id: str,
@@ -207,34 +223,50 @@ class CommandHandler(Generic[C, S, E]):
         expected: int | None = ANY,
         render: Render | None = None,
     ) -> CommandResult[S, E]:
-        """Decide ``command`` against the stream and append its events.
+        """Decide ``command`` against the stream and append its events, in one round trip.
 
         ``expected`` pins the stream version (If-Match: n; If-None-Match: * is ``NO_STREAM``):
         a mismatch raises `StreamConflict` without deciding. ``render`` turns the result (or a
         domain refusal) into the response stored under ``context.idempotency``; it is required
-        with a key. Raises the decider's refusals, `StreamConflict`, `IdempotencyKeyReused`,
-        `IdempotencyKeyInFlight`.
+        with a key, and it renders before the events are written (the versions they get are
+        known; their global positions are not yet). Raises the decider's refusals,
+        `StreamConflict`, `IdempotencyKeyReused`, `IdempotencyKeyInFlight`, `CommitUnknown`.
         """
         check_expected(expected)
-
-        async def step(conn: asyncpg.Connection | None) -> _Decision[S, E]:
-            version, state = await self.load(stream_id, conn=conn)
-            _check_precondition(stream_id, expected, version)
-            events = list(self.decider.decide(command, state))
-            effect = None
-            if events and self.effects is not None:
-                after = self.decider.fold(events, state)
-                effect = self.effects(stream_id, command, state, after, version + len(events))
-            return _Decision(version, state, events, version, effect)
-
-        pinned = expected is not None and expected >= 0
+        key = context.idempotency
+        if key is not None and render is None:
+            raise ValueError("an idempotency key needs a render callback to store the response")
+        fresh = False
         for attempt in range(self.retries + 1):
+            loaded = await self._current(stream_id, expected, fresh)
             try:
-                return await self._execute(stream_id, step, context, render)
+                _check_precondition(stream_id, expected, loaded.version)
             except StreamConflict:
-                # Another writer appended since our load; an exact pin cannot hold any more.
-                if pinned or attempt == self.retries:
+                if loaded.fresh:
                     raise
+                fresh = True  # perhaps only our cache is behind
+                continue
+            try:
+                events = list(self.decider.decide(command, loaded.state))
+            except self.rejections as exc:
+                if key is None:
+                    raise
+                assert render is not None
+                stored = await self.store.command(
+                    stream_id, [], None, key=key, key_ttl=self.key_ttl, response=render(exc)
+                )
+                if stored.outcome == "replayed":
+                    return self._replayed(stream_id, stored)
+                raise
+            try:
+                return await self._write(stream_id, command, loaded, events, context, render)
+            except StreamConflict:
+                # Another writer appended since our state: reload and decide again, unless the
+                # caller pinned the very version that is now gone.
+                pinned = expected is not None and expected >= 0
+                if attempt == self.retries or (pinned and loaded.fresh):
+                    raise
+                fresh = True
         raise AssertionError("unreachable")
 
     async def append_events(
@@ -254,94 +286,114 @@ class CommandHandler(Generic[C, S, E]):
         check_expected(expected)
         if not events:
             raise ValueError("append_events needs at least one event")
-        decision: _Decision[S, E] = _Decision(None, None, list(events), expected)
-
-        async def step(conn: asyncpg.Connection | None) -> _Decision[S, E]:
-            return decision
-
-        return await self._execute(stream_id, step, context, render)
+        if context.idempotency is not None and render is None:
+            raise ValueError("an idempotency key needs a render callback to store the response")
+        new = self._new_events(stream_id, list(events), context, first_version=None)
+        response = None
+        if render is not None:
+            response = render(CommandResult(stream_id, 0, (), None))
+        outcome = await self.store.command(
+            stream_id, new, expected, key=context.idempotency, key_ttl=self.key_ttl,
+            response=response,
+        )  # fmt: skip
+        if outcome.outcome == "replayed":
+            return self._replayed(stream_id, outcome)
+        assert outcome.result is not None
+        appended = outcome.result
+        items = tuple(
+            Appended(n.event_id, n.event_type, appended.first_version + i, position, event)
+            for i, (n, position, event) in enumerate(
+                zip(new, appended.positions, events, strict=True)
+            )
+        )
+        self.log.committed(stream_id, appended.version)
+        return CommandResult(
+            stream_id, appended.version, items, None, cursor=appended.cursor, response=response
+        )
 
     # --- one attempt ------------------------------------------------------------------------
 
-    async def _execute(
+    async def _write(
         self,
         stream_id: str,
-        step: Callable[[asyncpg.Connection | None], Awaitable[_Decision[S, E]]],
+        command: C,
+        loaded: _Loaded[S],
+        events: list[E],
         context: CommandContext,
         render: Render | None,
     ) -> CommandResult[S, E]:
-        if context.idempotency is None:
-            decision = await step(None)
-            new = self._new_events(decision.events, context)
-            appended = None
-            if new and decision.effect is None:
-                appended = await self.store.append(stream_id, new, decision.expected)
-            elif new and decision.effect is not None:
-                async with self.store.pool.acquire() as conn, conn.transaction():
-                    appended = await self.store.append(stream_id, new, decision.expected, conn=conn)
-                    await decision.effect(conn)
-            result = self._result(stream_id, decision, new, appended)
-            self._committed(result, appended)
-            return replace(result, response=render(result)) if render else result
-        if render is None:
-            raise ValueError("an idempotency key needs a render callback to store the response")
-        return await self._execute_with_key(stream_id, step, context, context.idempotency, render)
-
-    async def _execute_with_key(
-        self,
-        stream_id: str,
-        step: Callable[[asyncpg.Connection | None], Awaitable[_Decision[S, E]]],
-        context: CommandContext,
-        key: IdempotencyKey,
-        render: Render,
-    ) -> CommandResult[S, E]:
-        """One transaction: claim the key, decide, append, store the response."""
-        rejection: Exception | None = None
-        appended: AppendResult | None = None
-        result: CommandResult[S, E] | None = None
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            # The stream lock before the key row, whose insert gives the transaction its id.
-            await self.store.lock_stream(conn, stream_id)
-            record = await self.store.claim_idempotency_key(conn, key)
-            if record is not None:
-                return CommandResult(
-                    stream_id=record.stream_id or stream_id,
-                    version=record.version or 0,
-                    appended=(),
-                    state=None,
-                    replayed=True,
-                    response=record.response,
-                )
-            try:
-                decision = await step(conn)
-            except self.rejections as exc:
-                await self.store.store_idempotent_response(
-                    conn, key, stream_id=stream_id, version=None, response=render(exc)
-                )
-                rejection = exc
-            else:
-                new = self._new_events(decision.events, context)
-                if new:
-                    appended = await self.store.append(stream_id, new, decision.expected, conn=conn)
-                    if decision.effect is not None:
-                        await decision.effect(conn)
-                result = self._result(stream_id, decision, new, appended)
-                result = replace(result, response=render(result))
-                await self.store.store_idempotent_response(
-                    conn,
-                    key,
-                    stream_id=stream_id,
-                    version=result.version,
-                    response=result.response,
-                )
+        """Write a decision: the events, the key's response, the lobby's row, one statement."""
+        key = context.idempotency
+        version = loaded.version
+        if not events:
+            result: CommandResult[S, E] = CommandResult(
+                stream_id, version, (), loaded.state, before=loaded.state
+            )
+            if key is None:
+                return replace(result, response=render(result)) if render else result
+            assert render is not None
+            nothing = render(result)
+            stored = await self.store.command(
+                stream_id, [], None, key=key, key_ttl=self.key_ttl, response=nothing
+            )
+            if stored.outcome == "replayed":
+                return self._replayed(stream_id, stored)
+            return replace(result, response=nothing)
+        after = self.decider.fold(events, loaded.state)
+        new = self._new_events(stream_id, events, context, first_version=version + 1)
+        summary = None
+        if self.effects is not None:
+            summary = self.effects(stream_id, command, loaded.state, after, version + len(events))
+        # The response is rendered before the write: the versions are known, positions are not.
+        provisional = CommandResult(
+            stream_id,
+            version + len(events),
+            tuple(
+                Appended(n.event_id, n.event_type, version + 1 + i, 0, event)
+                for i, (n, event) in enumerate(zip(new, events, strict=True))
+            ),
+            after,
+            before=loaded.state,
+        )
+        response = render(provisional) if render is not None else None
+        outcome = await self.store.command(
+            stream_id, new, version, key=key, key_ttl=self.key_ttl, response=response,
+            summary=summary,
+        )  # fmt: skip
+        if outcome.outcome == "replayed":
+            return self._replayed(stream_id, outcome)
+        assert outcome.result is not None
+        appended = outcome.result
+        items = tuple(
+            replace(item, position=position)
+            for item, position in zip(provisional.appended, appended.positions, strict=True)
+        )
+        result = replace(provisional, appended=items, cursor=appended.cursor, response=response)
         # Committed: only now may the cache and other processes learn of it.
-        if rejection is not None:
-            raise rejection
-        assert result is not None
-        self._committed(result, appended)
+        self._cache_state(stream_id, result.version, after)
+        self.log.committed(stream_id, result.version)
         return result
 
-    def _new_events(self, events: Sequence[E], context: CommandContext) -> list[NewEvent]:
+    def _replayed(self, stream_id: str, outcome: CommandOutcome) -> CommandResult[S, E]:
+        record = outcome.stored
+        assert record is not None
+        return CommandResult(
+            stream_id=record.stream_id or stream_id,
+            version=record.version or 0,
+            appended=(),
+            state=None,
+            replayed=True,
+            response=record.response,
+        )
+
+    def _new_events(
+        self,
+        stream_id: str,
+        events: Sequence[E],
+        context: CommandContext,
+        *,
+        first_version: int | None,
+    ) -> list[NewEvent]:
         key = context.idempotency
         metadata = Metadata(
             actor=context.actor,
@@ -350,40 +402,11 @@ class CommandHandler(Generic[C, S, E]):
             causation_id=context.causation_id,
             idempotency_key=key.key if key else None,
         )
-        ids = [event_id_for(key, index) for index in range(len(events))]
+        ids = [
+            event_id_for(key, stream_id, None if first_version is None else first_version + i, i)
+            for i in range(len(events))
+        ]
         return self.log.new_events(events, ids, metadata)
-
-    def _result(
-        self,
-        stream_id: str,
-        decision: _Decision[S, E],
-        new: Sequence[NewEvent],
-        appended: AppendResult | None,
-    ) -> CommandResult[S, E]:
-        if appended is None:
-            return CommandResult(
-                stream_id, decision.version or 0, (), decision.state, before=decision.state
-            )
-        items = tuple(
-            Appended(n.event_id, n.event_type, appended.first_version + i, position, event)
-            for i, (n, position, event) in enumerate(
-                zip(new, appended.positions, decision.events, strict=True)
-            )
-        )
-        state = None
-        if decision.state is not None:
-            state = self.decider.fold(decision.events, decision.state)
-        return CommandResult(
-            stream_id, appended.version, items, state, decision.state, appended.cursor
-        )
-
-    def _committed(self, result: CommandResult[S, E], appended: AppendResult | None) -> None:
-        """Only once the events have committed may the cache and other processes learn of them."""
-        if appended is None:
-            return
-        if result.state is not None:
-            self._cache_state(result.stream_id, result.version, result.state)
-        self.log.committed(result.stream_id, result.version)
 
 
 def _check_precondition(stream_id: str, expected: int | None, version: int) -> None:
@@ -400,10 +423,14 @@ def _check_precondition(stream_id: str, expected: int | None, version: int) -> N
         raise StreamConflict(stream_id, expected, version or None)
 
 
-def event_id_for(key: IdempotencyKey | None, index: int) -> uuid.UUID:
-    """The id of a request's ``index``-th event: derived from its idempotency key when it has
-    one (so even an expired key cannot append the same events twice), else a fresh uuid7."""
+def event_id_for(
+    key: IdempotencyKey | None, stream_id: str, version: int | None, index: int
+) -> uuid.UUID:
+    """The id of a request's event: derived from its idempotency key and the version it takes
+    when it has a key (so no retry appends the same events twice, while a retry after the key
+    expired, decided anew at a later version, appends fresh ones), else a fresh uuid7."""
     if key is None:
         return uuid7()
-    name = f"{len(key.principal)}:{key.principal}:{key.key}:{index}"
+    at = f"{version}" if version is not None else f"+{index}"
+    name = f"{len(key.principal)}:{key.principal}:{len(key.key)}:{key.key}:{stream_id}:{at}"
     return uuid.uuid5(_EVENT_ID_NAMESPACE, name)

@@ -2,9 +2,14 @@
 
 - `resolve_dsn` uses DATABASE_URL, or starts an embedded PostgreSQL (the ``pgserver`` package)
   under the data folder, so ``preferans serve`` works on a fresh machine with nothing installed.
+  That is the administrator's connection: it runs the migrations.
+- `app_dsn` is the request path's: the same server as the login role ``preferans_app``
+  (PREFERANS_APP_DATABASE_URL overrides it), which may only read the log and append through the
+  owner's functions (migration ``0005_least_privilege``).
 - `upgrade` runs the alembic migrations of the ``migrations`` package under a session-level
   advisory lock: idempotent, and safe when several processes start at once.
-- `create_pool` builds the asyncpg pool the service uses, with jsonb decoded by msgspec.
+- `create_pool` builds the asyncpg pool the service uses, with jsonb decoded by msgspec and
+  every wait bounded: connecting, waiting for a pooled connection, a statement, a lock.
 
 The event store's own SQL lives in `service.event_store`; the few statements here only manage
 the database itself (create it, lock it for a migration).
@@ -17,12 +22,13 @@ import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import asyncpg
 import msgspec
 
 import migrations
+from migrations import APP_ROLE
 from service.settings import Settings
 
 if TYPE_CHECKING:
@@ -84,6 +90,22 @@ def _create_database(admin_dsn: str, name: str) -> None:
         conn.close()
 
 
+def app_dsn(admin_dsn: str, settings: Settings) -> str:
+    """The request path's DSN: PREFERANS_APP_DATABASE_URL, else ``admin_dsn`` as ``preferans_app``
+    (with PREFERANS_APP_PASSWORD when the server asks for one)."""
+    if settings.app_database_url:
+        return settings.app_database_url
+    return with_user(admin_dsn, APP_ROLE, settings.app_password)
+
+
+def with_user(dsn: str, user: str, password: str | None = None) -> str:
+    """The same server and database as ``dsn``, as another user."""
+    parts = urlsplit(dsn)
+    host = parts.netloc.rpartition("@")[2]
+    credentials = quote(user, safe="") + (":" + quote(password, safe="") if password else "")
+    return urlunsplit(parts._replace(netloc=f"{credentials}@{host}"))
+
+
 def with_database(dsn: str, database: str) -> str:
     """The same server and credentials as ``dsn``, on another database.
 
@@ -114,8 +136,9 @@ def head_revision() -> str:
     return head
 
 
-def upgrade(dsn: str, revision: str = "head") -> None:
+def upgrade(dsn: str, revision: str = "head", *, app_password: str | None = None) -> None:
     """Migrate the database at ``dsn`` to ``revision``; a no-op when it is already there.
+    With ``app_password``, the request path's role logs in with it from then on.
 
     A session-level advisory lock makes concurrent callers queue: the second one finds the schema
     current and does nothing. The lock goes with the connection, so a failed migration (rolled
@@ -134,14 +157,21 @@ def upgrade(dsn: str, revision: str = "head") -> None:
             config = alembic_config()
             config.attributes["connection"] = conn
             command.upgrade(config, revision)
+            if app_password is not None:
+                quoted = conn.exec_driver_sql(
+                    "SELECT quote_literal(%(p)s)", {"p": app_password}
+                ).scalar_one()
+                conn.exec_driver_sql(f"ALTER ROLE {APP_ROLE} PASSWORD {quoted}")
             conn.commit()
     finally:
         engine.dispose()
 
 
-async def upgrade_async(dsn: str, revision: str = "head") -> None:
+async def upgrade_async(
+    dsn: str, revision: str = "head", *, app_password: str | None = None
+) -> None:
     """`upgrade` from async code (alembic is synchronous, so it runs in a worker thread)."""
-    await asyncio.to_thread(upgrade, dsn, revision)
+    await asyncio.to_thread(upgrade, dsn, revision, app_password=app_password)
 
 
 # --- connections ------------------------------------------------------------------------------
@@ -170,32 +200,52 @@ async def init_connection(conn: asyncpg.Connection) -> None:
     )
 
 
-def server_settings(role: str | None = None, idle_tx_timeout: str = "30s") -> dict[str, str]:
+def server_settings(
+    *,
+    idle_tx_timeout: str = "30s",
+    statement_timeout: str = "0",
+    lock_timeout: str = "0",
+) -> dict[str, str]:
     """Session settings every service connection starts with."""
-    settings = {
+    return {
         "application_name": "preferans",
         # An idle writer pins the global feed's xid horizon (docs/event-store.md §9.3).
         "idle_in_transaction_session_timeout": idle_tx_timeout,
+        # A frozen server or a held row lock fails a request instead of hanging it.
+        "statement_timeout": statement_timeout,
+        "lock_timeout": lock_timeout,
     }
-    if role:
-        settings["role"] = role  # as SET ROLE: the service runs with the least privileges
-    return settings
 
 
 async def _keep_session(conn: asyncpg.Connection) -> None:
     """Reset nothing more on release (asyncpg itself still rolls back an open transaction)."""
 
 
+class BoundedPool(asyncpg.Pool):  # type: ignore[misc]
+    """An asyncpg pool whose every wait for a free connection is bounded (``acquire_timeout``
+    seconds, then `TimeoutError`), including the waits of ``pool.fetch`` and friends."""
+
+    def __init__(self, *args: Any, acquire_timeout: float | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.acquire_timeout = acquire_timeout
+
+    def acquire(self, *, timeout: float | None = None) -> Any:
+        return super().acquire(timeout=timeout if timeout is not None else self.acquire_timeout)
+
+
 async def create_pool(
     dsn: str,
     *,
-    role: str | None = None,
     min_size: int = 2,
     max_size: int = 20,
     idle_tx_timeout: str = "30s",
+    statement_timeout: str = "0",
+    lock_timeout: str = "0",
+    connect_timeout: float = 10.0,
+    acquire_timeout: float | None = None,
     full_reset: bool = False,
 ) -> asyncpg.Pool:
-    """An asyncpg pool with msgspec jsonb codecs; ``role`` is assumed on every connection.
+    """An asyncpg pool with msgspec jsonb codecs and bounded waits (0 / None: unbounded).
 
     By default a released connection skips asyncpg's ``RESET ALL; UNLISTEN *; CLOSE ALL;
     pg_advisory_unlock_all()``: that is a second round trip for every pooled query, and it
@@ -203,15 +253,26 @@ async def create_pool(
     connection: ``SET LOCAL`` rather than ``SET``, listeners through `EventStore.listen`,
     session advisory locks unlocked before release. ``full_reset=True`` restores asyncpg's.
     """
-    pool = await asyncpg.create_pool(
+    pool = BoundedPool(
         dsn,
         min_size=min_size,
         max_size=max_size,
+        max_queries=50_000,
+        max_inactive_connection_lifetime=300.0,
         init=init_connection,
         reset=None if full_reset else _keep_session,
-        server_settings=server_settings(role, idle_tx_timeout),
+        loop=None,
+        connection_class=asyncpg.Connection,
+        record_class=asyncpg.Record,
+        acquire_timeout=acquire_timeout,
+        timeout=connect_timeout,
+        server_settings=server_settings(
+            idle_tx_timeout=idle_tx_timeout,
+            statement_timeout=statement_timeout,
+            lock_timeout=lock_timeout,
+        ),
     )
-    assert pool is not None
+    await pool
     return pool
 
 
@@ -225,11 +286,14 @@ async def schema_revision(pool: asyncpg.Pool) -> str | None:
 
 
 async def pool_from_settings(settings: Settings, dsn: str) -> asyncpg.Pool:
-    """`create_pool` with the sizes and role of ``settings``."""
+    """`create_pool` with the sizes and timeouts of ``settings``."""
     return await create_pool(
         dsn,
-        role=settings.db_role,
         min_size=settings.pool_min_size,
         max_size=settings.pool_max_size,
         idle_tx_timeout=settings.idle_tx_timeout,
+        statement_timeout=settings.statement_timeout,
+        lock_timeout=settings.lock_timeout,
+        connect_timeout=settings.connect_timeout,
+        acquire_timeout=settings.acquire_timeout,
     )

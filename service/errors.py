@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -30,6 +31,8 @@ from litestar.openapi.spec import Example
 
 from domain.errors import IllegalAction, InvalidLayout, InvalidRules, NotationError, PreferansError
 from service.event_store import (
+    CommitUnknown,
+    DuplicateEventId,
     IdempotencyKeyInFlight,
     IdempotencyKeyReused,
     InvalidIdempotencyKey,
@@ -53,6 +56,24 @@ log = logging.getLogger(__name__)
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "/problems/"
+RETRY_AFTER = "2"
+"""Seconds a client should wait after a 503 of an unavailable database."""
+
+DATABASE_DOWN: tuple[type[BaseException], ...] = (
+    OSError,  # refused, reset, unreachable
+    TimeoutError,  # connecting, or waiting for a pooled connection
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,  # a pool closing, a connection gone
+    asyncpg.CannotConnectNowError,
+    asyncpg.TooManyConnectionsError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.QueryCanceledError,  # statement_timeout
+    asyncpg.LockNotAvailableError,  # lock_timeout
+    asyncpg.ReadOnlySQLTransactionError,  # a standby after a failover
+    asyncpg.UndefinedFunctionError,  # the schema is behind this code
+)
+"""Failures that say the database cannot serve now, not that the request was wrong."""
 
 
 # --- the wire shape ---------------------------------------------------------------------------
@@ -86,6 +107,8 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """``version-mismatch``: the version the request was made against (its If-Match)."""
     actual: int | None = None
     """``version-mismatch``: the game's current version (also in the ETag header)."""
+    dependency: str | None = None
+    """``unavailable``: what is down (``database`` …), when known."""
 
 
 class Kind(NamedTuple):
@@ -215,16 +238,33 @@ _KINDS = (
     ),
     Kind("bad-request", 400, "Bad request", "The request cannot be served as sent."),
     Kind(
+        "already-applied",
+        409,
+        "This request was already applied",
+        "The events this request would append are already stored (its Idempotency-Key has "
+        "expired since): read the game to see its state.",
+    ),
+    Kind(
         "internal",
         500,
         "Internal error",
-        "Something failed on our side; nothing was changed. Retry with the same Idempotency-Key.",
+        "Something failed on our side. If it was a command, read the game to see whether it "
+        "took effect, or retry it with the same Idempotency-Key, which is safe.",
     ),
     Kind(
         "unavailable",
         503,
         "Service unavailable",
-        "The database is unreachable or its schema is not current; retry later.",
+        "The database is unreachable, overloaded or failing over, or its schema is not current. "
+        "Nothing was changed; retry after the Retry-After seconds.",
+    ),
+    Kind(
+        "commit-unknown",
+        503,
+        "The command's outcome is unknown",
+        "The command reached the database and the connection failed before its outcome came "
+        "back: it may have taken effect or not. Retry it with the same Idempotency-Key (it is "
+        "then either replayed or done once), or read the game before deciding again.",
     ),
 )
 KINDS: dict[str, Kind] = {kind.slug: kind for kind in _KINDS}
@@ -315,7 +355,21 @@ def map_exception(exc: Exception) -> Mapped:
             errors = (FieldError(path=exc.where, message=exc.message),)
             problem = _problem("validation", exc.message, errors=errors)
         case Unavailable():
-            problem = _problem("unavailable", exc.message)
+            problem = _problem("unavailable", exc.message, dependency=exc.dependency)
+            headers["Retry-After"] = RETRY_AFTER
+        case CommitUnknown():
+            problem = _problem("commit-unknown", str(exc))
+            headers["Retry-After"] = "1"
+        case DuplicateEventId():
+            problem = _problem("already-applied", "the events of this request are already stored")
+        case _ if isinstance(exc, DATABASE_DOWN):
+            log.warning("database unavailable: %s: %s", type(exc).__name__, exc)
+            problem = _problem(
+                "unavailable",
+                "the database is unavailable; nothing was changed",
+                dependency="database",
+            )
+            headers["Retry-After"] = RETRY_AFTER
         case NotYet():
             problem = _problem("not-public-yet", exc.message, code=exc.code)
         case AlreadyImported():

@@ -2,9 +2,11 @@
 
 All of the service's SQL lives here (the schema and ``es.append`` are in ``migrations/``).
 
-- `EventStore.append` is one call of ``es.append``: one round trip, one commit. The expected
-  version is checked under a per-stream lock before any global position is allocated; writers
-  of different streams never wait for each other.
+- `EventStore.command` is one call of ``es.command``: a whole command (its idempotency key, the
+  version check, the events, the response stored under the key, the lobby's summary) in one
+  round trip and one commit. `EventStore.append` is ``es.append`` alone. The expected version is
+  checked under a per-stream lock before any global position is allocated; writers of different
+  streams never wait for each other. The request path's role can write no other way.
 - `EventStore.read_feed` pages the global log by the cursor ``(tx_id, global_position)`` below
   the xid horizon (docs/event-store.md §9.3): it never passes a transaction that is still open,
   so an event committed late by a slow writer is never skipped, and a rolled-back one leaves no
@@ -23,7 +25,9 @@ Errors::
     ├── DuplicateEventId          an event id is already stored (a replay after its key expired)
     ├── IdempotencyKeyReused      the key was used before with another request (HTTP 422)
     ├── IdempotencyKeyInFlight    the key's first request is still running (HTTP 409)
-    └── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
+    ├── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
+    └── CommitUnknown             the command was sent, and the connection failed before its
+                                  outcome came back: it may or may not have committed (HTTP 503)
 
 A feed cursor token we did not issue is `service.exceptions.InvalidCursor`.
 """
@@ -39,7 +43,7 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import asyncpg
@@ -60,7 +64,8 @@ NOTIFY_CHANNEL: Final = "es_events"
 log = logging.getLogger(__name__)
 
 _CONFLICT = "P0409"
-_LOCK_TIMEOUT = "2s"
+_KEY_REUSED = "P0422"
+_KEY_IN_FLIGHT = "P0423"
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -95,6 +100,11 @@ class IdempotencyKeyInFlight(EventStoreError):
 
 class InvalidIdempotencyKey(EventStoreError, ValueError):
     """The principal or the key is empty or longer than 255 characters."""
+
+
+class CommitUnknown(EventStoreError):
+    """A command was sent and its connection failed before the outcome arrived: it may have
+    committed or not. A retry with the same idempotency key is then safe (it replays or runs)."""
 
 
 # --- values -----------------------------------------------------------------------------------
@@ -225,9 +235,23 @@ class IdempotentRecord(msgspec.Struct, frozen=True):
     response: StoredResponse | None
 
 
+class CommandOutcome(msgspec.Struct, frozen=True):
+    """What `EventStore.command` did: ``appended`` (``result``), ``refused`` (the response was
+    stored under the key, nothing appended), ``replayed`` (``stored``: the key's first
+    request's outcome) or ``nothing``."""
+
+    outcome: str
+    result: AppendResult | None = None
+    stored: IdempotentRecord | None = None
+
+
 # --- SQL --------------------------------------------------------------------------------------
 
 _APPEND = "SELECT new_version, positions, tx FROM es.append($1, $2, $3, $4, $5, $6, $7, $8)"
+_COMMAND = """
+SELECT outcome, new_version, positions, tx, stored_stream, stored_version, stored_status,
+       stored_headers, stored_body
+  FROM es.command($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"""
 
 # Column order is RecordedEvent's field order (rows are built positionally).
 _COLUMNS = """global_position, tx_id, stream_id, version, event_id, event_type, schema_version,
@@ -252,32 +276,12 @@ SELECT {_COLUMNS}
 
 _STREAM_VERSION = "SELECT version FROM es.streams WHERE stream_id = $1"
 
-# The lock es.append takes first; it assigns no xid (see the migration).
-_LOCK_STREAM = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 
 _NOTIFY = "SELECT pg_notify($1, hint) FROM unnest($2::text[]) AS hint"
 
 # set_config(..., true) is SET LOCAL, evaluated before the insert can wait on a concurrent
 # holder of the key: one round trip instead of two.
-_CLAIM_KEY = """
-WITH settings AS (SELECT set_config('lock_timeout', $4, true))
-INSERT INTO es.idempotency_keys (principal_id, idem_key, request_hash)
-SELECT $1, $2, $3 FROM settings
-ON CONFLICT DO NOTHING
-RETURNING true"""
-
-_READ_KEY = """
-SELECT request_hash, stream_id, version, response_status, response_headers, response_body
-  FROM es.idempotency_keys
- WHERE principal_id = $1 AND idem_key = $2"""
-
-_STORE_RESPONSE = """
-UPDATE es.idempotency_keys
-   SET stream_id = $3, version = $4,
-       response_status = $5, response_headers = $6, response_body = $7
- WHERE principal_id = $1 AND idem_key = $2"""
-
-_DELETE_EXPIRED_KEYS = "DELETE FROM es.idempotency_keys WHERE expires_at < now()"
+_PURGE_KEYS = "SELECT es.purge_idempotency_keys($1)"
 
 
 # --- the store --------------------------------------------------------------------------------
@@ -311,9 +315,9 @@ class EventStore:
 
         ``stream_type`` defaults to the id's prefix (``table`` for ``table-0190…``). Raises
         `StreamConflict` (nothing appended) or `DuplicateEventId`. Without ``conn`` the append
-        commits on its own; with ``conn`` it is part of the caller's transaction. Inside a
-        transaction that writes before appending, call `lock_stream` before that first write,
-        so the feed keeps the stream in version order. Tell an `Announcer` once it committed.
+        commits on its own; with ``conn`` it is part of the caller's transaction (write nothing
+        before it there: the stream's lock must come before the transaction's first write, so
+        the feed keeps the stream in version order). Tell an `Announcer` once it committed.
         """
         check_expected(expected)
         if not events:
@@ -352,13 +356,75 @@ class EventStore:
         assert row is not None
         return AppendResult(stream_id, row[0], tuple(row[1]), row[2])
 
-    async def lock_stream(self, conn: asyncpg.Connection, stream_id: str) -> None:
-        """Take the stream's append lock for the rest of ``conn``'s transaction.
+    async def command(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected: int | None = ANY,
+        *,
+        key: IdempotencyKey | None = None,
+        key_ttl: float = 86_400.0,
+        response: StoredResponse | None = None,
+        summary: Any = None,
+        stream_type: str | None = None,
+        conn: asyncpg.Connection | None = None,
+    ) -> CommandOutcome:
+        """One whole command in one round trip (``es.command``; see the module docstring).
 
-        The transaction's id is assigned at its first write; taking this lock before that write
-        orders the ids of one stream's writers like its versions (see the migration).
+        ``events`` are appended at exactly ``expected`` (none: a refusal, stored under ``key``);
+        ``response`` is stored under ``key`` (kept ``key_ttl`` seconds); ``summary`` is the
+        lobby's row (a JSON-able mapping with ``op`` ``insert`` or ``update``). Raises
+        `StreamConflict`, `IdempotencyKeyReused`, `IdempotencyKeyInFlight`, `DuplicateEventId`;
+        `CommitUnknown` if the connection failed once the command was sent. With ``conn`` it is
+        part of the caller's transaction.
         """
-        await conn.execute(_LOCK_STREAM, stream_id)
+        check_expected(expected)
+        stream_type = stream_type or stream_id.partition("-")[0]
+        args = (
+            stream_id, stream_type, expected,
+            [e.event_id for e in events], [e.event_type for e in events],
+            [e.schema_version for e in events], [e.data for e in events],
+            [e.metadata for e in events],
+            key.principal if key else None, key.key if key else None,
+            key.request_hash if key else None, timedelta(seconds=key_ttl),
+            response.status if response else None,
+            [list(pair) for pair in response.headers] if response else None,
+            response.body if response else None,
+            summary,
+        )  # fmt: skip
+        async with contextlib.AsyncExitStack() as stack:
+            on = conn if conn is not None else await stack.enter_async_context(self.pool.acquire())
+            try:
+                row = await on.fetchrow(_COMMAND, *args)
+            except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
+                # Sent, and no answer: the statement may have committed or not.
+                raise CommitUnknown(f"the outcome of a command to {stream_id} is unknown") from exc
+            except asyncpg.PostgresError as exc:  # the server answered: nothing committed
+                typed = _translate(exc, stream_id)
+                if typed is not None:
+                    raise typed from exc
+                raise
+        outcome = row[0]
+        if outcome == "appended":
+            return CommandOutcome(
+                outcome, result=AppendResult(stream_id, row[1], tuple(row[2]), row[3])
+            )
+        if outcome == "replayed":
+            stored = None
+            if row[6] is not None:
+                headers = tuple((str(k), str(v)) for k, v in row[7] or ())
+                stored = StoredResponse(row[6], headers, row[8])
+            return CommandOutcome(outcome, stored=IdempotentRecord(row[4], row[5], stored))
+        return CommandOutcome(outcome)
+
+    async def purge_idempotency_keys(self, batch: int = 5000) -> int:
+        """Delete expired idempotency keys, ``batch`` at a time until none is left; how many."""
+        total = 0
+        while True:
+            deleted: int = await self.pool.fetchval(_PURGE_KEYS, batch)
+            total += deleted
+            if deleted < batch:
+                return total
 
     async def read_stream(
         self,
@@ -415,65 +481,6 @@ class EventStore:
                     yield batch
                 else:
                     await hints.wait(poll_interval)
-
-    # --- idempotency keys, always inside the caller's transaction ----------------------------
-
-    async def claim_idempotency_key(
-        self, conn: asyncpg.Connection, key: IdempotencyKey
-    ) -> IdempotentRecord | None:
-        """Claim ``key`` in ``conn``'s transaction: None if it is ours now, else its stored outcome.
-
-        A concurrent first request holding the key makes this wait until it commits (then its
-        outcome is returned) or rolls back (then the key is ours), up to a lock timeout that
-        raises `IdempotencyKeyInFlight`. Another request under the same key raises
-        `IdempotencyKeyReused`.
-        """
-        for _ in range(2):  # twice: the row may be purged between the two statements
-            try:
-                claimed = await conn.fetchval(
-                    _CLAIM_KEY, key.principal, key.key, key.request_hash, _LOCK_TIMEOUT
-                )
-            except asyncpg.LockNotAvailableError:
-                raise IdempotencyKeyInFlight(f"idempotency key {key.key!r} is in use") from None
-            if claimed:
-                return None
-            row = await conn.fetchrow(_READ_KEY, key.principal, key.key)
-            if row is None:
-                continue
-            if row["request_hash"] != key.request_hash:
-                raise IdempotencyKeyReused(f"idempotency key {key.key!r} was used before")
-            response = None
-            if row["response_status"] is not None:
-                headers = tuple((str(k), str(v)) for k, v in row["response_headers"] or ())
-                response = StoredResponse(row["response_status"], headers, row["response_body"])
-            return IdempotentRecord(row["stream_id"], row["version"], response)
-        raise IdempotencyKeyInFlight(f"idempotency key {key.key!r} is in use")
-
-    async def store_idempotent_response(
-        self,
-        conn: asyncpg.Connection,
-        key: IdempotencyKey,
-        *,
-        stream_id: str,
-        version: int | None,
-        response: StoredResponse | None,
-    ) -> None:
-        """Record the outcome under a key claimed in ``conn``'s transaction."""
-        await conn.execute(
-            _STORE_RESPONSE,
-            key.principal,
-            key.key,
-            stream_id,
-            version,
-            response.status if response else None,
-            [list(pair) for pair in response.headers] if response else None,
-            response.body if response else None,
-        )
-
-    async def delete_expired_idempotency_keys(self) -> int:
-        """Forget keys past their expiry (run daily); returns how many were deleted."""
-        status: str = await self.pool.execute(_DELETE_EXPIRED_KEYS)
-        return int(status.rpartition(" ")[2])
 
 
 class Announcer:
@@ -549,6 +556,10 @@ def _translate(exc: asyncpg.PostgresError, stream_id: str) -> EventStoreError | 
     if exc.sqlstate == _CONFLICT:
         detail = json.loads(exc.detail or "{}")
         return StreamConflict(stream_id, detail.get("expected"), detail.get("actual"))
+    if exc.sqlstate == _KEY_REUSED:
+        return IdempotencyKeyReused("the idempotency key was used before with another request")
+    if exc.sqlstate == _KEY_IN_FLIGHT:
+        return IdempotencyKeyInFlight("the first request with this idempotency key is running")
     if getattr(exc, "constraint_name", None) == "events_event_id_key":
         return DuplicateEventId(exc.detail or "an event id is already stored")
     return None

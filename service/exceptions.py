@@ -102,3 +102,8 @@ class AlreadyImported(ImportRefused):
 
 class Unavailable(ServiceError):
     """The service cannot serve: the database is unreachable or its schema is not current."""
+
+    def __init__(self, message: str, *, dependency: str | None = None) -> None:
+        super().__init__(message)
+        self.dependency = dependency
+        """What is down: ``database``, ``database schema`` …"""

@@ -41,7 +41,7 @@ from service.event_store import (
     uuid7,
 )
 from service.exceptions import AlreadyImported, ImportRefused
-from service.lobby import new_game_row
+from service.lobby import new_game_summary
 from service.players import add_guests
 from service.streams import game_stream
 
@@ -178,16 +178,17 @@ async def import_game(log: EventLog[game.Event], lines: Iterable[bytes | str]) -
         (pid, names.get(str(pid)) or f"Guest {seat + 1}") for seat, pid in enumerate(player_ids)
     ]
     source = DealSource(seats=state.rules.players)
+    summary = new_game_summary(game_id, state, source, created_by=None, imported=True)
     try:
         async with log.pool.acquire() as conn, conn.transaction():
             added = await add_guests(conn, guests)
-            appended = await log.append(stream_id, new, NO_STREAM, conn=conn)
-            await new_game_row(game_id, state, appended.version, source, created_by=None,
-                               imported=True)(conn)  # fmt: skip
+            written = await log.store.command(stream_id, new, NO_STREAM, summary=summary, conn=conn)
     except StreamConflict:
         raise AlreadyImported(f"game {game_id} is already here", game_id=str(game_id)) from None
     except DuplicateEventId:
         raise AlreadyImported("the events of this export are already stored here") from None
+    assert written.result is not None
+    appended = written.result
     log.committed(stream_id, appended.version)
     return Imported(
         game_id=game_id,

@@ -137,6 +137,7 @@ class GameService:
         *,
         retries: int = 3,
         cache_size: int = 1024,
+        key_ttl: float = 86_400.0,
     ) -> None:
         self.log = log
         self.lobby = lobby
@@ -147,6 +148,7 @@ class GameService:
             cache_size=cache_size,
             rejections=(PreferansError, NotSeated, GameNotFound),
             effects=lobby_effects,
+            key_ttl=key_ttl,
         )
         self._sources: Lru[uuid.UUID, DealSource] = Lru(cache_size)
 

@@ -1,13 +1,14 @@
 """The lobby: every game's summary (status, seats, players) in ``api.games``, kept in step with
 its stream.
 
-The summary is a synchronous read model: `lobby_effects` gives the command handler the write a
-command's events call for (the row of a new game, a changed status or seat list), and the
-handler makes it in the transaction that appends those events, so the lobby can never disagree
-with the log. The same row keeps the game's deal source (`service.dealing.DealSource`), which
-tells every hand to come and is never served.
+The summary is a synchronous read model: `lobby_effects` gives the command handler the row a
+command's events call for (a new game's, or a changed status or seat list), and ``es.command``
+writes it in the statement that appends those events, so the lobby can never disagree with the
+log. A new game's deal source (`service.dealing.DealSource`) goes with its row into
+``api.deal_sources``, which the request path's role cannot read: it tells every hand to come,
+and ``api.deal_source`` gives it back only while the game is being dealt.
 
-The SQL of ``api.games`` lives here.
+The SQL reading ``api.games`` lives here.
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ import msgspec
 
 from domain import game
 from domain.game import GameState, NoGame, Pulka, Status
-from service.commands import InTransaction
 from service.cursors import decode_cursor, encode_cursor
 from service.dealing import DealSource, Layout
 from service.exceptions import GameNotFound, InvalidCursor
 from service.game_commands import Create
-from service.streams import game_id_of, game_stream
+from service.streams import game_id_of
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,14 +43,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
 
 
-_INSERT = """
-INSERT INTO api.games (game_id, stream_id, status, preset, seats, players, created_by, version,
-                       seed, layouts, imported)
-VALUES ($1, $2, $3, $4, $5, $6::uuid[], $7, $8, $9, $10, $11)"""
-_UPDATE = """
-UPDATE api.games SET status = $2, players = $3::uuid[], version = $4
- WHERE game_id = $1 AND version < $4"""
-_SOURCE = "SELECT seats, seed, layouts FROM api.games WHERE game_id = $1"
+_SOURCE = "SELECT seats, seed, layouts FROM api.deal_source($1)"
 _COLUMNS = "game_id, status, preset, seats, players::text[], created_by::text, created_at"
 _LIST = f"""
 SELECT {_COLUMNS}
@@ -63,61 +56,51 @@ _SUMMARY = f"SELECT {_COLUMNS} FROM api.games WHERE game_id = $1"
 _CURSOR = "games"
 
 
+Summary = dict[str, Any]
+"""The lobby's row of a game as ``es.command`` takes it: ``{"op": "insert" | "update", …}``."""
+
+
 def lobby_effects(
     stream_id: str, command: Any, before: GameState, after: GameState, version: int
-) -> InTransaction | None:
-    """The lobby's write for a command's events: a new game's row, or its changed summary."""
+) -> Summary | None:
+    """The lobby's row for a command's events: a new game's, or its changed summary."""
     game_id = game_id_of(stream_id)
     if game_id is None or not isinstance(after, Pulka):
         return None
     if isinstance(before, NoGame):
         if not isinstance(command, Create):
             return None
-        return new_game_row(
-            uuid.UUID(game_id), after, version, command.source, created_by=command.player
-        )
+        return new_game_summary(game_id, after, command.source, created_by=command.player)
     assert isinstance(before, Pulka)
     if (game.status(before), before.players) == (game.status(after), after.players):
         return None
-    return _changed(uuid.UUID(game_id), after, version)
+    return {"op": "update", "game_id": game_id, **_seats(after)}
 
 
-def new_game_row(
-    game_id: uuid.UUID,
+def new_game_summary(
+    game_id: uuid.UUID | str,
     state: Pulka,
-    version: int,
     source: DealSource,
     *,
     created_by: str | None,
     imported: bool = False,
-) -> InTransaction:
-    """The write that lists a new game (created here, or imported)."""
-
-    async def write(conn: asyncpg.Connection) -> None:
-        await conn.execute(
-            _INSERT,
-            game_id,
-            game_stream(game_id),
-            game.status(state),
-            state.rules.convention,
-            source.seats,
-            list(state.players),
-            created_by,
-            version,
-            source.seed,
-            msgspec.to_builtins(source.layouts),
-            imported,
-        )
-
-    return write
+) -> Summary:
+    """The row that lists a new game (created here, or imported), with its deal source."""
+    return {
+        "op": "insert",
+        "game_id": str(game_id),
+        "preset": state.rules.convention,
+        "seats": source.seats,
+        "created_by": created_by,
+        "imported": imported,
+        "seed": source.seed,
+        "layouts": msgspec.to_builtins(source.layouts),
+        **_seats(state),
+    }
 
 
-def _changed(game_id: uuid.UUID, state: Pulka, version: int) -> InTransaction:
-    async def write(conn: asyncpg.Connection) -> None:
-        # Guarded by the version, so a late write can never take the row back in time.
-        await conn.execute(_UPDATE, game_id, game.status(state), list(state.players), version)
-
-    return write
+def _seats(state: Pulka) -> dict[str, Any]:
+    return {"status": game.status(state), "players": list(state.players)}
 
 
 class Lobby:
@@ -127,7 +110,7 @@ class Lobby:
         self.pool = pool
 
     async def deal_source(self, game_id: uuid.UUID) -> DealSource:
-        """The game's deal source; `GameNotFound` if there is no such game."""
+        """The game's deal source; `GameNotFound` if there is no such game (or it is over)."""
         row = await self.pool.fetchrow(_SOURCE, game_id)
         if row is None:
             raise GameNotFound("no game has this id")

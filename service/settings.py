@@ -2,17 +2,33 @@
 
 Every knob of the service lives here and nowhere else. Variables:
 
-    DATABASE_URL                  PostgreSQL DSN; unset means an embedded server under the data dir
+    DATABASE_URL                  the administrator's PostgreSQL DSN (migrations); unset means an
+                                  embedded server under the data dir
+    PREFERANS_APP_DATABASE_URL    the request path's DSN (default: DATABASE_URL as preferans_app)
+    PREFERANS_APP_PASSWORD        preferans_app's password, set by the migrations when given
     PREFERANS_DATA_DIR            data folder (default ``./data``), embedded server in ``pg/``
-    PREFERANS_DB_ROLE             role the service switches to on connect (e.g. ``preferans_app``)
     PREFERANS_POOL_MIN_SIZE       asyncpg pool bounds (default 2 … 20)
     PREFERANS_POOL_MAX_SIZE
+    PREFERANS_CONNECT_TIMEOUT     seconds to open a database connection (5)
+    PREFERANS_ACQUIRE_TIMEOUT     seconds a request waits for a pooled connection (5)
+    PREFERANS_STATEMENT_TIMEOUT   statement_timeout of every connection (``10s``)
+    PREFERANS_LOCK_TIMEOUT        lock_timeout of every connection (``5s``)
     PREFERANS_IDLE_TX_TIMEOUT     idle_in_transaction_session_timeout (default ``30s``): an idle
                                   writer pins the global feed's horizon, so it must not live long
     PREFERANS_COMMAND_RETRIES     re-decides after a stream conflict when If-Match is absent (3)
     PREFERANS_STATE_CACHE_SIZE    streams whose folded state is kept in memory (1024)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
+    PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400)
+    PREFERANS_KEY_PURGE_INTERVAL  seconds between purges of expired keys (60)
+    PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
+    PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
+    PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
     PREFERANS_HOST, PREFERANS_PORT  where ``preferans serve`` listens (127.0.0.1:8000)
+    PREFERANS_WORKERS             server processes (1)
+    PREFERANS_HEADER_TIMEOUT      seconds a client has to send a request's headers (10)
+    PREFERANS_BODY_TIMEOUT        seconds a client has to send a request's body (10)
+    PREFERANS_MAX_CONNECTIONS     connections a process holds before refusing more (2048)
+    PREFERANS_MAX_CONCURRENCY     requests a process serves at once (512)
 """
 
 from __future__ import annotations
@@ -30,16 +46,31 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     """The service's configuration; `Settings.from_env()` builds it from the environment."""
 
     database_url: str | None = None
+    app_database_url: str | None = None
+    app_password: str | None = None
     data_dir: str = "data"
-    db_role: str | None = None
     pool_min_size: int = 2
     pool_max_size: int = 20
+    connect_timeout: float = 5.0
+    acquire_timeout: float = 5.0
+    statement_timeout: str = "10s"
+    lock_timeout: str = "5s"
     idle_tx_timeout: str = "30s"
     command_retries: int = 3
     state_cache_size: int = 1024
     notify: bool = True
+    idempotency_ttl: float = 86_400.0
+    key_purge_interval: float = 60.0
+    rate_limits: bool = True
+    reads_per_minute: int = 1200
+    writes_per_minute: int = 300
     host: str = "127.0.0.1"
     port: int = 8000
+    workers: int = 1
+    header_timeout: float = 10.0
+    body_timeout: float = 10.0
+    max_connections: int = 2048
+    max_concurrency: int = 512
 
     @property
     def embedded_pg_dir(self) -> Path:

@@ -33,7 +33,7 @@ import asyncpg
 import pytest
 
 from migrations import APP_ROLE
-from service.database import create_pool, upgrade_async, with_database
+from service.database import create_pool, upgrade_async, with_database, with_user
 
 SERVER_ENV = "PREFERANS_TEST_DATABASE_URL"
 
@@ -169,7 +169,7 @@ async def pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
 @pytest.fixture
 async def app_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """A service pool running as ``preferans_app``: only what the service is granted."""
-    created = await create_pool(database_dsn, role=APP_ROLE, min_size=1, max_size=60)
+    created = await create_pool(with_user(database_dsn, APP_ROLE), min_size=1, max_size=60)
     try:
         yield created
     finally:

@@ -14,7 +14,6 @@ from litestar import Litestar
 from domain.cards import DECK
 from domain.deal.state import AwaitingDeal, DealFinished
 from domain.game import GameState, NoGame
-from migrations import APP_ROLE
 from service.api.events import SseSettings
 from service.app import create_app
 from service.settings import Settings
@@ -22,7 +21,7 @@ from service.settings import Settings
 
 def make_app(dsn: str, **options: object) -> Litestar:
     """The app on ``dsn`` as the service role, with the tests' short SSE timings."""
-    settings = Settings(database_url=dsn, db_role=APP_ROLE, pool_min_size=1, pool_max_size=20)
+    settings = Settings(database_url=dsn, pool_min_size=1, pool_max_size=20)
     options = {
         "migrate": False,  # the template is migrated; test_service checks the lifespan's upgrade
         "sse": SseSettings(ping_interval=0.3, retry_ms=100),

@@ -119,10 +119,15 @@ async def test_the_app_reads_schema_1_events_as_schema_2_and_writes_schema_2(
         )
         await conn.execute(
             "INSERT INTO api.games (game_id, stream_id, status, preset, seats, players,"
-            " created_by, version, layouts)"
-            " SELECT $1, $2, status, preset, seats, players, created_by, version, layouts"
+            " created_by, version)"
+            " SELECT $1, $2, status, preset, seats, players, created_by, version"
             " FROM api.games WHERE game_id = $3",
             uuid.UUID(old_id), old_stream, uuid.UUID(game_id),
+        )  # fmt: skip
+        await conn.execute(
+            "INSERT INTO api.deal_sources (game_id, seats, seed, layouts)"
+            " SELECT $1, seats, seed, layouts FROM api.deal_sources WHERE game_id = $2",
+            uuid.UUID(old_id), uuid.UUID(game_id),
         )  # fmt: skip
     assert {
         r[0]: r[1]

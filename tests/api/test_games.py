@@ -186,12 +186,9 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
         return status, version, stream
 
     assert await row() == ("seating", 3, 3)
-    # The lobby's write fails (a dead process, a broken statement): the append goes with it.
+    # The lobby's write fails (here the database refuses the row): the append goes with it.
     monkeypatch.setattr(
-        lobby,
-        "_UPDATE",
-        "SELECT 1 / 0 WHERE $1::uuid IS NOT NULL"
-        " AND $2::text IS NOT NULL AND $3::uuid[] IS NOT NULL AND $4 > 0",
+        lobby, "_seats", lambda state: {"status": "bogus", "players": list(state.players)}
     )
     failed = await client.post(f"/v1/games/{game_id}/seats", json={"seat": 2}, headers=third.auth)
     assert failed.status_code == 500

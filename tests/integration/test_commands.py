@@ -10,7 +10,6 @@ import msgspec
 import pytest
 
 from domain.errors import IllegalAction, PreferansError, refuse
-from migrations import APP_ROLE
 from service.codec import EventCodec
 from service.commands import (
     CommandContext,
@@ -25,7 +24,6 @@ from service.event_store import (
     NO_STREAM,
     STREAM_EXISTS,
     AppendResult,
-    DuplicateEventId,
     EventStore,
     IdempotencyKey,
     IdempotencyKeyInFlight,
@@ -125,6 +123,11 @@ class SpyStore(EventStore):
         if self.before_append is not None:
             await self.before_append()
         return await super().append(stream_id, events, expected, stream_type=stream_type, conn=conn)
+
+    async def command(self, stream_id: str, events: Sequence[NewEvent], *args, **kwargs):
+        if events and self.before_append is not None:
+            await self.before_append()
+        return await super().command(stream_id, events, *args, **kwargs)
 
 
 codec = EventCodec(Added | Started)
@@ -320,61 +323,60 @@ async def test_service_events_are_appended_without_a_decider(
     assert (await handler.handle("table-1", Add(amount=3))).state == 3
 
 
-# --- synchronous read models -------------------------------------------------------------------
+# --- the synchronous read model: the lobby's row, in the events' statement ---------------------
 
 
-async def _totals(pool: asyncpg.Pool) -> list[tuple[str, int]]:
-    rows = await pool.fetch("SELECT stream, n FROM public.totals ORDER BY stream")
-    return [tuple(r) for r in rows]
+GAME = "game-0190c6a2-6f1e-7c3a-9d51-3b7e2a1c4f00"
 
 
-def totals_effects(fail: bool = False):
-    """Keep public.totals in step with each stream's total, in the append's transaction."""
+def lobby_effects(status: str):
+    """The lobby's row of the counter's stream: a new row first, then updates."""
 
     def effects(stream_id, command, before, after, version):
-        if before == after:
-            return None
-
-        async def write(conn):
-            if fail:
-                raise RuntimeError("the read model's write failed")
-            await conn.execute(
-                "INSERT INTO public.totals VALUES ($1, $2)"
-                " ON CONFLICT (stream) DO UPDATE SET n = EXCLUDED.n",
-                stream_id, after,
-            )  # fmt: skip
-
-        return write
+        return {
+            "op": "insert" if before == 0 else "update",
+            "game_id": stream_id.removeprefix("game-"),
+            "preset": "sochi",
+            "seats": 3,
+            "status": status,
+            "players": [None, None, None],
+        }
 
     return effects
 
 
 @pytest.mark.parametrize("keyed", [False, True])
-async def test_a_synchronous_read_model_commits_with_the_events_or_not_at_all(
+async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
     store: SpyStore, pool: asyncpg.Pool, keyed: bool
 ) -> None:
-    await pool.execute("CREATE TABLE public.totals (stream text PRIMARY KEY, n int)")
-    await pool.execute(f"GRANT ALL ON public.totals TO {APP_ROLE}")
-    assert await _totals(store.pool) == []
     log = EventLog(store, codec)
-    context = keyed_context = CommandContext()
-    if keyed:
-        key = IdempotencyKey("p-1", "k-1", b"hash")
-        keyed_context = CommandContext(idempotency=key)
-    good = CommandHandler(log, decider, effects=totals_effects())
-    await good.handle("table-1", Add(amount=5), context=keyed_context, render=render)
-    assert await _totals(store.pool) == [("table-1", 5)]
-    # A write that fails takes the append down with it: nothing is appended, nothing changes.
-    broken = CommandHandler(log, decider, effects=totals_effects(fail=True))
-    other = CommandContext(idempotency=IdempotencyKey("p-1", "k-2", b"hash")) if keyed else context
-    with pytest.raises(RuntimeError):
-        await broken.handle("table-1", Add(amount=2), context=other, render=render)
-    assert await store.stream_version("table-1") == 1
-    assert await _totals(store.pool) == [("table-1", 5)]
+
+    def context(name: str) -> CommandContext:
+        return CommandContext(idempotency=IdempotencyKey("p-1", name, b"h")) if keyed else (
+            CommandContext()
+        )
+
+    async def lobby() -> list[tuple[str, int]]:
+        rows = await pool.fetch("SELECT status, version FROM api.games")
+        return [(r[0], r[1]) for r in rows]
+
+    await CommandHandler(log, decider, effects=lobby_effects("seating")).handle(
+        GAME, Add(amount=5), context=context("k-1"), render=render
+    )
+    assert await lobby() == [("seating", 1)]
+    # A row the database refuses (here a status its CHECK forbids) takes the events with it.
+    broken = CommandHandler(log, decider, effects=lobby_effects("bogus"))
+    with pytest.raises(asyncpg.CheckViolationError):
+        await broken.handle(GAME, Add(amount=2), context=context("k-2"), render=render)
+    assert await store.stream_version(GAME) == 1
+    assert await lobby() == [("seating", 1)]
+    if keyed:  # the key went with them: a retry is decided anew
+        assert await pool.fetchval("SELECT count(*) FROM es.idempotency_keys") == 1
     # The next good command writes both again.
-    await good.handle("table-1", Add(amount=1), context=context, render=render)
-    assert await store.stream_version("table-1") == 2
-    assert await _totals(store.pool) == [("table-1", 6)]
+    good = CommandHandler(log, decider, effects=lobby_effects("playing"))
+    await good.handle(GAME, Add(amount=1), context=context("k-3"), render=render)
+    assert await store.stream_version(GAME) == 2
+    assert await lobby() == [("playing", 2)]
 
 
 # --- idempotency keys -------------------------------------------------------------------------
@@ -477,24 +479,36 @@ async def test_a_key_needs_a_renderer(handler: CommandHandler[Command, int, Even
         IdempotencyKey("alice", "k" * 256, b"hash")
 
 
-async def test_an_expired_key_cannot_append_the_same_events_again(
+async def test_a_retry_after_its_key_expired_is_decided_as_a_new_request(
     handler: CommandHandler[Command, int, Event], store: SpyStore, pool: asyncpg.Pool
 ) -> None:
     await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
     await pool.execute("UPDATE es.idempotency_keys SET expires_at = now() - interval '1 second'")
-    assert await store.delete_expired_idempotency_keys() == 1
-    with pytest.raises(DuplicateEventId):
-        await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
-    assert await store.stream_version("table-1") == 1
+    # Expired but not purged yet: the key is claimed anew, the request decided anew.
+    again = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    assert (again.replayed, again.version, again.state) == (False, 2, 10)
+    await pool.execute("UPDATE es.idempotency_keys SET expires_at = now() - interval '1 second'")
+    assert await store.purge_idempotency_keys(batch=1) == 1
+    assert await pool.fetchval("SELECT count(*) FROM es.idempotency_keys") == 0
+    third = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    assert (third.replayed, third.version, third.state) == (False, 3, 15)
+    # Within its lifetime it replays.
+    replay = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    assert replay.replayed and replay.response == third.response
 
 
 async def test_a_key_held_by_a_stuck_request_times_out(
-    handler: CommandHandler[Command, int, Event], store: SpyStore, app_pool: asyncpg.Pool
+    handler: CommandHandler[Command, int, Event], store: SpyStore, pool: asyncpg.Pool
 ) -> None:
     context = keyed("k-1")
-    assert context.idempotency is not None
-    async with app_pool.acquire() as stuck, stuck.transaction():
-        assert await store.claim_idempotency_key(stuck, context.idempotency) is None
+    key = context.idempotency
+    assert key is not None
+    async with pool.acquire() as stuck, stuck.transaction():
+        await stuck.execute(
+            "INSERT INTO es.idempotency_keys (principal_id, idem_key, request_hash)"
+            " VALUES ($1, $2, $3)",
+            key.principal, key.key, key.request_hash,
+        )  # fmt: skip
         with pytest.raises(IdempotencyKeyInFlight):
             # Another stream, so that only the key is contended.
             await handler.handle("table-2", Add(amount=5), context=context, render=render)

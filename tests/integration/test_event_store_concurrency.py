@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from migrations import APP_ROLE
-from service.database import init_connection, server_settings
+from service.database import init_connection, server_settings, with_user
 from service.event_store import (
     FEED_START,
     EventStore,
@@ -40,7 +40,7 @@ def new_events(count: int, writer: int) -> list[NewEvent]:
 
 async def connect(dsn: str) -> asyncpg.Connection:
     """A bare connection as the service role, outside any pool."""
-    conn = await asyncpg.connect(dsn, server_settings=server_settings(APP_ROLE))
+    conn = await asyncpg.connect(with_user(dsn, APP_ROLE), server_settings=server_settings())
     await init_connection(conn)
     return conn
 

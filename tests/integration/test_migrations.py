@@ -15,7 +15,7 @@ import pytest
 
 from migrations import APP_ROLE
 from service.cli import main
-from service.database import head_revision, upgrade, upgrade_async
+from service.database import head_revision, upgrade, upgrade_async, with_user
 
 pytestmark = pytest.mark.integration
 
@@ -85,25 +85,45 @@ async def test_the_service_role_has_only_what_it_needs(database_dsn: str) -> Non
     conn = await asyncpg.connect(database_dsn)
     try:
         rights = await conn.fetchrow(
-            """SELECT has_table_privilege($1, 'es.events', 'INSERT') AS insert_events,
+            """SELECT has_table_privilege($1, 'es.events', 'SELECT') AS read_events,
+                      has_table_privilege($1, 'es.events', 'INSERT') AS insert_events,
                       has_table_privilege($1, 'es.events', 'UPDATE') AS update_events,
                       has_table_privilege($1, 'es.events', 'DELETE') AS delete_events,
                       has_table_privilege($1, 'es.events', 'TRUNCATE') AS truncate_events,
                       has_sequence_privilege($1, 'es.events_global_position_seq', 'USAGE')
                         AS use_sequence,
-                      (SELECT rolcanlogin OR rolsuper FROM pg_roles WHERE rolname = $1)
-                        AS powers""",
+                      has_table_privilege($1, 'es.streams', 'UPDATE') AS update_streams,
+                      has_table_privilege($1, 'es.idempotency_keys', 'SELECT') AS read_keys,
+                      has_table_privilege($1, 'api.deal_sources', 'SELECT') AS read_sources,
+                      has_function_privilege($1, 'es.command(text, text, bigint, uuid[],'
+                        ' text[], smallint[], jsonb[], jsonb[], text, text, bytea, interval,'
+                        ' int, jsonb, bytea, jsonb)', 'EXECUTE') AS run_commands,
+                      (SELECT rolsuper OR rolcreaterole OR rolcreatedb OR rolbypassrls
+                         FROM pg_roles WHERE rolname = $1) AS powers,
+                      (SELECT rolcanlogin FROM pg_roles WHERE rolname = $1) AS logs_in,
+                      (SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member
+                        WHERE r.rolname = $1) AS memberships""",
             APP_ROLE,
         )
         assert dict(rights) == {
-            "insert_events": True,
+            "read_events": True,
+            "insert_events": False,  # only through es.command / es.append
             "update_events": False,
             "delete_events": False,
             "truncate_events": False,
-            "use_sequence": False,  # the identity column needs no grant on its sequence
+            "use_sequence": False,
+            "update_streams": False,
+            "read_keys": False,
+            "read_sources": False,
+            "run_commands": True,
             "powers": False,
+            "logs_in": True,
+            "memberships": 0,
         }
-        await conn.execute(f"SET ROLE {APP_ROLE}")
+    finally:
+        await conn.close()
+    conn = await asyncpg.connect(with_user(database_dsn, APP_ROLE))
+    try:
         row = await conn.fetchrow(
             "SELECT * FROM es.append('table-1', 'table', -1, ARRAY[gen_random_uuid()], "
             "ARRAY['ticked'], ARRAY[1::smallint], ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])"

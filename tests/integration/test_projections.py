@@ -15,7 +15,7 @@ from projection_games import CODEC, Game, Log, append_interleaved, new_events, r
 from domain import game as g
 from migrations import APP_ROLE
 from projections import ratings, sheet, stats
-from service.database import create_pool
+from service.database import create_pool, with_user
 from service.event_log import game_log
 from service.event_store import NewEvent, uuid7
 from service.exceptions import AlreadyImported, ImportRefused
@@ -442,7 +442,7 @@ async def test_an_export_imports_into_another_server_as_the_same_game_exactly_on
     with pytest.raises(AlreadyImported):
         await import_game(events, lines)
 
-    other = await create_pool(other_database_dsn, role=APP_ROLE, min_size=1, max_size=4)
+    other = await create_pool(with_user(other_database_dsn, APP_ROLE), min_size=1, max_size=4)
     try:
         there = game_log(other, announce=False)
         imported = await import_game(there, lines)

@@ -21,7 +21,7 @@ from migrations import APP_ROLE
 from projections import stats
 from projections.replay import deal_log
 from service.app import create_app
-from service.database import create_pool
+from service.database import create_pool, with_user
 from service.event_log import EventLog, game_log
 from service.exceptions import AlreadyImported
 from service.game_export import import_game
@@ -34,7 +34,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture
 async def client(database_dsn: str) -> AsyncIterator[AsyncTestClient[Litestar]]:
-    settings = Settings(database_url=database_dsn, db_role=APP_ROLE, pool_min_size=1,
+    settings = Settings(database_url=database_dsn, pool_min_size=1,
                         pool_max_size=20)  # fmt: skip
     app = create_app(settings, migrate=False, live_poll_interval=0.5)
     async with AsyncTestClient(app) as test_client:
@@ -180,10 +180,10 @@ async def test_an_imported_game_is_listed_readable_and_followable_and_counted_on
     first = games[0]
     lines = (await client.get(f"/v1/games/{first.game_id}/export")).content.splitlines()
 
-    settings = Settings(database_url=other_database_dsn, db_role=APP_ROLE, pool_min_size=1,
+    settings = Settings(database_url=other_database_dsn, pool_min_size=1,
                         pool_max_size=10)  # fmt: skip
     async with AsyncTestClient(create_app(settings, migrate=False)) as there:
-        pool = await create_pool(other_database_dsn, role=APP_ROLE, min_size=1, max_size=2)
+        pool = await create_pool(with_user(other_database_dsn, APP_ROLE), min_size=1, max_size=2)
         try:
             imported = await import_game(game_log(pool, announce=False), lines)
             with pytest.raises(AlreadyImported):
