@@ -87,7 +87,8 @@ class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     progression: Literal["none", "arith", "geom"] = "arith"
     """I-22. Price of consecutive all-passes: constant, 1-2-3…, or 1-2-4…"""
     progression_cap: int = 3
-    """I-22. The progression step stops growing here (a multiple of the base price); 0 = no cap."""
+    """I-22. The price stops growing at the cap-th all-pass in a row, as [C3] caps its round
+    (1-2-3-3 for ``arith``, 1-2-4-4 for ``geom`` with the cap 3); 0 = no cap."""
     zero_trick_bonus: bool = True
     """A player who took no trick writes the price of one trick to his pool."""
     whist_per_trick: int = 5

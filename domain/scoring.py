@@ -62,12 +62,15 @@ def score_deal(outcome: DealOutcome, sheet: PoolSheet, rules: Rules) -> DealScor
 def raspasy_price(streak: int, raspasy: RaspasyRules) -> int:
     """Price of one all-pass trick after ``streak`` all-passes in a row (I-22, I-23).
 
-    The step grows 1, 2, 3 … (``arith``) or 1, 2, 4 … (``geom``) and stops at
-    ``progression_cap`` (0: no cap); the price is ``base_price`` × step.
+    The k-th all-pass of a streak has the step 1, 2, 3 … (``arith``: k) or 1, 2, 4 …
+    (``geom``: 2^(k−1)); the price is ``base_price`` × step. ``progression_cap`` counts
+    all-passes, as preferans.pro caps its round number ([C3] ``PassGame::s_rounds``): from the
+    cap-th all-pass on the price stays, so the default cap 3 gives 1-2-3-3 and 1-2-4-4 (0: no cap).
     """
-    step = {"none": 1, "arith": streak + 1, "geom": 1 << streak}[raspasy.progression]
+    k = streak + 1
     if raspasy.progression_cap:
-        step = min(step, raspasy.progression_cap)
+        k = min(k, raspasy.progression_cap)
+    step = {"none": 1, "arith": k, "geom": 1 << (k - 1)}[raspasy.progression]
     return raspasy.base_price * step
 
 

@@ -77,18 +77,38 @@ def test_leningrad_all_pass_progresses_2_4_6_and_no_trick_earns_the_current_pric
 @pytest.mark.parametrize(
     ("progression", "cap", "prices"),
     [
-        ("none", 3, [1, 1, 1, 1]),
-        ("arith", 3, [1, 2, 3, 3]),
-        ("arith", 0, [1, 2, 3, 4]),
-        ("geom", 0, [1, 2, 4, 8]),
-        ("geom", 3, [1, 2, 3, 3]),
+        ("none", 3, [1, 1, 1, 1, 1]),
+        ("none", 0, [1, 1, 1, 1, 1]),
+        ("arith", 3, [1, 2, 3, 3, 3]),
+        ("arith", 2, [1, 2, 2, 2, 2]),
+        ("arith", 0, [1, 2, 3, 4, 5]),
+        ("geom", 3, [1, 2, 4, 4, 4]),
+        ("geom", 4, [1, 2, 4, 8, 8]),
+        ("geom", 0, [1, 2, 4, 8, 16]),
     ],
 )
-def test_the_all_pass_price_follows_the_progression_up_to_its_cap(
+def test_the_all_pass_price_follows_the_progression_until_the_capth_all_pass(
     progression: str, cap: int, prices: list[int]
 ) -> None:
+    """The cap counts all-passes in a row, as preferans.pro caps its round: the price of the
+    cap-th all-pass then repeats (docs/conventions.md: 1,1,1 / 1,2,3 / 1,2,4)."""
     rules = rules_for("sochi", {"raspasy": {"progression": progression, "progression_cap": cap}})
-    assert [raspasy_price(streak, rules.raspasy) for streak in range(4)] == prices
+    assert [raspasy_price(streak, rules.raspasy) for streak in range(5)] == prices
+
+
+def test_geometric_all_passes_at_the_default_cap_cost_1_2_4_then_stay_at_4_per_trick() -> None:
+    # Seat 2 takes 5 tricks in each of four all-passes in a row: 5 × (1 + 2 + 4 + 4) = 55.
+    rules = rules_for("sochi", {"raspasy": {"progression": "geom"}, **BIG_POOL})
+    assert rules.raspasy.progression_cap == 3
+    after = play(rules, *[raspasy((2, 3, 5))] * 4)
+    assert after.mountain == (2 * 11, 3 * 11, 5 * 11)
+
+
+def test_leningrad_geometric_all_passes_cost_2_4_8_per_trick() -> None:
+    # base price 2 × steps 1, 2, 4: seat 1 takes 4 tricks each time, 4 × (2 + 4 + 8) = 56.
+    rules = rules_for("leningrad", {"raspasy": {"progression": "geom"}, **BIG_POOL})
+    after = play(rules, *[raspasy((1, 4, 5))] * 3)
+    assert after.mountain[1] == 56
 
 
 @pytest.mark.parametrize("rules", [SOCHI, LENINGRAD, ROSTOV], ids=lambda r: r.convention)
