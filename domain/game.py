@@ -11,7 +11,7 @@ final settlement.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -21,7 +21,7 @@ from domain.deal import decider as deal
 from domain.deal.messages import DealEnded, DealEvent, DealStarted, SeatCommand, StartDeal
 from domain.deal.state import AwaitingDeal, DealFinished, DealState
 from domain.deal.view import SeatView, redact_event, seat_view
-from domain.errors import DealOver, IllegalAction, NotYourTurn, WrongPhase, refuse
+from domain.errors import DealOver, IllegalAction, InvalidLayout, NotYourTurn, WrongPhase, refuse
 from domain.outcome import DealOutcome
 from domain.rules import Rules
 from domain.scoring import score_deal
@@ -213,6 +213,49 @@ def _score(state: Pulka, outcome: DealOutcome) -> list[Event]:
     return events
 
 
+def dealer_of(rules: Rules, first_dealer: Seat, deal_no: int) -> Seat | None:
+    """The seat that deals deal ``deal_no`` (from 1), where it is known before the game: the
+    deal passes clockwise (RULES.md §A). With ``pool.slide_after_raspasy`` the dealer stays after
+    an all-pass, so every deal after the first depends on the play: None."""
+    if deal_no == 1:
+        return first_dealer
+    if rules.pool.slide_after_raspasy:
+        return None
+    return (first_dealer + deal_no - 1) % rules.players
+
+
+def check_layouts(
+    rules: Rules, first_dealer: Seat, layouts: Sequence[Sequence[Sequence[str]]]
+) -> None:
+    """Refuse, before the game exists, a fixed layout that could never be dealt.
+
+    ``layouts[i]`` holds the hands of deal ``i + 1`` in seat order. At a table of four a layout
+    of four hands puts its empty hand at a seat, which must be the seat that deals that deal
+    (`dealer_of`); where that seat cannot be known in advance the layout must give three hands,
+    which are placed at the active seats when the deal is dealt. Three-hand layouts always fit.
+    Raises `InvalidLayout` naming the deal and the seat.
+    """
+    if rules.players != 4 or not 0 <= first_dealer < rules.players:
+        return  # a table of three has no empty hand; a bad first dealer is CreateGame's refusal
+    for deal_no, hands in enumerate(layouts, start=1):
+        if len(hands) != rules.players:
+            continue
+        dealer = dealer_of(rules, first_dealer, deal_no)
+        if dealer is None:
+            raise InvalidLayout(
+                f"layout {deal_no}: who deals deal {deal_no} depends on the all-passes before it "
+                "(pool.slide_after_raspasy), so its empty hand cannot be placed in advance; "
+                "give three hands, dealt to the active seats"
+            )
+        empty = [seat for seat, hand in enumerate(hands) if not hand]
+        if empty != [dealer]:
+            at = ", ".join(map(str, empty)) or "no seat"
+            raise InvalidLayout(
+                f"layout {deal_no}: seat {dealer} deals deal {deal_no} and sits out with no "
+                f"cards, but the empty hand is at {'seat ' * bool(empty)}{at}"
+            )
+
+
 def exit_level(rules: Rules, raspasy_streak: int) -> int:
     """Minimum opening level after ``raspasy_streak`` all-passes in a row (I-12): the exit
     sequence is indexed by the streak, its last level repeating."""
@@ -372,6 +415,8 @@ __all__ = [
     "PulkaClosed",
     "Status",
     "TakeSeat",
+    "check_layouts",
+    "dealer_of",
     "decide",
     "evolve",
     "fold",
