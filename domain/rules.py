@@ -118,7 +118,7 @@ class PlayRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The pool (пуля) and its closing, RULES.md §G and I-18, I-19, I-25, I-27."""
+    """The pool (пуля) and its closing, RULES.md §G and I-18, I-19, I-25, I-27, I-29."""
 
     target: int = 10
     """I-27. Pool each player must reach."""
@@ -127,6 +127,11 @@ class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
     help_whists_per_point: int = 10
     slide_after_raspasy: bool = False
     """I-25. The deal stays with the same dealer after an all-pass."""
+    write_order: Literal["forehand", "simultaneous"] = "forehand"
+    """I-29. Two pool writes of one deal that both pass the target (two players without a trick
+    in an all-pass): applied one after the other in playing order from the first hand, so the
+    first one's help may close the second one's pool; or simultaneously, every write filling its
+    own pool before any excess is given. No source states an order; it changes the settlement."""
 
 
 class SettlementRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):

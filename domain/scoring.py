@@ -370,7 +370,7 @@ def _raspasy(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
                     f"× {per}{shared} = {per * t // ties} whists on seat {s}"
                 )
                 w.whists(writer, s, per * t // ties, "raspasy_whists", text)
-    for s, t in tricks.items() if r.zero_trick_bonus else ():
+    for s, t in tricks.items() if r.zero_trick_bonus else ():  # playing order, I-29
         if t == 0:
             text = f"{label}: seat {s} took no trick, one trick's price {cost} to his pool"
             w.pool(s, cost, "raspasy_zero", text)
@@ -396,10 +396,17 @@ def _cap_pools(entries: Iterable[Entry], sheet: PoolSheet, rules: Rules) -> list
     [P11]) at ``pool_weight`` mountain points per pool point; once that mountain is 0 the rest
     goes onto every other player's mountain, which is the same at settlement ([C2], [C5]).
     Without help (I-19) the whole excess takes that mountain route ([C6]'s Leningrad).
+
+    Several pool writes of one deal (two players without a trick in an all-pass) come in playing
+    order from the first hand, as `score_deal` writes them (I-29): under ``write_order =
+    "forehand"`` each is applied in turn, so an earlier one's help may close a later one's pool;
+    under ``"simultaneous"`` every write first fills its own pool, and only then are the excesses
+    given, in the same order.
     """
-    target, n = rules.pool.target, sheet.players
+    target = rules.pool.target
     pool, mountain = list(sheet.pool), list(sheet.mountain)
     out: list[Entry] = []
+    pending: list[tuple[int, int, str]] = []
     for e in entries:
         if e.kind == "mountain":
             mountain[e.seat] += e.amount
@@ -414,30 +421,41 @@ def _cap_pools(entries: Iterable[Entry], sheet: PoolSheet, rules: Rules) -> list
             out.append(msgspec.structs.replace(e, amount=own, explanation=text))
             pool[s] += own
         source = f"{e.explanation.split(':')[0]}, {excess} over seat {s}'s pool of {target}"
-        hw = rules.pool.help_whists_per_point
-        while rules.pool.help_enabled and excess:
-            unclosed = [j for j in range(n) if j != s and pool[j] < target]
-            if not unclosed:
-                break
-            j = min(unclosed, key=lambda j: (-pool[j], (j - s) % n))
-            g = min(excess, target - pool[j])
-            text = (
-                f"{source}: help {g} into seat {j}'s pool ({pool[j]}, the largest below {target})"
-            )
-            out.append(_entry("pool", j, g, "help", text))
-            text = (
-                f"{source}: for {g} point{'s' * (g != 1)} of help seat {s} writes "
-                f"{g} × {hw} = {g * hw} whists on seat {j}"
-            )
-            out.append(
-                Entry(
-                    kind="whists", seat=s, on=j, amount=g * hw, rule="help_whists", explanation=text
-                )
-            )
-            pool[j] += g
-            excess -= g
-        if excess:
-            out += _write_off(s, excess, mountain, rules, source)
+        if rules.pool.write_order == "simultaneous":
+            pending.append((s, excess, source))
+        else:
+            out += _give_excess(s, excess, source, pool, mountain, rules)
+    for s, excess, source in pending:
+        out += _give_excess(s, excess, source, pool, mountain, rules)
+    return out
+
+
+def _give_excess(
+    s: int, excess: int, source: str, pool: list[int], mountain: list[int], rules: Rules
+) -> list[Entry]:
+    """Seat ``s``'s pool points over the target: help (помощь) while a pool is below the target,
+    then the write-off. Updates ``pool`` and ``mountain`` as it writes."""
+    target, n, hw = rules.pool.target, len(pool), rules.pool.help_whists_per_point
+    out: list[Entry] = []
+    while rules.pool.help_enabled and excess:
+        unclosed = [j for j in range(n) if j != s and pool[j] < target]
+        if not unclosed:
+            break
+        j = min(unclosed, key=lambda j: (-pool[j], (j - s) % n))
+        g = min(excess, target - pool[j])
+        text = f"{source}: help {g} into seat {j}'s pool ({pool[j]}, the largest below {target})"
+        out.append(_entry("pool", j, g, "help", text))
+        text = (
+            f"{source}: for {g} point{'s' * (g != 1)} of help seat {s} writes "
+            f"{g} × {hw} = {g * hw} whists on seat {j}"
+        )
+        out.append(
+            Entry(kind="whists", seat=s, on=j, amount=g * hw, rule="help_whists", explanation=text)
+        )
+        pool[j] += g
+        excess -= g
+    if excess:
+        out += _write_off(s, excess, mountain, rules, source)
     return out
 
 
