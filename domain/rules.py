@@ -156,6 +156,26 @@ class ClassicRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Totus (тотус): the declarer shows 12 unbeatable cards, the opponents choose his discard."""
 
 
+class Players4Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A table of four (вчетвером), RULES.md §A, §D.1, I-16: the dealer gets no cards and sits
+    the deal out, but he may still whist, and some tables let him play the talon on an all-pass."""
+
+    dealer_whist: bool = True
+    """§A(b), §D.1 (Lesnoy 3.8.8–3.8.8.1): when the opponents leave a contract unwhisted (pass,
+    pass; or a half-whist that nobody returns) the deal is not scored at once: the dealer is asked
+    last whether he whists, after looking at the cards of one of the declarer's opponents if he
+    likes. His whist makes a half-whister a passer (3.8.8.2). Off: the dealer is never asked."""
+    dealer_whist_hand: Literal["looked", "open"] = "looked"
+    """Whose cards a whisting dealer plays; the sources are silent. ``looked``: the hand of the
+    opponent he looked at (he must look before he whists), and he then chooses open or closed play
+    as any single whister; ``open``: both opponents' hands are laid open at once and he plays
+    both, in the light, without looking first."""
+    dealer_raspasy: Literal["sits_out", "plays_talon"] = "sits_out"
+    """I-16. On an all-pass the dealer sits out (S0); or ([C6]) he turns the talon and plays its
+    two cards in the first two tricks, taking a trick his talon card wins (up to two), written as
+    any all-pass trick. Needs ``raspasy.use_talon``."""
+
+
 class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The whole rules of a game. Immutable, stored with the game."""
 
@@ -170,6 +190,7 @@ class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     pool: PoolRules = PoolRules()
     settlement: SettlementRules = SettlementRules()
     classic: ClassicRules = ClassicRules()
+    players4: Players4Rules = Players4Rules()
 
     def __post_init__(self) -> None:
         if self.pool.target < 1:
@@ -180,6 +201,11 @@ class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
             raise InvalidRules("raspasy.exit_sequence must list levels between 6 and 10")
         if self.raspasy.base_price < 1 or self.raspasy.progression_cap < 0:
             raise InvalidRules("raspasy.base_price must be ≥ 1 and progression_cap ≥ 0")
+        if self.players4.dealer_raspasy == "plays_talon" and not self.raspasy.use_talon:
+            raise InvalidRules(
+                "players4.dealer_raspasy='plays_talon' needs raspasy.use_talon: the dealer plays "
+                "the talon cards of the first two all-pass tricks"
+            )
 
 
 SOCHI = Rules(convention="sochi")

@@ -286,7 +286,10 @@ def _penalty(seat: int, sheet: PoolSheet, rules: Rules, rp: int) -> int:
 
 def _gentleman_partner(o: DealOutcome, whister: int) -> int | None:
     """The passer who writes half the whists under gentleman whist. A former half-whister whose
-    whist was returned writes none (Lesnoy 3.8.14), so the whister writes them all."""
+    whist was returned writes none (Lesnoy 3.8.14), so the whister writes them all. Nor does
+    either opponent of a whisting dealer at four: both left the contract to him."""
+    if o.seats == 4 and whister == o.dealer:
+        return None
     for r in o.defenders:
         if r.seat != whister and r.choice == "pass" and not r.was_half_whist:
             return r.seat

@@ -183,6 +183,7 @@ def _game_created_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     """Schema 2's rules have options schema 1 did not know; every new one defaults to what the
     rules did before, except where a game created earlier must keep its old meaning:
 
+    - ``players4.dealer_whist`` is off: the dealer at four was never asked whether he whists;
     - ``raspasy.progression_cap`` used to cap the geometric *step*, and now counts all-passes:
       the old caps 0, 1, 2, 3 and the powers of two keep their sequence (3 gave 1-2-3-3, which is
       now ``arith`` with cap 3; 2^m gave 1-2-…-2^m, now cap m + 1); any other cap under ``geom``
@@ -197,6 +198,7 @@ def _game_created_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
         elif cap & (cap - 1) == 0:
             raspasy["progression_cap"] = cap.bit_length()
     rules["raspasy"] = raspasy
+    rules["players4"] = {"dealer_whist": False, **rules.get("players4", {})}
     return "game_created", 2, {**data, "rules": rules}
 
 

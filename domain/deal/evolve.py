@@ -28,6 +28,7 @@ from domain.deal.messages import (
     DealEvent,
     DealStarted,
     Discarded,
+    HandLookedAt,
     HandsOpened,
     Passed,
     PlayChosen,
@@ -184,6 +185,10 @@ def _evolve_whist(state: Whisting, e: WhistCalled) -> Whisting:
     return _replace(state, calls=(*state.calls, (e.seat, e.choice)))
 
 
+def _evolve_hand_looked_at(state: Whisting, e: HandLookedAt) -> Whisting:
+    return _replace(state, peeks=(*state.peeks, (e.seat, e.hand)))
+
+
 # ---- play -----------------------------------------------------------------------------------
 
 
@@ -269,6 +274,7 @@ _EVOLVERS: dict[type[DealEvent], Callable[[Any, Any], DealState]] = {
     ContractDeclared: _evolve_declared,
     Conceded: _unchanged,
     WhistCalled: _evolve_whist,
+    HandLookedAt: _evolve_hand_looked_at,
     PlayChosen: _unchanged,
     PlayStarted: _evolve_play_started,
     HandsOpened: _evolve_opened,

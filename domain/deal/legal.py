@@ -16,6 +16,7 @@ from domain.deal.messages import (
     DeclareTotus,
     Discard,
     LookAtCards,
+    LookAtHand,
     MakeBid,
     Pass,
     PlayCard,
@@ -142,14 +143,16 @@ def _legal_whisting(state: Whisting, seat: Seat) -> list[SeatCommand]:
     opts = whisting_rules.options(state)
     if opts is not None:
         turn, choices = opts
-        return [CallWhist(seat=seat, choice=c) for c in choices] if seat == turn else []
+        if seat != turn:
+            return []
+        actions: list[SeatCommand] = [CallWhist(seat=seat, choice=c) for c in choices]
+        if whisting_rules.may_look(state, seat):
+            actions += [LookAtHand(seat=seat, hand=h) for h in whisting_rules.defenders(state)]
+        return actions
     resolution = whisting_rules.resolve(state)
     if resolution.mode != "single" or seat != resolution.whister:
         return []
-    actions: list[SeatCommand] = [
-        ChoosePlay(seat=seat, open=True),
-        ChoosePlay(seat=seat, open=False),
-    ]
+    actions = [ChoosePlay(seat=seat, open=True), ChoosePlay(seat=seat, open=False)]
     if whisting_rules.gentleman_half_whist_open(state):
         actions.append(CallWhist(seat=seat, choice="half_whist"))
     return actions

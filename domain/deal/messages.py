@@ -87,6 +87,13 @@ class CallWhist(Command, frozen=True, tag="whist"):
     choice: WhistChoice
 
 
+class LookAtHand(Command, frozen=True, tag="look_at_hand"):
+    """At a table of four: the dealer, asked whether he whists, looks at the cards of ``hand``,
+    one of the declarer's opponents (Lesnoy 3.8.8); if he whists he plays that hand."""
+
+    hand: Seat
+
+
 class ChoosePlay(Command, frozen=True, tag="choose_play"):
     """The single whister plays in the light (open, в светлую) or closed (втёмную)."""
 
@@ -206,6 +213,15 @@ class WhistCalled(Event, frozen=True, tag="whist_called"):
     forced: bool = False
 
 
+class HandLookedAt(Event, frozen=True, tag="hand_looked_at"):
+    """The sitting-out dealer looked at the cards of ``hand``, an opponent of the declarer."""
+
+    seat: Seat
+    hand: Seat
+    cards: tuple[Card, ...] = ()
+    """Empty in the log (the hand is in `DealStarted`); filled in the looker's own feed."""
+
+
 class PlayChosen(Event, frozen=True, tag="play_chosen"):
     """The single whister chose open (в светлую) or closed (втёмную) play."""
 
@@ -290,6 +306,7 @@ DealCommand = (
     | DeclareTotus
     | Concede
     | CallWhist
+    | LookAtHand
     | ChoosePlay
     | PlayCard
 )
@@ -303,6 +320,7 @@ SeatCommand = (
     | DeclareTotus
     | Concede
     | CallWhist
+    | LookAtHand
     | ChoosePlay
     | PlayCard
 )
@@ -319,6 +337,7 @@ DealEvent = (
     | TotusShown
     | Conceded
     | WhistCalled
+    | HandLookedAt
     | PlayChosen
     | PlayStarted
     | HandsOpened

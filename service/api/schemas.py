@@ -112,6 +112,12 @@ class ChoosePlayAction(ActionBody, tag="choose_play"):
     open: bool
 
 
+class LookAtHandAction(ActionBody, tag="look_at_hand"):
+    """At four: the dealer, asked last whether he whists, looks at one opponent's cards."""
+
+    hand: Seat
+
+
 class PlayAction(ActionBody, tag="play"):
     """Play a card; a whister playing the passer's open hand names the passer's card."""
 
@@ -129,6 +135,7 @@ Action = (
     | ConcedeAction
     | WhistAction
     | ChoosePlayAction
+    | LookAtHandAction
     | PlayAction
 )
 

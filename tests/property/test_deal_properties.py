@@ -41,8 +41,10 @@ from domain.deal.messages import (
     Declare,
     DeclareTotus,
     Discard,
+    HandLookedAt,
     HandsOpened,
     LookAtCards,
+    LookAtHand,
     MakeBid,
     OpenHand,
     Pass,
@@ -90,6 +92,12 @@ RULESETS: dict[str, Rules] = {
     "jumps, starter holds, silent taker may misère": rules_for(
         "sochi",
         {"bidding": {"allow_jumps": True, "hold_rule": "starter", "third_hand_may_miser": True}},
+    ),
+    "4 players, the dealer whists with both hands open, greedy": rules_for(
+        "sochi", {"players": 4, "players4": {"dealer_whist_hand": "open"}}
+    ),
+    "4 players, the dealer is never asked": rules_for(
+        "rostov", {"players": 4, "players4": {"dealer_whist": False}}
     ),
     "holds through a passer and lapse, no half-whist": rules_for(
         "rostov",
@@ -186,6 +194,9 @@ class Knowledge:
                 assert isinstance(before, DealTable)
                 for seat, hand in enumerate(before.hands):
                     self.private[seat] |= set(hand)
+            case HandLookedAt():
+                assert isinstance(before, DealTable)
+                self.private[event.seat] |= set(before.hands[event.hand])
             case TalonTaken():
                 self.private[event.seat] |= set(event.cards)
                 if event.shown:
@@ -259,6 +270,7 @@ def random_command(state: DealState, rng: random.Random) -> SeatCommand:
             DeclareTotus(seat=seat, strain=rng.choice(STRAINS)),
             Concede(seat=seat),
             CallWhist(seat=seat, choice=rng.choice(WHIST_CHOICES)),
+            LookAtHand(seat=seat, hand=rng.randrange(state.seats)),
             ChoosePlay(seat=seat, open=rng.random() < 0.5),
             PlayCard(seat=seat, card=rng.choice(hand)),
             PlayCard(seat=seat, card=rng.choice(DECK)),
@@ -289,6 +301,10 @@ def outside_actions(
         case Declare():
             others += [Declare(seat=seat, contract=b) for b in rng.sample(LADDER, 4)]
         case CallWhist():
+            others += [CallWhist(seat=seat, choice=c) for c in WHIST_CHOICES]
+            others += [LookAtHand(seat=seat, hand=h) for h in range(state.seats)]
+        case LookAtHand():
+            others += [LookAtHand(seat=seat, hand=h) for h in range(state.seats)]
             others += [CallWhist(seat=seat, choice=c) for c in WHIST_CHOICES]
         case Discard():
             others += [Discard(seat=seat, cards=(a, b)) for a, b in [rng.sample(DECK, 2)] * 2]
@@ -375,7 +391,13 @@ def assert_deal_ended_properly(state: DealFinished, log: list[DealEvent]) -> Non
         assert outcome.declarer is None and outcome.played
     else:
         assert outcome.declarer in state.order
-        assert {r.seat for r in outcome.defenders} == set(state.order) - {outcome.declarer}
+        opponents = set(state.order) - {outcome.declarer}
+        seats = [r.seat for r in outcome.defenders]
+        assert set(seats[:2]) == opponents
+        if len(seats) == 3:  # the dealer at four whisted: the single whister, after both
+            assert seats[2] == outcome.dealer not in state.order
+            assert [r.choice for r in outcome.defenders] == ["pass", "pass", "whist"]
+            event("the dealer whisted")
     event(f"{outcome.kind}, {'played' if outcome.played else 'not played'}")
     if outcome.open_play:
         event("open play")

@@ -211,3 +211,10 @@ def test_an_old_geometric_all_pass_keeps_its_capped_step_sequence(cap: int) -> N
     assert isinstance(event, GameCreated)
     old = [min(1 << k, cap) if cap else 1 << k for k in range(8)]  # schema 1 capped the step
     assert [raspasy_price(k, event.rules.raspasy) for k in range(8)] == old
+
+
+def test_an_old_game_of_four_never_asks_the_dealer_to_whist() -> None:
+    event = domain_codec().decode("game_created", 1, _old_game_created())
+    assert isinstance(event, GameCreated)
+    assert event.rules.players4.dealer_whist is False
+    assert GameCreated(rules=event.rules).rules.players4.dealer_raspasy == "sits_out"
