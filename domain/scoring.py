@@ -344,29 +344,37 @@ def _miser(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
 def _raspasy(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     """All-pass (распасы): tricks to the mountain at the streak's price, or (Rostov) whists from
     the player with the fewest tricks on each other player; no trick earns one trick's price in
-    the pool (§F.1–F.3, I-13, I-14b, I-16, I-22, I-23)."""
+    the pool (§F.1–F.3, I-13, I-14b, I-16, I-22, I-23).
+
+    At four, a dealer who played the talon (``players4.dealer_raspasy``) has his tricks written
+    like anyone's, to his mountain or as whists on him, but he is never the fewest-tricks player:
+    no zero-trick bonus, no Rostov whists written by him, and no amnesty below zero."""
     r = rules.raspasy
     base = raspasy_price(sheet.raspasy_streak, r)
     cost = base * o.raspasy_factor
     dark = f" ×{o.raspasy_factor} for dark passes" if o.raspasy_factor != 1 else ""
     label = f"all-pass #{sheet.raspasy_streak + 1} (trick price {base}{dark})"
     tricks = dict(o.taken())
+    takers = dict(tricks)
+    dealer_played = _dealer_played_talon(o, rules)
+    if dealer_played:
+        takers[o.dealer] = o.tricks[o.dealer]
     fewest = min(tricks.values())
     w = _Writer()
     if r.writing == "mountain":
         low = fewest if r.amnesty else 0
         less = f" − {low} (amnesty)" if low else ""
-        for s, t in tricks.items():
-            text = (
-                f"{label}: seat {s} took {t}{less}, × {cost} = {(t - low) * cost} to his mountain"
-            )
-            w.mountain(s, (t - low) * cost, "raspasy_tricks", text)
+        for s, t in takers.items():
+            who = f"seat {s}" + (", the dealer playing the talon," if s not in tricks else "")
+            k = max(0, t - low)
+            text = f"{label}: {who} took {t}{less}, × {cost} = {k * cost} to his mountain"
+            w.mountain(s, k * cost, "raspasy_tricks", text)
     else:
         per = r.whist_per_trick * (base // r.base_price) * o.raspasy_factor
         writers = [s for s, t in tricks.items() if t == fewest]
         ties = len(writers)  # I-14b: players tied for the fewest share the writing
         shared = f", shared by {ties}" if ties > 1 else ""
-        for s, t in tricks.items() if ties < len(tricks) else ():
+        for s, t in takers.items():
             for writer in writers if s not in writers else ():
                 text = (
                     f"{label}: seat {writer} took the fewest ({fewest}); seat {s} took {t} "
@@ -377,13 +385,20 @@ def _raspasy(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
         if t == 0:
             text = f"{label}: seat {s} took no trick, one trick's price {cost} to his pool"
             w.pool(s, cost, "raspasy_zero", text)
-    if r.dealer_writes_pool_point and o.seats == 4:
+    if r.dealer_writes_pool_point and o.seats == 4 and not o.tricks[o.dealer]:
         text = (
             f"{label}: seat {o.dealer}, the dealer sitting out, writes {o.raspasy_factor} to "
             f"his pool"
         )
         w.pool(o.dealer, o.raspasy_factor, "raspasy_dealer", text)
     return w.entries
+
+
+def _dealer_played_talon(o: DealOutcome, rules: Rules) -> bool:
+    """At four, the dealer played the talon cards of the first two all-pass tricks (I-16)."""
+    return (
+        o.seats == 4 and rules.players4.dealer_raspasy == "plays_talon" and rules.raspasy.use_talon
+    )
 
 
 # --- the pool target (§G) ------------------------------------------------------------------------

@@ -146,14 +146,14 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
             "trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.trick),
             "talon_card": state.talon_card,
             "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
-            "tricks": {s: state.tricks[s] for s in state.order},
+            "tricks": _trick_counts(state.tricks, state.order),
         }
     if isinstance(state, DealFinished):
         phase |= {
             "contract": state.outcome.contract,
             "defenders": state.outcome.defenders,
             "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
-            "tricks": dict(state.outcome.taken()),
+            "tricks": _trick_counts(state.outcome.tricks, state.outcome.hands),
             "outcome": state.outcome,
         }
     return SeatView(
@@ -179,6 +179,11 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         ),
         **phase,
     )
+
+
+def _trick_counts(tricks: tuple[int, ...], hands: tuple[Seat, ...]) -> dict[Seat, int]:
+    """Tricks of the active hands, and of a dealer at four who took some with the talon."""
+    return {s: t for s, t in enumerate(tricks) if s in hands or t}
 
 
 def visible_cards(view: SeatView) -> set[str]:

@@ -96,6 +96,9 @@ RULESETS: dict[str, Rules] = {
     "4 players, the dealer whists with both hands open, greedy": rules_for(
         "sochi", {"players": 4, "players4": {"dealer_whist_hand": "open"}}
     ),
+    "4 players, the dealer plays the talon on an all-pass": rules_for(
+        "leningrad", {"players": 4, "players4": {"dealer_raspasy": "plays_talon"}}
+    ),
     "4 players, the dealer is never asked": rules_for(
         "rostov", {"players": 4, "players4": {"dealer_whist": False}}
     ),

@@ -4,6 +4,7 @@ I-13, I-14b, I-16, I-22, I-23)."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from domain.outcome import DealOutcome, DefenderRole
@@ -12,14 +13,17 @@ from domain.scoring import raspasy_price, score_deal
 from domain.sheet import PoolSheet, apply_score, empty_sheet
 
 
-def raspasy(tricks: tuple[int, int, int], *, seats: int = 3, **flags: object) -> DealOutcome:
-    """Seats 0, 1, 2 play the all-pass; at four, seat 3 deals and sits out."""
+def raspasy(
+    tricks: tuple[int, int, int], *, seats: int = 3, dealer_tricks: int = 0, **flags: object
+) -> DealOutcome:
+    """Seats 0, 1, 2 play the all-pass; at four, seat 3 deals and sits out (or plays the talon
+    and takes ``dealer_tricks``)."""
     return DealOutcome(
         kind="raspasy",
         dealer=3 if seats == 4 else 2,
         seats=seats,
         hands=(0, 1, 2),
-        tricks=tuple(tricks),
+        tricks=(*tricks, dealer_tricks) if seats == 4 else tuple(tricks),
         **flags,  # type: ignore[arg-type]
     )
 
@@ -218,3 +222,55 @@ def test_every_all_pass_entry_names_the_streak_and_the_price(rules: Rules) -> No
     score = score_deal(raspasy((0, 4, 6)), empty_sheet(3), rules)
     assert score.entries
     assert all(e.explanation.startswith("all-pass #1 (trick price") for e in score.entries)
+
+
+# --- four players: the dealer plays the talon (I-16) ---------------------------------------------
+
+DEALER_TALON = {"players": 4, "players4": {"dealer_raspasy": "plays_talon"}}
+
+
+def test_a_dealer_playing_the_talon_writes_his_tricks_to_the_mountain_at_the_price() -> None:
+    # Second all-pass of a streak in Sochi, price 2: tricks 2, 3, 4 and the dealer's 1.
+    # Mountains 4, 6, 8 and the dealer 1 × 2 = 2.
+    rules = rules_for("sochi", DEALER_TALON)
+    sheet = msgspec.structs.replace(empty_sheet(4), raspasy_streak=1)
+    after = play(rules, raspasy((2, 3, 4), seats=4, dealer_tricks=1), sheet=sheet)
+    assert after.mountain == (4, 6, 8, 2)
+
+
+def test_a_dealer_playing_the_talon_earns_no_zero_trick_bonus() -> None:
+    # Tricks 0, 4, 6 and the dealer none: only seat 0 writes 1 to his pool.
+    after = play(rules_for("sochi", DEALER_TALON), raspasy((0, 4, 6), seats=4))
+    assert after.pool == (1, 0, 0, 0)
+    assert after.mountain == (0, 4, 6, 0)
+
+
+def test_under_amnesty_the_dealer_writes_his_tricks_above_the_fewest_never_below_zero() -> None:
+    # Tricks 1, 3, 4 and the dealer's 2; the fewest (seat 0) took 1: mountains 0, 2, 3, and
+    # the dealer 2 − 1 = 1. With the dealer's 0 he writes nothing (not −1).
+    rules = rules_for("sochi", {**DEALER_TALON, "raspasy": {"amnesty": True}})
+    assert play(rules, raspasy((1, 3, 4), seats=4, dealer_tricks=2)).mountain == (0, 2, 3, 1)
+    assert play(rules, raspasy((2, 3, 5), seats=4)).mountain == (0, 1, 3, 0)
+
+
+def test_in_whists_the_fewest_tricks_player_writes_on_the_dealer_for_his_tricks_too() -> None:
+    # Written in whists (5 per trick) with the talon in use: seat 0 took the fewest (1) and
+    # writes 3 × 5 = 15 on seat 1, 4 × 5 = 20 on seat 2 and 2 × 5 = 10 on the dealer.
+    rules = rules_for(
+        "rostov",
+        {**DEALER_TALON, "raspasy": {"use_talon": True, "dealer_writes_pool_point": False}},
+    )
+    after = play(rules, raspasy((1, 3, 4), seats=4, dealer_tricks=2))
+    assert after.whists[0] == (0, 15, 20, 10)
+    assert after.whists[3] == (0, 0, 0, 0)
+
+
+def test_rostov_dealer_pool_point_goes_only_to_a_dealer_who_took_no_talon_trick() -> None:
+    rules = rules_for("rostov", {**DEALER_TALON, "raspasy": {"use_talon": True}})
+    assert play(rules, raspasy((1, 4, 5), seats=4)).pool == (0, 0, 0, 1)
+    assert play(rules, raspasy((1, 4, 4), seats=4, dealer_tricks=1)).pool == (0, 0, 0, 0)
+
+
+def test_a_dealer_sitting_out_writes_nothing_for_the_tricks_of_an_all_pass() -> None:
+    after = play(rules_for("sochi", {"players": 4}), raspasy((2, 3, 4), seats=4, dealer_tricks=1))
+    assert after.mountain == (2, 3, 4, 0)
