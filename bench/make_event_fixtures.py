@@ -26,8 +26,13 @@ from service.codec import domain_codec
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "events"
 
 
-# The classic options make the rarer events (dark games, concession, totus) possible.
-CLASSIC = {"play": {"concede": "down2"}, "classic": {"dark_games": True, "totus": True}}
+# The classic options make the rarer events (dark games, concession, totus, games without the
+# talon) possible.
+CLASSIC = {
+    "play": {"concede": "down2"},
+    "classic": {"dark_games": True, "totus": True},
+    "bidding": {"talonless_games": True, "miser_without_talon": True},
+}
 
 
 def play(seed: int, preset: str, players: int, classic: bool) -> list[g.Event]:

@@ -23,7 +23,7 @@ class _Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 class BiddingRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Bidding (торговля), RULES.md §B and I-1…I-5."""
+    """Bidding (торговля), RULES.md §B and I-1…I-6."""
 
     allow_jumps: bool = False
     """I-1. The Codex makes every bid the next step up; some clubs allow jump bids."""
@@ -36,6 +36,14 @@ class BiddingRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """I-4. After two passes the last hand may take the talon without a bid (Lesnoy 3.3.15)."""
     third_hand_may_miser: bool = False
     """I-4. Whether that silent taker may still declare misère."""
+    miser_without_talon: bool = False
+    """I-5. A misère bidder outbid by a nine may raise to misère without the talon (мизер без
+    прикупа), where the nine could only pass (preferans.pro [C3]; Lesnoy's glossary: "possible
+    only by agreement"); it is overcalled by a nine without the talon or a ten."""
+    talonless_games: bool = False
+    """I-6. Games without the talon (игры без прикупа) may be bid: misère without the talon as a
+    player's first bid, and nines without the talon (9♠ … 9NT) above it, below 10♠ ([C3]
+    ``BidsRank``, [P16]). The talon stays face down and nobody sees it."""
 
 
 class WhistRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -75,6 +83,11 @@ class ScoringRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """The flat consolation per undertrick when ``consolation == "flat"`` (Rostov)."""
     miser_consolation: int = 0
     """I-9. Whists per trick that each other player writes on a failed misère (Rostov 10)."""
+    talonless_extra: int = 0
+    """I-6. Added to the price P of a game without the talon (an even number, so whists still
+    halve). 0: priced as with the talon, as preferans.pro prices its misère without the talon
+    (10) and Lesnoy's glossary the old "big misère" played without it (10 to the pool, 10 a
+    trick); no source prices a nine without the talon."""
 
 
 class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -201,6 +214,8 @@ class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
             raise InvalidRules("raspasy.exit_sequence must list levels between 6 and 10")
         if self.raspasy.base_price < 1 or self.raspasy.progression_cap < 0:
             raise InvalidRules("raspasy.base_price must be ≥ 1 and progression_cap ≥ 0")
+        if self.scoring.talonless_extra < 0 or self.scoring.talonless_extra % 2:
+            raise InvalidRules("scoring.talonless_extra must be an even number ≥ 0")
         if self.players4.dealer_raspasy == "plays_talon" and not self.raspasy.use_talon:
             raise InvalidRules(
                 "players4.dealer_raspasy='plays_talon' needs raspasy.use_talon: the dealer plays "

@@ -21,7 +21,7 @@ from typing import Final
 
 import msgspec
 
-from domain.cards import MISER, level_of, price
+from domain.cards import MISER, WITHOUT_TALON, is_talonless, level_of, price
 from domain.outcome import DealOutcome, DefenderRole
 from domain.rules import RaspasyRules, Rules
 from domain.sheet import DealScore, Entry, EntryKind, PoolSheet, RuleCode
@@ -99,7 +99,8 @@ def _game(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     """A trick contract (игра): the declarer's pool or remiz (ремиз), then the defence."""
     if o.contract is None or o.declarer is None:
         raise ValueError("a game outcome needs a contract and a declarer")
-    decl, name, p, level = o.declarer, _name(o.contract), price(o.contract), level_of(o.contract)
+    decl, name, level = o.declarer, _name(o.contract), level_of(o.contract)
+    p = _price(o.contract, rules)
     cons = _consolation(p, rules)
     rp = p * rules.scoring.remiz_factor
     w = _Writer()
@@ -151,7 +152,7 @@ def _made_without_play(o: DealOutcome, rules: Rules, w: _Writer) -> None:
     """Both defenders passed, or one went half-whist (полвиста, «за свои»): the contract counts as
     made, and a half-whister writes whists for half the obligation (§D.1)."""
     assert o.contract is not None and o.declarer is not None
-    decl, name, p = o.declarer, _name(o.contract), price(o.contract)
+    decl, name, p = o.declarer, _name(o.contract), _price(o.contract, rules)
     half = [d for d in o.defenders if d.choice == "half_whist"]
     how = "half-whisted" if half else "both defenders passed"
     text = f"{name} made without play ({how}): price {p} to seat {decl}'s pool"
@@ -175,7 +176,8 @@ def _defence(o: DealOutcome, sheet: PoolSheet, rules: Rules, u: int, w: _Writer)
     (джентльменский) unless his own half-whist was returned.
     """
     assert o.contract is not None and o.declarer is not None
-    decl, name, p, level = o.declarer, _name(o.contract), price(o.contract), level_of(o.contract)
+    decl, name, level = o.declarer, _name(o.contract), level_of(o.contract)
+    p = _price(o.contract, rules)
     wp = p * rules.scoring.whist_factor
     per = _per(p, rules.scoring.whist_factor)
     defence = {s: k for s, k in o.taken() if s != decl}
@@ -234,7 +236,7 @@ def _short_pair(
     """
     assert o.contract is not None
     name, level = _name(o.contract), level_of(o.contract)
-    rp = price(o.contract) * rules.scoring.remiz_factor
+    rp = _price(o.contract, rules) * rules.scoring.remiz_factor
     need = OBLIGATION[level]
     taken = sum(defence.get(r.seat, 0) for r in whisters)
     short = need - taken
@@ -320,18 +322,19 @@ def _miser(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     """Misère (мизер): its price to the pool for no trick, else the mountain per trick taken."""
     if o.declarer is None:
         raise ValueError("a misère outcome needs a declarer")
-    decl, t, p = o.declarer, o.declarer_tricks, price(MISER)
+    contract = o.contract or MISER
+    decl, t, p, name = o.declarer, o.declarer_tricks, _price(contract, rules), _name(contract)
     w = _Writer()
     if t == 0:
-        w.pool(decl, p, "miser_made", f"misère made: price {p} to seat {decl}'s pool")
+        w.pool(decl, p, "miser_made", f"{name} made: price {p} to seat {decl}'s pool")
         return w.entries
     per, cons = rules.scoring.miser_fail_per_trick, rules.scoring.miser_consolation
-    text = f"misère failed with {_tricks(t)}: {t} × {per} = {per * t} to seat {decl}'s mountain"
+    text = f"{name} failed with {_tricks(t)}: {t} × {per} = {per * t} to seat {decl}'s mountain"
     w.mountain(decl, per * t, "miser_failed", text)
     for s in range(o.seats) if cons else ():  # I-9
         if s != decl:
             text = (
-                f"misère failed with {_tricks(t)}: consolation {t} × {cons} = {cons * t} "
+                f"{name} failed with {_tricks(t)}: consolation {t} × {cons} = {cons * t} "
                 f"whists by seat {s} on seat {decl}"
             )
             w.whists(s, decl, cons * t, "miser_consolation", text)
@@ -567,8 +570,16 @@ def _per(p: int, factor: int) -> str:
     return f"price {p}" if factor == 1 else f"{p * factor} ({factor} × price {p})"
 
 
+def _price(contract: str, rules: Rules) -> int:
+    """The contract's price P, a game without the talon raised by ``talonless_extra`` (I-6)."""
+    extra = rules.scoring.talonless_extra if is_talonless(contract) else 0
+    return price(contract) + extra
+
+
 def _name(contract: str) -> str:
-    """A contract for people: ``7♥``, ``6NT``, ``misère``."""
+    """A contract for people: ``7♥``, ``6NT``, ``misère``, ``9♠ without the talon``."""
+    if is_talonless(contract):
+        return _name(contract[: -len(WITHOUT_TALON)]) + " without the talon"
     if contract == MISER:
         return "misère"
     return contract if contract.endswith("NT") else contract[:-1] + _SUIT_SIGN[contract[-1]]

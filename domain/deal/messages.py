@@ -169,6 +169,13 @@ class AllPassed(Event, frozen=True, tag="all_passed"):
     """Everyone passed: the deal is played as all-pass (распасы)."""
 
 
+class TalonSetAside(Event, frozen=True, tag="talon_set_aside"):
+    """The auction was won by a game without the talon (игра без прикупа): the talon stays face
+    down and nobody sees it; the declarer names his contract from his own ten cards."""
+
+    seat: Seat
+
+
 class TalonTaken(Event, frozen=True, tag="talon_taken"):
     """The declarer took the talon (прикуп), shown to all unless the game is dark."""
 
@@ -331,6 +338,7 @@ DealEvent = (
     | Passed
     | AuctionWon
     | AllPassed
+    | TalonSetAside
     | TalonTaken
     | Discarded
     | ContractDeclared

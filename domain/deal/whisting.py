@@ -8,7 +8,7 @@ events.
 
 from __future__ import annotations
 
-from domain.cards import MISER, Seat, level_of, trump_of
+from domain.cards import Seat, is_miser, level_of, trump_of
 from domain.deal import whisting_rules
 from domain.deal.ending import outcome_of
 from domain.deal.evolve import evolve
@@ -34,7 +34,7 @@ def after_contract(state: Whisting) -> list[DealEvent]:
     whist is called for the defenders; otherwise the first opponent speaks."""
     first, second = whisting_rules.defenders(state)
     contract = state.contract
-    if contract == MISER:
+    if is_miser(contract):
         roles = (DefenderRole(seat=first, choice="pass"), DefenderRole(seat=second, choice="pass"))
         return _start_play(state, "miser", roles, open_play=False)
     if level_of(contract) == 10 and state.rules.whist.ten_is_checked:

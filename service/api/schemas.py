@@ -37,8 +37,9 @@ BidText = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=8,
-        examples=["6S", "7NT", "MISER"],
-        description="A bid or contract: level 6-10 then strain (S C D H NT), or MISER.",
+        examples=["6S", "7NT", "MISER", "9SWT"],
+        description="A bid or contract: level 6-10 then strain (S C D H NT), or MISER; a game "
+        "without the talon adds WT (9SWT … 9NTWT, MISERWT).",
     ),
 ]
 Name = Annotated[

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from domain.cards import DECK, LADDER, SORT_KEY, STRAINS
+from domain.cards import DECK, FULL_LADDER, SORT_KEY, STRAINS
 from domain.deal.decider import decide, fold, initial_state, is_terminal, legal_actions, to_act
 from domain.deal.messages import (
     AllPassed,
@@ -101,6 +101,21 @@ RULESETS: dict[str, Rules] = {
     ),
     "4 players, the dealer is never asked": rules_for(
         "rostov", {"players": 4, "players4": {"dealer_whist": False}}
+    ),
+    "games without the talon, jumps, the outbid misère raises": rules_for(
+        "sochi",
+        {
+            "bidding": {"talonless_games": True, "miser_without_talon": True, "allow_jumps": True},
+            "scoring": {"talonless_extra": 2},
+        },
+    ),
+    "4 players, dark games and games without the talon": rules_for(
+        "leningrad",
+        {
+            "players": 4,
+            "bidding": {"talonless_games": True, "miser_without_talon": True},
+            "classic": {"dark_games": True},
+        },
     ),
     "holds through a passer and lapse, no half-whist": rules_for(
         "rostov",
@@ -266,10 +281,10 @@ def random_command(state: DealState, rng: random.Random) -> SeatCommand:
         [
             LookAtCards(seat=seat),
             Pass(seat=seat, dark=rng.random() < 0.5),
-            MakeBid(seat=seat, bid=rng.choice(LADDER), dark=rng.random() < 0.5),
+            MakeBid(seat=seat, bid=rng.choice(FULL_LADDER), dark=rng.random() < 0.5),
             TakeTalon(seat=seat),
             Discard(seat=seat, cards=(first, second)),
-            Declare(seat=seat, contract=rng.choice(LADDER)),
+            Declare(seat=seat, contract=rng.choice(FULL_LADDER)),
             DeclareTotus(seat=seat, strain=rng.choice(STRAINS)),
             Concede(seat=seat),
             CallWhist(seat=seat, choice=rng.choice(WHIST_CHOICES)),
@@ -299,10 +314,10 @@ def outside_actions(
             others += [PlayCard(seat=seat, card=c) for c in rng.sample(DECK, 6)]
         case MakeBid() | Pass():
             dark = chosen.dark
-            others += [MakeBid(seat=seat, bid=b, dark=dark) for b in rng.sample(LADDER, 4)]
+            others += [MakeBid(seat=seat, bid=b, dark=dark) for b in rng.sample(FULL_LADDER, 4)]
             others.append(Pass(seat=seat, dark=not dark))
         case Declare():
-            others += [Declare(seat=seat, contract=b) for b in rng.sample(LADDER, 4)]
+            others += [Declare(seat=seat, contract=b) for b in rng.sample(FULL_LADDER, 4)]
         case CallWhist():
             others += [CallWhist(seat=seat, choice=c) for c in WHIST_CHOICES]
             others += [LookAtHand(seat=seat, hand=h) for h in range(state.seats)]
@@ -404,6 +419,8 @@ def assert_deal_ended_properly(state: DealFinished, log: list[DealEvent]) -> Non
     event(f"{outcome.kind}, {'played' if outcome.played else 'not played'}")
     if outcome.open_play:
         event("open play")
+    if outcome.contract is not None and outcome.contract.endswith("WT"):
+        event("without the talon")
     if outcome.totus or outcome.conceded or outcome.dark:
         event("totus" if outcome.totus else "conceded" if outcome.conceded else "dark game")
 

@@ -8,7 +8,7 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.cards import LEVELS, MISER, STRAINS
+from domain.cards import LEVELS, MISER, MISER_WT, STRAINS
 from domain.outcome import DealOutcome, DefenderRole
 from domain.rules import LENINGRAD, ROSTOV, SOCHI, Rules, rules_for
 from domain.scoring import score_deal
@@ -31,6 +31,7 @@ RULES = [
         {"players4": {"dealer_raspasy": "plays_talon"}, "raspasy": {"use_talon": True}},
     ),
     rules_for("leningrad", {"pool": {"write_order": "simultaneous"}}),
+    rules_for("rostov", {"scoring": {"talonless_extra": 2}, "bidding": {"talonless_games": True}}),
 ]
 
 
@@ -71,9 +72,11 @@ def outcomes(draw: st.DrawFn, seats: int) -> DealOutcome:
         return msgspec.structs.replace(base, raspasy_factor=factor, dark_passers=dark)
     declarer = draw(st.sampled_from(hands))
     if kind == "miser":
-        return msgspec.structs.replace(base, kind="miser", declarer=declarer, contract=MISER)
+        contract = draw(st.sampled_from([MISER, MISER_WT]))
+        return msgspec.structs.replace(base, kind="miser", declarer=declarer, contract=contract)
     level = draw(st.sampled_from(LEVELS))
-    contract = f"{level}{draw(st.sampled_from(STRAINS))}"
+    talonless = "WT" if level == 9 and draw(st.booleans()) else ""
+    contract = f"{level}{draw(st.sampled_from(STRAINS))}{talonless}"
     i = hands.index(declarer)
     left, right = hands[(i + 1) % 3], hands[(i + 2) % 3]
     shapes = (
