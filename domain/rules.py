@@ -131,7 +131,8 @@ class PlayRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The pool (пуля) and its closing, RULES.md §G and I-18, I-19, I-25, I-27, I-29."""
+    """The pool (пуля), its closing and the end of the game, RULES.md §G and I-18, I-19, I-25,
+    I-27, I-29."""
 
     target: int = 10
     """I-27. Pool each player must reach."""
@@ -140,6 +141,18 @@ class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
     help_whists_per_point: int = 10
     slide_after_raspasy: bool = False
     """I-25. The deal stays with the same dealer after an all-pass."""
+    max_deals: int = 0
+    """§G. The game also ends once this many deals are played, pools closed or not, and the
+    unclosed pools are settled (a tournament's fixed number of deals; no source sets one).
+    0: no limit."""
+    time_limit_minutes: int = 0
+    """§G [P18]. The control time (контрольное время) from the game's creation: a deal that
+    ends after it starts the last round, or ends the game (``last_round``). The time is read from
+    the ``at`` of the command that ends the deal; 0: no limit."""
+    last_round: bool = True
+    """§G [P18]: after the control time «начинается последний круг», one more deal by each seat
+    (the game ends when the deal comes back to the seat that dealt first in it); off: the game
+    ends with the deal in which the time ran out."""
     write_order: Literal["forehand", "simultaneous"] = "forehand"
     """I-29. Two pool writes of one deal that both pass the target (two players without a trick
     in an all-pass): applied one after the other in playing order from the first hand, so the
@@ -214,6 +227,8 @@ class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
             raise InvalidRules("raspasy.exit_sequence must list levels between 6 and 10")
         if self.raspasy.base_price < 1 or self.raspasy.progression_cap < 0:
             raise InvalidRules("raspasy.base_price must be ≥ 1 and progression_cap ≥ 0")
+        if self.pool.max_deals < 0 or self.pool.time_limit_minutes < 0:
+            raise InvalidRules("pool.max_deals and pool.time_limit_minutes must be ≥ 0")
         if self.scoring.talonless_extra < 0 or self.scoring.talonless_extra % 2:
             raise InvalidRules("scoring.talonless_extra must be an even number ≥ 0")
         if self.players4.dealer_raspasy == "plays_talon" and not self.raspasy.use_talon:
