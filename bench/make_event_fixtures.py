@@ -26,16 +26,23 @@ from service.codec import domain_codec
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "events"
 
 
-# The classic options make the rarer events (dark games, concession, totus) possible.
-CLASSIC = {"play": {"concede": "down2"}, "classic": {"dark_games": True, "totus": True}}
+# The classic options make the rarer events (dark games, concession, totus, games without the
+# talon) possible.
+CLASSIC = {
+    "play": {"concede": "down2"},
+    "classic": {"dark_games": True, "totus": True},
+    "bidding": {"talonless_games": True, "miser_without_talon": True},
+}
 
 
 def play(seed: int, preset: str, players: int, classic: bool) -> list[g.Event]:
-    """Every event of one random pulka."""
+    """Every event of one random pulka; the classic ones are timed, with a control time and a
+    clock of 20 s a command, so that their last round comes."""
     rng = random.Random(seed)
-    options = {"players": players, "pool": {"target": 4}, **(CLASSIC if classic else {})}
+    pool = {"target": 4, **({"time_limit_minutes": 10} if classic else {})}
+    options = {"players": players, "pool": pool, **(CLASSIC if classic else {})}
     rules = rules_for(preset, options)
-    _, appends = play_random_pulka(rules, rng)
+    _, appends = play_random_pulka(rules, rng, ms_per_command=20_000 if classic else None)
     return [event for batch in appends for event in batch]
 
 

@@ -1,17 +1,18 @@
 """The pulka (пуля): a whole game as a decider that composes deals.
 
 A game is created with its rules (stored in `GameCreated`, so it keeps them for ever), the seats
-are taken, and deals follow until every pool is closed. The service supplies each deal's cards
-(`DealCards`: a shuffle, or a tournament's fixed layout); the pulka chooses the dealer and the
-minimum opening level, forwards seat commands to the current deal, and scores a finished deal
-into a `DealScored` event. The sheet is read from those events alone, so a later change of the
-scoring code never rewrites a finished game. When the last pool closes, `GameEnded` carries the
-final settlement.
+are taken, and deals follow until every pool is closed, or the deals or the time the rules allow
+are used up (a time limit is read from the ``at`` of the commands). The service supplies each
+deal's cards (`DealCards`: a shuffle, or a tournament's fixed layout); the pulka chooses the
+dealer and the minimum opening level, forwards seat commands to the current deal, and scores a
+finished deal into a `DealScored` event. The sheet is read from those events alone, so a later
+change of the scoring code never rewrites a finished game. When the game ends, `GameEnded`
+carries the final settlement.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -21,7 +22,7 @@ from domain.deal import decider as deal
 from domain.deal.messages import DealEnded, DealEvent, DealStarted, SeatCommand, StartDeal
 from domain.deal.state import AwaitingDeal, DealFinished, DealState
 from domain.deal.view import SeatView, redact_event, seat_view
-from domain.errors import DealOver, IllegalAction, NotYourTurn, WrongPhase, refuse
+from domain.errors import DealOver, IllegalAction, InvalidLayout, NotYourTurn, WrongPhase, refuse
 from domain.outcome import DealOutcome
 from domain.rules import Rules
 from domain.scoring import score_deal
@@ -65,6 +66,9 @@ class GameEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 class GameCreated(GameEvent, frozen=True, tag="game_created"):
     rules: Rules
     first_dealer: Seat = 0
+    at: int | None = None
+    """When the game was created (ms since the epoch, the command's ``at``): the start of a
+    time limit (``pool.time_limit_minutes``)."""
 
 
 class PlayerSeated(GameEvent, frozen=True, tag="player_seated"):
@@ -82,13 +86,24 @@ class DealScored(GameEvent, frozen=True, tag="deal_scored"):
     """The next deal's minimum opening level (the exit from all-pass, выход из распасов)."""
 
 
+class LastRoundStarted(GameEvent, frozen=True, tag="last_round_started"):
+    """The control time ran out during deal ``deal_no`` (at ``at``): the last round (последний
+    круг) follows, one more deal by each seat from ``dealer``, who deals next; the game ends when
+    the deal comes back to him (§G [P18])."""
+
+    deal_no: int
+    dealer: Seat
+    at: int | None = None
+
+
 class GameEnded(GameEvent, frozen=True, tag="game_ended"):
-    """Every pool is closed; the final settlement (расчёт) in whists."""
+    """The game is over: every pool is closed, or the deals or the time allowed are used up (the
+    unclosed pools are then settled too); the final settlement (расчёт) in whists."""
 
     settlement: Settlement
 
 
-Event = GameCreated | PlayerSeated | DealScored | GameEnded | DealEvent
+Event = GameCreated | PlayerSeated | DealScored | LastRoundStarted | GameEnded | DealEvent
 Command = CreateGame | TakeSeat | DealCards | SeatCommand
 
 
@@ -107,6 +122,10 @@ class Pulka(msgspec.Struct, frozen=True, kw_only=True):
     """Number of the current (or last) deal, from 1."""
     next_dealer: Seat = 0
     next_min_level: int = 6
+    started_at: int | None = None
+    """When the game was created (ms since the epoch), if known."""
+    last_round_dealer: Seat | None = None
+    """Once the control time has run out: the seat that deals first in the last round."""
 
 
 class PulkaClosed(Pulka, frozen=True, kw_only=True):
@@ -148,7 +167,7 @@ def decide(command: Command, state: GameState) -> list[Event]:
             raise WrongPhase("the game already exists", code="illegal.game_exists")
         if not 0 <= command.first_dealer < command.rules.players:
             raise refuse("no_such_seat", f"seat {command.first_dealer} is not at this table")
-        return [GameCreated(rules=command.rules, first_dealer=command.first_dealer)]
+        return [GameCreated(rules=command.rules, first_dealer=command.first_dealer, at=command.at)]
     if isinstance(state, NoGame):
         raise WrongPhase("the game has not been created", code="illegal.no_game")
     match command:
@@ -191,26 +210,100 @@ def _seat_command(command: SeatCommand, state: Pulka) -> list[Event]:
     events: list[Event] = list(deal.decide(command, state.deal))
     last = events[-1] if events else None
     if isinstance(last, DealEnded):
-        events += _score(state, last.outcome)
+        events += _score(state, last.outcome, command.at)
     return events
 
 
-def _score(state: Pulka, outcome: DealOutcome) -> list[Event]:
-    score = score_deal(outcome, state.sheet, state.rules)
+def _score(state: Pulka, outcome: DealOutcome, at: int | None) -> list[Event]:
+    """The deal's `DealScored`; then the end of the game (`GameEnded`) or of its time
+    (`LastRoundStarted`), `at` being when the deal ended."""
+    rules = state.rules
+    score = score_deal(outcome, state.sheet, rules)
     sheet = apply_score(state.sheet, score)
-    slide = state.rules.pool.slide_after_raspasy and outcome.kind == "raspasy"
-    dealer = outcome.dealer if slide else (outcome.dealer + 1) % state.rules.players
+    slide = rules.pool.slide_after_raspasy and outcome.kind == "raspasy"
+    dealer = outcome.dealer if slide else (outcome.dealer + 1) % rules.players
     events: list[Event] = [
         DealScored(
             deal_no=state.deal_no,
             score=score,
             next_dealer=dealer,
-            next_min_level=exit_level(state.rules, score.raspasy_streak),
+            next_min_level=exit_level(rules, score.raspasy_streak),
         )
     ]
-    if is_closed(sheet, state.rules.pool.target):
-        events.append(GameEnded(settlement=settle(sheet, state.rules)))
+    if _game_over(state, sheet, outcome.dealer, dealer):
+        events.append(GameEnded(settlement=settle(sheet, rules)))
+    elif _time_is_up(state, at):
+        if rules.pool.last_round:
+            events.append(LastRoundStarted(deal_no=state.deal_no, dealer=dealer, at=at))
+        else:
+            events.append(GameEnded(settlement=settle(sheet, rules)))
     return events
+
+
+def _game_over(state: Pulka, sheet: PoolSheet, dealt_by: Seat, next_dealer: Seat) -> bool:
+    """Every pool is closed ([P11]); or the deals allowed are played; or the last round is over:
+    the deal passes back to the seat that dealt first in it (§G)."""
+    pool = state.rules.pool
+    if is_closed(sheet, pool.target):
+        return True
+    if pool.max_deals and state.deal_no >= pool.max_deals:
+        return True
+    first = state.last_round_dealer
+    return first is not None and next_dealer == first and dealt_by != first
+
+
+def _time_is_up(state: Pulka, at: int | None) -> bool:
+    """The control time (``pool.time_limit_minutes`` from the game's creation) has run out by
+    ``at``, and no last round is under way. Without both times nothing can run out."""
+    limit = state.rules.pool.time_limit_minutes
+    if not limit or state.last_round_dealer is not None:
+        return False
+    if at is None or state.started_at is None:
+        return False
+    return at >= state.started_at + limit * 60_000
+
+
+def dealer_of(rules: Rules, first_dealer: Seat, deal_no: int) -> Seat | None:
+    """The seat that deals deal ``deal_no`` (from 1), where it is known before the game: the
+    deal passes clockwise (docs/rules.md §A). With ``pool.slide_after_raspasy`` the dealer stays
+    after an all-pass, so every deal after the first depends on the play: None."""
+    if deal_no == 1:
+        return first_dealer
+    if rules.pool.slide_after_raspasy:
+        return None
+    return (first_dealer + deal_no - 1) % rules.players
+
+
+def check_layouts(
+    rules: Rules, first_dealer: Seat, layouts: Sequence[Sequence[Sequence[str]]]
+) -> None:
+    """Refuse, before the game exists, a fixed layout that could never be dealt.
+
+    ``layouts[i]`` holds the hands of deal ``i + 1`` in seat order. At a table of four a layout
+    of four hands puts its empty hand at a seat, which must be the seat that deals that deal
+    (`dealer_of`); where that seat cannot be known in advance the layout must give three hands,
+    which are placed at the active seats when the deal is dealt. Three-hand layouts always fit.
+    Raises `InvalidLayout` naming the deal and the seat.
+    """
+    if rules.players != 4 or not 0 <= first_dealer < rules.players:
+        return  # a table of three has no empty hand; a bad first dealer is CreateGame's refusal
+    for deal_no, hands in enumerate(layouts, start=1):
+        if len(hands) != rules.players:
+            continue
+        dealer = dealer_of(rules, first_dealer, deal_no)
+        if dealer is None:
+            raise InvalidLayout(
+                f"layout {deal_no}: who deals deal {deal_no} depends on the all-passes before it "
+                "(pool.slide_after_raspasy), so its empty hand cannot be placed in advance; "
+                "give three hands, dealt to the active seats"
+            )
+        empty = [seat for seat, hand in enumerate(hands) if not hand]
+        if empty != [dealer]:
+            at = ", ".join(map(str, empty)) or "no seat"
+            raise InvalidLayout(
+                f"layout {deal_no}: seat {dealer} deals deal {deal_no} and sits out with no "
+                f"cards, but the empty hand is at {'seat ' * bool(empty)}{at}"
+            )
 
 
 def exit_level(rules: Rules, raspasy_streak: int) -> int:
@@ -247,6 +340,7 @@ def _created(state: GameState, e: GameCreated) -> Pulka:
         sheet=empty_sheet(n),
         deal=deal.initial_state(e.rules),
         next_dealer=e.first_dealer,
+        started_at=e.at,
     )
 
 
@@ -265,6 +359,10 @@ def _scored(state: Pulka, e: DealScored) -> Pulka:
     )
 
 
+def _last_round(state: Pulka, e: LastRoundStarted) -> Pulka:
+    return msgspec.structs.replace(state, last_round_dealer=e.dealer)
+
+
 def _ended(state: Pulka, e: GameEnded) -> PulkaClosed:
     fields = {name: getattr(state, name) for name in Pulka.__struct_fields__}
     return PulkaClosed(**fields, settlement=e.settlement)
@@ -274,6 +372,7 @@ _GAME_EVOLVERS: dict[type[GameEvent], Callable[[Any, Any], GameState]] = {
     GameCreated: _created,
     PlayerSeated: _seated,
     DealScored: _scored,
+    LastRoundStarted: _last_round,
     GameEnded: _ended,
 }
 
@@ -365,6 +464,7 @@ __all__ = [
     "GameState",
     "GameView",
     "IllegalAction",
+    "LastRoundStarted",
     "NoGame",
     "NotYourTurn",
     "PlayerSeated",
@@ -372,6 +472,8 @@ __all__ = [
     "PulkaClosed",
     "Status",
     "TakeSeat",
+    "check_layouts",
+    "dealer_of",
     "decide",
     "evolve",
     "fold",

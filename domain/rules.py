@@ -23,7 +23,7 @@ class _Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 class BiddingRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Bidding (торговля), docs/rules.md §B and I-1…I-5."""
+    """Bidding (торговля), docs/rules.md §B and I-1…I-6."""
 
     allow_jumps: bool = False
     """I-1. The Codex makes every bid the next step up; some clubs allow jump bids."""
@@ -36,6 +36,14 @@ class BiddingRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """I-4. After two passes the last hand may take the talon without a bid (Lesnoy 3.3.15)."""
     third_hand_may_miser: bool = False
     """I-4. Whether that silent taker may still declare misère."""
+    miser_without_talon: bool = False
+    """I-5. A misère bidder outbid by a nine may raise to misère without the talon (мизер без
+    прикупа), where the nine could only pass (preferans.pro [C3]; Lesnoy's glossary: "possible
+    only by agreement"); it is overcalled by a nine without the talon or a ten."""
+    talonless_games: bool = False
+    """I-6. Games without the talon (игры без прикупа) may be bid: misère without the talon as a
+    player's first bid, and nines without the talon (9♠ … 9NT) above it, below 10♠ ([C3]
+    ``BidsRank``, [P16]). The talon stays face down and nobody sees it."""
 
 
 class WhistRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -75,6 +83,11 @@ class ScoringRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """The flat consolation per undertrick when ``consolation == "flat"`` (Rostov)."""
     miser_consolation: int = 0
     """I-9. Whists per trick that each other player writes on a failed misère (Rostov 10)."""
+    talonless_extra: int = 0
+    """I-6. Added to the price P of a game without the talon (an even number, so whists still
+    halve). 0: priced as with the talon, as preferans.pro prices its misère without the talon
+    (10) and Lesnoy's glossary the old "big misère" played without it (10 to the pool, 10 a
+    trick); no source prices a nine without the talon."""
 
 
 class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -87,7 +100,8 @@ class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     progression: Literal["none", "arith", "geom"] = "arith"
     """I-22. Price of consecutive all-passes: constant, 1-2-3…, or 1-2-4…"""
     progression_cap: int = 3
-    """I-22. The progression step stops growing here (a multiple of the base price); 0 = no cap."""
+    """I-22. The price stops growing at the cap-th all-pass in a row, as [C3] caps its round
+    (1-2-3-3 for ``arith``, 1-2-4-4 for ``geom`` with the cap 3); 0 = no cap."""
     zero_trick_bonus: bool = True
     """A player who took no trick writes the price of one trick to his pool."""
     whist_per_trick: int = 5
@@ -117,7 +131,8 @@ class PlayRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The pool (пуля) and its closing, docs/rules.md §G and I-18, I-19, I-25, I-27."""
+    """The pool (пуля), its closing and the end of the game, docs/rules.md §G and I-18, I-19, I-25,
+    I-27, I-29."""
 
     target: int = 10
     """I-27. Pool each player must reach."""
@@ -126,6 +141,23 @@ class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
     help_whists_per_point: int = 10
     slide_after_raspasy: bool = False
     """I-25. The deal stays with the same dealer after an all-pass."""
+    max_deals: int = 0
+    """§G. The game also ends once this many deals are played, pools closed or not, and the
+    unclosed pools are settled (a tournament's fixed number of deals; no source sets one).
+    0: no limit."""
+    time_limit_minutes: int = 0
+    """§G [P18]. The control time (контрольное время) from the game's creation: a deal that
+    ends after it starts the last round, or ends the game (``last_round``). The time is read from
+    the ``at`` of the command that ends the deal; 0: no limit."""
+    last_round: bool = True
+    """§G [P18]: after the control time «начинается последний круг», one more deal by each seat
+    (the game ends when the deal comes back to the seat that dealt first in it); off: the game
+    ends with the deal in which the time ran out."""
+    write_order: Literal["forehand", "simultaneous"] = "forehand"
+    """I-29. Two pool writes of one deal that both pass the target (two players without a trick
+    in an all-pass): applied one after the other in playing order from the first hand, so the
+    first one's help may close the second one's pool; or simultaneously, every write filling its
+    own pool before any excess is given. No source states an order; it changes the settlement."""
 
 
 class SettlementRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -150,6 +182,26 @@ class ClassicRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Totus (тотус): the declarer shows 12 unbeatable cards, the opponents choose his discard."""
 
 
+class Players4Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A table of four (вчетвером), docs/rules.md §A, §D.1, I-16: the dealer gets no cards and sits
+    the deal out, but he may still whist, and some tables let him play the talon on an all-pass."""
+
+    dealer_whist: bool = True
+    """§A(b), §D.1 (Lesnoy 3.8.8–3.8.8.1): when the opponents leave a contract unwhisted (pass,
+    pass; or a half-whist that nobody returns) the deal is not scored at once: the dealer is asked
+    last whether he whists, after looking at the cards of one of the declarer's opponents if he
+    likes. His whist makes a half-whister a passer (3.8.8.2). Off: the dealer is never asked."""
+    dealer_whist_hand: Literal["looked", "open"] = "looked"
+    """Whose cards a whisting dealer plays; the sources are silent. ``looked``: the hand of the
+    opponent he looked at (he must look before he whists), and he then chooses open or closed play
+    as any single whister; ``open``: both opponents' hands are laid open at once and he plays
+    both, in the light, without looking first."""
+    dealer_raspasy: Literal["sits_out", "plays_talon"] = "sits_out"
+    """I-16. On an all-pass the dealer sits out (S0); or ([C6]) he turns the talon and plays its
+    two cards in the first two tricks, taking a trick his talon card wins (up to two), written as
+    any all-pass trick. Needs ``raspasy.use_talon``."""
+
+
 class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The whole rules of a game. Immutable, stored with the game."""
 
@@ -164,6 +216,7 @@ class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     pool: PoolRules = PoolRules()
     settlement: SettlementRules = SettlementRules()
     classic: ClassicRules = ClassicRules()
+    players4: Players4Rules = Players4Rules()
 
     def __post_init__(self) -> None:
         if self.pool.target < 1:
@@ -174,6 +227,15 @@ class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
             raise InvalidRules("raspasy.exit_sequence must list levels between 6 and 10")
         if self.raspasy.base_price < 1 or self.raspasy.progression_cap < 0:
             raise InvalidRules("raspasy.base_price must be ≥ 1 and progression_cap ≥ 0")
+        if self.pool.max_deals < 0 or self.pool.time_limit_minutes < 0:
+            raise InvalidRules("pool.max_deals and pool.time_limit_minutes must be ≥ 0")
+        if self.scoring.talonless_extra < 0 or self.scoring.talonless_extra % 2:
+            raise InvalidRules("scoring.talonless_extra must be an even number ≥ 0")
+        if self.players4.dealer_raspasy == "plays_talon" and not self.raspasy.use_talon:
+            raise InvalidRules(
+                "players4.dealer_raspasy='plays_talon' needs raspasy.use_talon: the dealer plays "
+                "the talon cards of the first two all-pass tricks"
+            )
 
 
 SOCHI = Rules(convention="sochi")

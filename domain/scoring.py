@@ -21,7 +21,7 @@ from typing import Final
 
 import msgspec
 
-from domain.cards import MISER, level_of, price
+from domain.cards import MISER, WITHOUT_TALON, is_talonless, level_of, price
 from domain.outcome import DealOutcome, DefenderRole
 from domain.rules import RaspasyRules, Rules
 from domain.sheet import DealScore, Entry, EntryKind, PoolSheet, RuleCode
@@ -62,12 +62,15 @@ def score_deal(outcome: DealOutcome, sheet: PoolSheet, rules: Rules) -> DealScor
 def raspasy_price(streak: int, raspasy: RaspasyRules) -> int:
     """Price of one all-pass trick after ``streak`` all-passes in a row (I-22, I-23).
 
-    The step grows 1, 2, 3 … (``arith``) or 1, 2, 4 … (``geom``) and stops at
-    ``progression_cap`` (0: no cap); the price is ``base_price`` × step.
+    The k-th all-pass of a streak has the step 1, 2, 3 … (``arith``: k) or 1, 2, 4 …
+    (``geom``: 2^(k−1)); the price is ``base_price`` × step. ``progression_cap`` counts
+    all-passes, as preferans.pro caps its round number ([C3] ``PassGame::s_rounds``): from the
+    cap-th all-pass on the price stays, so the default cap 3 gives 1-2-3-3 and 1-2-4-4 (0: no cap).
     """
-    step = {"none": 1, "arith": streak + 1, "geom": 1 << streak}[raspasy.progression]
+    k = streak + 1
     if raspasy.progression_cap:
-        step = min(step, raspasy.progression_cap)
+        k = min(k, raspasy.progression_cap)
+    step = {"none": 1, "arith": k, "geom": 1 << (k - 1)}[raspasy.progression]
     return raspasy.base_price * step
 
 
@@ -96,7 +99,8 @@ def _game(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     """A trick contract (игра): the declarer's pool or remiz (ремиз), then the defence."""
     if o.contract is None or o.declarer is None:
         raise ValueError("a game outcome needs a contract and a declarer")
-    decl, name, p, level = o.declarer, _name(o.contract), price(o.contract), level_of(o.contract)
+    decl, name, level = o.declarer, _name(o.contract), level_of(o.contract)
+    p = _price(o.contract, rules)
     cons = _consolation(p, rules)
     rp = p * rules.scoring.remiz_factor
     w = _Writer()
@@ -148,7 +152,7 @@ def _made_without_play(o: DealOutcome, rules: Rules, w: _Writer) -> None:
     """Both defenders passed, or one went half-whist (полвиста, «за свои»): the contract counts as
     made, and a half-whister writes whists for half the obligation (§D.1)."""
     assert o.contract is not None and o.declarer is not None
-    decl, name, p = o.declarer, _name(o.contract), price(o.contract)
+    decl, name, p = o.declarer, _name(o.contract), _price(o.contract, rules)
     half = [d for d in o.defenders if d.choice == "half_whist"]
     how = "half-whisted" if half else "both defenders passed"
     text = f"{name} made without play ({how}): price {p} to seat {decl}'s pool"
@@ -172,7 +176,8 @@ def _defence(o: DealOutcome, sheet: PoolSheet, rules: Rules, u: int, w: _Writer)
     (джентльменский) unless his own half-whist was returned.
     """
     assert o.contract is not None and o.declarer is not None
-    decl, name, p, level = o.declarer, _name(o.contract), price(o.contract), level_of(o.contract)
+    decl, name, level = o.declarer, _name(o.contract), level_of(o.contract)
+    p = _price(o.contract, rules)
     wp = p * rules.scoring.whist_factor
     per = _per(p, rules.scoring.whist_factor)
     defence = {s: k for s, k in o.taken() if s != decl}
@@ -231,7 +236,7 @@ def _short_pair(
     """
     assert o.contract is not None
     name, level = _name(o.contract), level_of(o.contract)
-    rp = price(o.contract) * rules.scoring.remiz_factor
+    rp = _price(o.contract, rules) * rules.scoring.remiz_factor
     need = OBLIGATION[level]
     taken = sum(defence.get(r.seat, 0) for r in whisters)
     short = need - taken
@@ -283,7 +288,10 @@ def _penalty(seat: int, sheet: PoolSheet, rules: Rules, rp: int) -> int:
 
 def _gentleman_partner(o: DealOutcome, whister: int) -> int | None:
     """The passer who writes half the whists under gentleman whist. A former half-whister whose
-    whist was returned writes none (Lesnoy 3.8.14), so the whister writes them all."""
+    whist was returned writes none (Lesnoy 3.8.14), so the whister writes them all. Nor does
+    either opponent of a whisting dealer at four: both left the contract to him."""
+    if o.seats == 4 and whister == o.dealer:
+        return None
     for r in o.defenders:
         if r.seat != whister and r.choice == "pass" and not r.was_half_whist:
             return r.seat
@@ -314,18 +322,19 @@ def _miser(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     """Misère (мизер): its price to the pool for no trick, else the mountain per trick taken."""
     if o.declarer is None:
         raise ValueError("a misère outcome needs a declarer")
-    decl, t, p = o.declarer, o.declarer_tricks, price(MISER)
+    contract = o.contract or MISER
+    decl, t, p, name = o.declarer, o.declarer_tricks, _price(contract, rules), _name(contract)
     w = _Writer()
     if t == 0:
-        w.pool(decl, p, "miser_made", f"misère made: price {p} to seat {decl}'s pool")
+        w.pool(decl, p, "miser_made", f"{name} made: price {p} to seat {decl}'s pool")
         return w.entries
     per, cons = rules.scoring.miser_fail_per_trick, rules.scoring.miser_consolation
-    text = f"misère failed with {_tricks(t)}: {t} × {per} = {per * t} to seat {decl}'s mountain"
+    text = f"{name} failed with {_tricks(t)}: {t} × {per} = {per * t} to seat {decl}'s mountain"
     w.mountain(decl, per * t, "miser_failed", text)
     for s in range(o.seats) if cons else ():  # I-9
         if s != decl:
             text = (
-                f"misère failed with {_tricks(t)}: consolation {t} × {cons} = {cons * t} "
+                f"{name} failed with {_tricks(t)}: consolation {t} × {cons} = {cons * t} "
                 f"whists by seat {s} on seat {decl}"
             )
             w.whists(s, decl, cons * t, "miser_consolation", text)
@@ -338,46 +347,61 @@ def _miser(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
 def _raspasy(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     """All-pass (распасы): tricks to the mountain at the streak's price, or (Rostov) whists from
     the player with the fewest tricks on each other player; no trick earns one trick's price in
-    the pool (§F.1–F.3, I-13, I-14b, I-16, I-22, I-23)."""
+    the pool (§F.1–F.3, I-13, I-14b, I-16, I-22, I-23).
+
+    At four, a dealer who played the talon (``players4.dealer_raspasy``) has his tricks written
+    like anyone's, to his mountain or as whists on him, but he is never the fewest-tricks player:
+    no zero-trick bonus, no Rostov whists written by him, and no amnesty below zero."""
     r = rules.raspasy
     base = raspasy_price(sheet.raspasy_streak, r)
     cost = base * o.raspasy_factor
     dark = f" ×{o.raspasy_factor} for dark passes" if o.raspasy_factor != 1 else ""
     label = f"all-pass #{sheet.raspasy_streak + 1} (trick price {base}{dark})"
     tricks = dict(o.taken())
+    takers = dict(tricks)
+    dealer_played = _dealer_played_talon(o, rules)
+    if dealer_played:
+        takers[o.dealer] = o.tricks[o.dealer]
     fewest = min(tricks.values())
     w = _Writer()
     if r.writing == "mountain":
         low = fewest if r.amnesty else 0
         less = f" − {low} (amnesty)" if low else ""
-        for s, t in tricks.items():
-            text = (
-                f"{label}: seat {s} took {t}{less}, × {cost} = {(t - low) * cost} to his mountain"
-            )
-            w.mountain(s, (t - low) * cost, "raspasy_tricks", text)
+        for s, t in takers.items():
+            who = f"seat {s}" + (", the dealer playing the talon," if s not in tricks else "")
+            k = max(0, t - low)
+            text = f"{label}: {who} took {t}{less}, × {cost} = {k * cost} to his mountain"
+            w.mountain(s, k * cost, "raspasy_tricks", text)
     else:
         per = r.whist_per_trick * (base // r.base_price) * o.raspasy_factor
         writers = [s for s, t in tricks.items() if t == fewest]
         ties = len(writers)  # I-14b: players tied for the fewest share the writing
         shared = f", shared by {ties}" if ties > 1 else ""
-        for s, t in tricks.items() if ties < len(tricks) else ():
+        for s, t in takers.items():
             for writer in writers if s not in writers else ():
                 text = (
                     f"{label}: seat {writer} took the fewest ({fewest}); seat {s} took {t} "
                     f"× {per}{shared} = {per * t // ties} whists on seat {s}"
                 )
                 w.whists(writer, s, per * t // ties, "raspasy_whists", text)
-    for s, t in tricks.items() if r.zero_trick_bonus else ():
+    for s, t in tricks.items() if r.zero_trick_bonus else ():  # playing order, I-29
         if t == 0:
             text = f"{label}: seat {s} took no trick, one trick's price {cost} to his pool"
             w.pool(s, cost, "raspasy_zero", text)
-    if r.dealer_writes_pool_point and o.seats == 4:
+    if r.dealer_writes_pool_point and o.seats == 4 and not o.tricks[o.dealer]:
         text = (
             f"{label}: seat {o.dealer}, the dealer sitting out, writes {o.raspasy_factor} to "
             f"his pool"
         )
         w.pool(o.dealer, o.raspasy_factor, "raspasy_dealer", text)
     return w.entries
+
+
+def _dealer_played_talon(o: DealOutcome, rules: Rules) -> bool:
+    """At four, the dealer played the talon cards of the first two all-pass tricks (I-16)."""
+    return (
+        o.seats == 4 and rules.players4.dealer_raspasy == "plays_talon" and rules.raspasy.use_talon
+    )
 
 
 # --- the pool target (§G) ------------------------------------------------------------------------
@@ -393,10 +417,17 @@ def _cap_pools(entries: Iterable[Entry], sheet: PoolSheet, rules: Rules) -> list
     [P11]) at ``pool_weight`` mountain points per pool point; once that mountain is 0 the rest
     goes onto every other player's mountain, which is the same at settlement ([C2], [C5]).
     Without help (I-19) the whole excess takes that mountain route ([C6]'s Leningrad).
+
+    Several pool writes of one deal (two players without a trick in an all-pass) come in playing
+    order from the first hand, as `score_deal` writes them (I-29): under ``write_order =
+    "forehand"`` each is applied in turn, so an earlier one's help may close a later one's pool;
+    under ``"simultaneous"`` every write first fills its own pool, and only then are the excesses
+    given, in the same order.
     """
-    target, n = rules.pool.target, sheet.players
+    target = rules.pool.target
     pool, mountain = list(sheet.pool), list(sheet.mountain)
     out: list[Entry] = []
+    pending: list[tuple[int, int, str]] = []
     for e in entries:
         if e.kind == "mountain":
             mountain[e.seat] += e.amount
@@ -411,30 +442,41 @@ def _cap_pools(entries: Iterable[Entry], sheet: PoolSheet, rules: Rules) -> list
             out.append(msgspec.structs.replace(e, amount=own, explanation=text))
             pool[s] += own
         source = f"{e.explanation.split(':')[0]}, {excess} over seat {s}'s pool of {target}"
-        hw = rules.pool.help_whists_per_point
-        while rules.pool.help_enabled and excess:
-            unclosed = [j for j in range(n) if j != s and pool[j] < target]
-            if not unclosed:
-                break
-            j = min(unclosed, key=lambda j: (-pool[j], (j - s) % n))
-            g = min(excess, target - pool[j])
-            text = (
-                f"{source}: help {g} into seat {j}'s pool ({pool[j]}, the largest below {target})"
-            )
-            out.append(_entry("pool", j, g, "help", text))
-            text = (
-                f"{source}: for {g} point{'s' * (g != 1)} of help seat {s} writes "
-                f"{g} × {hw} = {g * hw} whists on seat {j}"
-            )
-            out.append(
-                Entry(
-                    kind="whists", seat=s, on=j, amount=g * hw, rule="help_whists", explanation=text
-                )
-            )
-            pool[j] += g
-            excess -= g
-        if excess:
-            out += _write_off(s, excess, mountain, rules, source)
+        if rules.pool.write_order == "simultaneous":
+            pending.append((s, excess, source))
+        else:
+            out += _give_excess(s, excess, source, pool, mountain, rules)
+    for s, excess, source in pending:
+        out += _give_excess(s, excess, source, pool, mountain, rules)
+    return out
+
+
+def _give_excess(
+    s: int, excess: int, source: str, pool: list[int], mountain: list[int], rules: Rules
+) -> list[Entry]:
+    """Seat ``s``'s pool points over the target: help (помощь) while a pool is below the target,
+    then the write-off. Updates ``pool`` and ``mountain`` as it writes."""
+    target, n, hw = rules.pool.target, len(pool), rules.pool.help_whists_per_point
+    out: list[Entry] = []
+    while rules.pool.help_enabled and excess:
+        unclosed = [j for j in range(n) if j != s and pool[j] < target]
+        if not unclosed:
+            break
+        j = min(unclosed, key=lambda j: (-pool[j], (j - s) % n))
+        g = min(excess, target - pool[j])
+        text = f"{source}: help {g} into seat {j}'s pool ({pool[j]}, the largest below {target})"
+        out.append(_entry("pool", j, g, "help", text))
+        text = (
+            f"{source}: for {g} point{'s' * (g != 1)} of help seat {s} writes "
+            f"{g} × {hw} = {g * hw} whists on seat {j}"
+        )
+        out.append(
+            Entry(kind="whists", seat=s, on=j, amount=g * hw, rule="help_whists", explanation=text)
+        )
+        pool[j] += g
+        excess -= g
+    if excess:
+        out += _write_off(s, excess, mountain, rules, source)
     return out
 
 
@@ -528,8 +570,16 @@ def _per(p: int, factor: int) -> str:
     return f"price {p}" if factor == 1 else f"{p * factor} ({factor} × price {p})"
 
 
+def _price(contract: str, rules: Rules) -> int:
+    """The contract's price P, a game without the talon raised by ``talonless_extra`` (I-6)."""
+    extra = rules.scoring.talonless_extra if is_talonless(contract) else 0
+    return price(contract) + extra
+
+
 def _name(contract: str) -> str:
-    """A contract for people: ``7♥``, ``6NT``, ``misère``."""
+    """A contract for people: ``7♥``, ``6NT``, ``misère``, ``9♠ without the talon``."""
+    if is_talonless(contract):
+        return _name(contract[: -len(WITHOUT_TALON)]) + " without the talon"
     if contract == MISER:
         return "misère"
     return contract if contract.endswith("NT") else contract[:-1] + _SUIT_SIGN[contract[-1]]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+import msgspec
+
 from domain import game as g
 from domain.cards import DECK
 from domain.rules import Rules
@@ -36,9 +38,12 @@ def play_random_pulka(
     players: list[str] | None = None,
     *,
     stop_after: int | None = None,
+    ms_per_command: int | None = None,
 ) -> tuple[g.GameState, list[list[g.Event]]]:
     """A pulka played with random legal actions: the final state and the events, grouped as each
     command produced them. ``stop_after`` stops after that many commands (a game still running).
+    ``ms_per_command`` stamps the n-th command with ``at = n × ms_per_command``, a clock made of
+    data, so that a time limit runs out; without it commands carry no time.
     """
     players = players or [f"player-{seat}" for seat in range(rules.players)]
     state: g.GameState = g.INITIAL_STATE
@@ -46,6 +51,8 @@ def play_random_pulka(
 
     def do(command: g.Command) -> None:
         nonlocal state
+        if ms_per_command is not None:
+            command = msgspec.structs.replace(command, at=len(appends) * ms_per_command)
         new = g.decide(command, state)
         state = g.fold(new, state)
         appends.append(new)

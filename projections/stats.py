@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from domain.cards import MISER, level_of
+from domain.cards import level_of
 from domain.deal.messages import DealEnded
 from domain.game import DealScored, Event, GameCreated, GameEnded, PlayerSeated
 from domain.outcome import DealOutcome
@@ -121,7 +121,7 @@ def _count(
     if decl is None or outcome.contract is None:
         return tuple(out)
     s = out[decl]
-    if outcome.contract == MISER:
+    if outcome.kind == "miser":  # with the talon or without it
         made = not any(e.rule == "miser_failed" and e.seat == decl for e in entries)
         out[decl] = replace(
             s, miser_declared=s.miser_declared + 1, miser_made=s.miser_made + int(made)

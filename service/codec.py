@@ -180,7 +180,30 @@ def _deal_ended_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     return "deal_ended", 2, {**data, "outcome": outcome}
 
 
-SCHEMA_VERSIONS: dict[str, int] = {"hands_opened": 2, "deal_ended": 2}
+def _game_created_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Schema 2's rules have options schema 1 did not know; every new one defaults to what the
+    rules did before, except where a game created earlier must keep its old meaning:
+
+    - ``players4.dealer_whist`` is off: the dealer at four was never asked whether he whists;
+    - ``raspasy.progression_cap`` used to cap the geometric *step*, and now counts all-passes:
+      the old caps 0, 1, 2, 3 and the powers of two keep their sequence (3 gave 1-2-3-3, which is
+      now ``arith`` with cap 3; 2^m gave 1-2-…-2^m, now cap m + 1); any other cap under ``geom``
+      takes the new meaning, since no new cap repeats its sequence.
+    """
+    rules = dict(data["rules"])
+    raspasy = dict(rules.get("raspasy", {}))
+    cap = raspasy.get("progression_cap", 3)
+    if raspasy.get("progression") == "geom" and cap >= 3:
+        if cap == 3:
+            raspasy["progression"] = "arith"
+        elif cap & (cap - 1) == 0:
+            raspasy["progression_cap"] = cap.bit_length()
+    rules["raspasy"] = raspasy
+    rules["players4"] = {"dealer_whist": False, **rules.get("players4", {})}
+    return "game_created", 2, {**data, "rules": rules}
+
+
+SCHEMA_VERSIONS: dict[str, int] = {"hands_opened": 2, "deal_ended": 2, "game_created": 2}
 """The current schema version of each domain event type reshaped since its first release (else 1).
 
 To reshape an event: bump its version here, add the upcaster from the old version below, and
@@ -190,6 +213,7 @@ keep the old version's golden fixture (tests/fixtures/events/<type>@<old>.json).
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("hands_opened", 1): _hands_opened_v1,
     ("deal_ended", 1): _deal_ended_v1,
+    ("game_created", 1): _game_created_v1,
 }
 """The domain's upcasters, keyed by the (type, schema_version) they upgrade."""
 

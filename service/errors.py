@@ -137,7 +137,8 @@ _KINDS = (
         400,
         "Bad card or bid notation",
         "A card is written rank then suit (`7S`, `TD`, `AH`; ranks 7 8 9 T J Q K A, suits S C D "
-        "H), a bid level then strain (`6S`, `7NT`) or `MISER`.",
+        "H), a bid level then strain (`6S`, `7NT`) or `MISER`, with `WT` for a game without "
+        "the talon (`9SWT`, `MISERWT`).",
     ),
     Kind(
         "unauthenticated",

@@ -108,6 +108,7 @@ def game_spec(
         raise InvalidRules("the number of players is set by 'seats', not by the overrides")
     rules = rules_for(preset, overrides)
     checked = tuple(check_layout(layout, seats) for layout in layouts)
+    game.check_layouts(rules, first_dealer, [layout.hands for layout in checked])
     return GameSpec(
         rules=rules,
         first_dealer=first_dealer,

@@ -2,13 +2,23 @@
 
 Which calls a seat may make is `domain.deal.auction_rules`; this module checks a command against it,
 names the rule when it refuses, and turns an accepted call into events, including the end of the
-auction: a winner (`AuctionWon`) or an all-pass (`AllPassed`, then play starts).
+auction: a winner (`AuctionWon`; for a game without the talon, `TalonSetAside` follows at once) or
+an all-pass (`AllPassed`, then play starts).
 """
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, MISER, Seat, check_bid, level_of
-from domain.deal import auction_rules
+from domain.cards import (
+    BID_RANK,
+    MISER,
+    MISER_WT,
+    Seat,
+    check_bid,
+    is_miser,
+    is_talonless,
+    level_of,
+)
+from domain.deal import auction_rules, declaring
 from domain.deal.evolve import evolve
 from domain.deal.messages import (
     AllPassed,
@@ -25,7 +35,7 @@ from domain.deal.messages import (
     TalonCardTurned,
     TalonTaken,
 )
-from domain.deal.state import Bidding, DealTable, own_controllers
+from domain.deal.state import AwaitingTalon, Bidding, DealTable, own_controllers
 from domain.errors import IllegalAction, NotYourTurn, refuse
 
 
@@ -50,6 +60,9 @@ def make_bid(command: MakeBid, state: Bidding) -> list[DealEvent]:
                     "misère may only be a player's first bid (мизер кабальный)",
                 )
             raise refuse("bid_not_higher", f"misère is not above the current bid {state.highest}")
+    elif bid == MISER_WT:
+        if not auction_rules.may_bid_miser_without_talon(state, seat):
+            raise _miser_without_talon_refusal(state, seat)
     elif bid not in auction_rules.trick_bids(state, seat, dark=command.dark):
         raise _bid_refusal(state, seat, bid)
     hold = bid == state.highest
@@ -100,12 +113,34 @@ def _check_darkness(state: Bidding, seat: Seat, dark: bool) -> None:
         raise refuse("look_first", "look at your cards first, or call in the dark")
 
 
+def _miser_without_talon_refusal(state: Bidding, seat: Seat) -> IllegalAction:
+    bidding = state.rules.bidding
+    if seat == state.miser_by and not bidding.miser_without_talon:
+        return refuse(
+            "miser_without_talon_off",
+            "an outbid misère bidder may only pass: misère without the talon is not played here",
+        )
+    if seat != state.miser_by and not bidding.talonless_games:
+        return refuse("talonless_off", "games without the talon are not played in this game")
+    if seat in state.bidders:
+        return refuse(
+            "miser_after_trick_bid", "misère may only be a player's first bid (мизер кабальный)"
+        )
+    if state.highest == MISER and state.highest_dark:
+        return refuse("dark_miser", "a dark misère is overcalled only by a dark 10")
+    return refuse(
+        "bid_not_higher", f"misère without the talon is not above the current bid {state.highest}"
+    )
+
+
 def _bid_refusal(state: Bidding, seat: Seat, bid: str) -> IllegalAction:
+    if is_talonless(bid) and not state.rules.bidding.talonless_games:
+        return refuse("talonless_off", "games without the talon are not played in this game")
     if seat == state.miser_by:
         return refuse(
             "trick_bid_after_miser", "a player who bid misère may not bid a trick game afterwards"
         )
-    if state.highest == MISER and state.highest_dark:
+    if is_miser(state.highest) and state.highest_dark:
         return refuse("dark_miser", "a dark misère is overcalled only by a dark 10")
     floor = auction_rules.effective_min_level(state)
     if level_of(bid) < floor:
@@ -129,8 +164,12 @@ def _after_call(state: Bidding) -> list[DealEvent]:
     if len(passed) == 3:
         return [AllPassed(), *_start_raspasy(state)]
     if len(passed) == 2 and state.highest_by is not None and state.highest_by not in passed:
-        winner = state.highest_by
-        return [AuctionWon(seat=winner, bid=state.highest, dark=state.highest_dark)]
+        won = AuctionWon(seat=state.highest_by, bid=state.highest, dark=state.highest_dark)
+        if is_talonless(state.highest):
+            after = evolve(state, won)
+            assert isinstance(after, AwaitingTalon)
+            return [won, *declaring.without_talon(after)]
+        return [won]
     return []
 
 

@@ -1,4 +1,4 @@
-"""The auction (торговля): which calls a seat may make (docs/rules.md §B, I-1…I-4, §B.3), and the
+"""The auction (торговля): which calls a seat may make (docs/rules.md §B, I-1…I-6, §B.3), and the
 least contract its winner may then name.
 
 Pure predicates over the state; `domain.deal.auction` turns an accepted call into events.
@@ -6,10 +6,23 @@ Pure predicates over the state; `domain.deal.auction` turns an accepted call int
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, LADDER, MISER, TRICK_BIDS, Seat, level_of
+from domain.cards import (
+    BID_RANK,
+    LADDER,
+    MISER,
+    MISER_WT,
+    TALONLESS_NINES,
+    TRICK_BIDS,
+    Seat,
+    is_miser,
+    is_talonless,
+    level_of,
+)
 from domain.deal.state import Bidding, Contracted, DealTable
 
 _MISER_RANK = BID_RANK[MISER]
+_MISER_WT_RANK = BID_RANK[MISER_WT]
+_WITH_TALONLESS_NINES = tuple(sorted((*TRICK_BIDS, *TALONLESS_NINES), key=BID_RANK.__getitem__))
 
 
 def effective_min_level(state: DealTable) -> int:
@@ -20,7 +33,7 @@ def effective_min_level(state: DealTable) -> int:
 
 def holder(state: Bidding) -> Seat | None:
     """The seat that may name the current highest bid again («здесь»), if any."""
-    if state.highest is None or state.highest == MISER or state.highest_by is None:
+    if state.highest is None or is_miser(state.highest) or state.highest_by is None:
         return None
     rule = state.rules.bidding.hold_rule
     if rule == "starter":
@@ -40,15 +53,22 @@ def holder(state: Bidding) -> Seat | None:
 
 
 def _dark_miser_standing(state: Bidding) -> bool:
-    return state.highest == MISER and state.highest_dark
+    return is_miser(state.highest) and state.highest_dark
+
+
+def trick_ladder(state: DealTable) -> tuple[str, ...]:
+    """The trick bids of this game, lowest first: with the nines without the talon if the rules
+    play them (I-6)."""
+    return _WITH_TALONLESS_NINES if state.rules.bidding.talonless_games else TRICK_BIDS
 
 
 def trick_bids(state: Bidding, seat: Seat, *, dark: bool) -> list[str]:
     """Trick bids (and the hold) ``seat`` may make now, in the light or in the dark."""
     if seat == state.miser_by:
         return []  # kabal misère: the misère bidder makes no trick bid afterwards
-    floor = TRICK_BIDS.index(f"{effective_min_level(state)}S")
-    candidates = TRICK_BIDS[floor:]
+    ladder = trick_ladder(state)
+    floor = ladder.index(f"{effective_min_level(state)}S")
+    candidates = ladder[floor:]
     out: list[str] = []
     if state.highest is None:
         out = list(candidates) if state.rules.bidding.allow_jumps else [candidates[0]]
@@ -72,6 +92,24 @@ def may_bid_miser(state: Bidding, seat: Seat) -> bool:
     return state.highest is None or BID_RANK[state.highest] < _MISER_RANK
 
 
+def may_bid_miser_without_talon(state: Bidding, seat: Seat) -> bool:
+    """Misère without the talon (мизер без прикупа), if it is above the current bid and no dark
+    misère stands: as a first bid where games without the talon are played (I-6), or by the
+    misère bidder once a nine with the talon has outbid him (I-5)."""
+    bidding = state.rules.bidding
+    if _dark_miser_standing(state):
+        return False
+    if state.highest is not None and BID_RANK[state.highest] >= _MISER_WT_RANK:
+        return False
+    if seat == state.miser_by:
+        return (
+            bidding.miser_without_talon
+            and state.highest is not None
+            and BID_RANK[state.highest] > _MISER_RANK
+        )
+    return bidding.talonless_games and seat not in state.bidders
+
+
 def may_take_talon_silently(state: Bidding, seat: Seat) -> bool:
     """After two passes the last hand may take the talon without a bid (Lesnoy 3.3.15)."""
     return (
@@ -88,7 +126,15 @@ def may_pass_dark(state: Bidding, seat: Seat) -> bool:
 
 
 def ladder_position(bid: str) -> int:
-    return LADDER.index(bid)
+    return BID_RANK[bid]
+
+
+def declarable(state: Contracted) -> list[str]:
+    """The contracts the declarer may name (not misère): from the winning bid up the ladder;
+    after a game bid without the talon, only the nines without the talon from it (I-6)."""
+    floor = BID_RANK[minimum_contract(state)]
+    ladder = TALONLESS_NINES if is_talonless(state.bid) else LADDER
+    return [b for b in ladder if b != MISER and BID_RANK[b] >= floor]
 
 
 def minimum_contract(state: Contracted) -> str:

@@ -9,7 +9,8 @@ error. This module is the deal's public surface::
     ├── auction       look at the cards, bid, pass, take the talon silently
     │   └── auction_rules     which calls a seat may make, the least contract after it
     ├── declaring     take the talon, discard, declare, totus, concede
-    ├── whisting      what follows a contract, whisting calls, open or closed play
+    ├── whisting      what follows a contract, whisting calls (the dealer's at four), open or
+    │                 closed play
     │   └── whisting_rules    who speaks, what he may say, how the calls resolve
     └── play          play a card, win a trick, end the deal
         └── play_rules        following suit, trumping, who wins a trick
@@ -38,6 +39,7 @@ from domain.deal.messages import (
     DeclareTotus,
     Discard,
     LookAtCards,
+    LookAtHand,
     MakeBid,
     Pass,
     PlayCard,
@@ -94,7 +96,9 @@ def decide(command: StartDeal | SeatCommand, state: DealState) -> list[DealEvent
         return [_deal(command, state.rules)]
     if isinstance(state, AwaitingDeal):
         raise WrongPhase("no cards have been dealt yet", code="illegal.not_dealt")
-    if not 0 <= command.seat < state.seats or command.seat not in state.order:
+    if not 0 <= command.seat < state.seats or (
+        command.seat not in state.order and not isinstance(state, Whisting | Playing)
+    ):  # the sitting-out dealer at four may still whist, and then play
         raise NotYourTurn(f"seat {command.seat} does not play in this deal")
     match command, state:  # the commonest first: some 30 of a deal's 35 commands play a card
         case PlayCard(), Playing():
@@ -125,6 +129,8 @@ def decide(command: StartDeal | SeatCommand, state: DealState) -> list[DealEvent
             return whisting.call_whist(command, state)
         case ChoosePlay(), Whisting():
             return whisting.choose_play(command, state)
+        case LookAtHand(), Whisting():
+            return whisting.look_at_hand(command, state)
     raise WrongPhase(
         f"'{type(command).__struct_config__.tag}' is not possible during "
         f"{_PHASE_NAMES[type(state)]}"

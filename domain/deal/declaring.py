@@ -1,12 +1,22 @@
 """The declarer's commands between the auction and whisting: take the talon (прикуп), discard
-(снос), name the contract (заказ), show a totus, or concede without play.
+(снос), name the contract (заказ), show a totus, or concede without play; and a game bid without
+the talon, which skips the talon and the discard.
 
 Once a contract is named, `domain.deal.whisting.after_contract` says what follows it.
 """
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, MISER, Seat, check_bid, level_of
+from domain.cards import (
+    BID_RANK,
+    MISER,
+    MISER_WT,
+    Seat,
+    check_bid,
+    is_miser,
+    is_talonless,
+    level_of,
+)
 from domain.deal.auction_rules import below_miser, minimum_contract
 from domain.deal.ending import outcome_of
 from domain.deal.evolve import fold
@@ -23,6 +33,7 @@ from domain.deal.messages import (
     Discarded,
     HandsOpened,
     TakeTalon,
+    TalonSetAside,
     TalonTaken,
     TotusShown,
 )
@@ -38,6 +49,17 @@ from domain.deal.state import (
 from domain.deal.whisting import after_contract
 from domain.errors import NotYourTurn, refuse
 from domain.outcome import DefenderRole
+
+
+def without_talon(state: AwaitingTalon) -> list[DealEvent]:
+    """A game bid without the talon (I-5, I-6): the talon is set aside face down, unseen. A
+    misère without the talon is played at once; after a nine without it the declarer names his
+    contract."""
+    aside = TalonSetAside(seat=state.declarer)
+    if state.bid != MISER_WT:
+        return [aside]
+    declared = ContractDeclared(seat=state.declarer, contract=MISER_WT, dark=state.dark)
+    return [aside, declared, *after_contract(_whisting(state, aside, declared))]
 
 
 def take_talon(command: TakeTalon, state: AwaitingTalon) -> list[DealEvent]:
@@ -81,12 +103,23 @@ def declare(command: Declare, state: Declaring) -> list[DealEvent]:
     _declarer_only(state, command.seat, "declare")
     contract = check_bid(command.contract)
     silent = state.bid is None
+    if contract == MISER_WT:
+        raise refuse(
+            "talonless_contract", "misère without the talon is bid in the auction, then played"
+        )
     if contract == MISER:
         if not (silent and state.rules.bidding.third_hand_may_miser):
             raise refuse(
                 "miser_after_trick_bid",
                 "misère cannot be declared after the talon was taken on a trick bid",
             )
+    elif is_talonless(contract) != is_talonless(state.bid):
+        raise refuse(
+            "talonless_contract",
+            "after a bid without the talon the contract is a nine without the talon (9SWT … 9NTWT)"
+            if is_talonless(state.bid)
+            else "a game without the talon is bid in the auction, not named after the talon",
+        )
     elif BID_RANK[contract] < BID_RANK[minimum_contract(state)]:
         raise refuse(
             "declared_below_bid",
@@ -127,7 +160,7 @@ def totus_discard(command: Discard, state: TotusDiscarding) -> list[DealEvent]:
 def concede(command: Concede, state: Declaring) -> list[DealEvent]:
     _declarer_only(state, command.seat, "concede")
     mode = state.rules.play.concede
-    if mode == "none" or state.bid == MISER:
+    if mode == "none" or is_miser(state.bid):
         raise refuse("concede_off", "conceding without play is not allowed in this game")
     down = 2 if mode == "down2" else 3
     contract = minimum_contract(state)
@@ -149,7 +182,7 @@ def _declarer_only(state: Contracted, seat: Seat, what: str) -> None:
         raise NotYourTurn(f"only the declarer (seat {state.declarer}) may {what}")
 
 
-def _whisting(state: DealState, *events: Discarded | ContractDeclared) -> Whisting:
+def _whisting(state: DealState, *events: TalonSetAside | Discarded | ContractDeclared) -> Whisting:
     """The state once ``events`` (the discard, if not made yet, and the contract) are in."""
     after = fold(state, events)
     assert isinstance(after, Whisting)

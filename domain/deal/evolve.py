@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from domain.cards import MISER, SORT_KEY, Seat
+from domain.cards import SORT_KEY, Seat, is_miser
 from domain.deal.messages import (
     AllPassed,
     AuctionWon,
@@ -28,11 +28,13 @@ from domain.deal.messages import (
     DealEvent,
     DealStarted,
     Discarded,
+    HandLookedAt,
     HandsOpened,
     Passed,
     PlayChosen,
     PlayStarted,
     TalonCardTurned,
+    TalonSetAside,
     TalonTaken,
     TotusShown,
     TrickWon,
@@ -106,15 +108,14 @@ def _evolve_looked(state: Bidding, e: CardsLooked) -> Bidding:
 
 
 def _evolve_bid(state: Bidding, e: BidMade) -> Bidding:
+    miser = is_miser(e.bid)
     return _replace(
         state,
         highest=e.bid,
         highest_by=e.seat,
         highest_dark=e.dark,
-        bidders=state.bidders
-        if e.bid == MISER or e.seat in state.bidders
-        else (*state.bidders, e.seat),
-        miser_by=e.seat if e.bid == MISER else state.miser_by,
+        bidders=state.bidders if miser or e.seat in state.bidders else (*state.bidders, e.seat),
+        miser_by=e.seat if miser else state.miser_by,
         opened_by=e.seat if state.opened_by is None else state.opened_by,
         hold_lost=(*state.hold_lost, e.seat) if e.hold_waived else state.hold_lost,
         turn=_next_bidder(state, e.seat, state.passed),
@@ -164,6 +165,10 @@ def _evolve_talon(state: AwaitingTalon, e: TalonTaken) -> Discarding:
     return Discarding(**fields)
 
 
+def _evolve_set_aside(state: AwaitingTalon, e: TalonSetAside) -> Declaring:
+    return Declaring(**contract_fields(state))
+
+
 def _evolve_discarded(state: Discarding | TotusDiscarding, e: Discarded) -> Declaring:
     hand = tuple(c for c in state.hands[e.seat] if c not in e.cards)
     fields = contract_fields(state)
@@ -182,6 +187,10 @@ def _evolve_declared(state: Declaring, e: ContractDeclared) -> Whisting:
 
 def _evolve_whist(state: Whisting, e: WhistCalled) -> Whisting:
     return _replace(state, calls=(*state.calls, (e.seat, e.choice)))
+
+
+def _evolve_hand_looked_at(state: Whisting, e: HandLookedAt) -> Whisting:
+    return _replace(state, peeks=(*state.peeks, (e.seat, e.hand)))
 
 
 # ---- play -----------------------------------------------------------------------------------
@@ -264,11 +273,13 @@ _EVOLVERS: dict[type[DealEvent], Callable[[Any, Any], DealState]] = {
     AuctionWon: _evolve_won,
     AllPassed: _evolve_all_passed,
     TalonTaken: _evolve_talon,
+    TalonSetAside: _evolve_set_aside,
     Discarded: _evolve_discarded,
     TotusShown: _evolve_totus,
     ContractDeclared: _evolve_declared,
     Conceded: _unchanged,
     WhistCalled: _evolve_whist,
+    HandLookedAt: _evolve_hand_looked_at,
     PlayChosen: _unchanged,
     PlayStarted: _evolve_play_started,
     HandsOpened: _evolve_opened,

@@ -6,7 +6,7 @@ the property tests hold the two to that.
 
 from __future__ import annotations
 
-from domain.cards import BID_RANK, LADDER, MISER, Seat
+from domain.cards import BID_RANK, MISER, MISER_WT, Seat
 from domain.deal import auction_rules, whisting_rules
 from domain.deal.messages import (
     CallWhist,
@@ -16,6 +16,7 @@ from domain.deal.messages import (
     DeclareTotus,
     Discard,
     LookAtCards,
+    LookAtHand,
     MakeBid,
     Pass,
     PlayCard,
@@ -115,6 +116,8 @@ def _legal_bidding(state: Bidding, seat: Seat) -> list[SeatCommand]:
     ]
     if auction_rules.may_bid_miser(state, seat) and state.highest != MISER:
         actions.append(MakeBid(seat=seat, bid=MISER, dark=dark))
+    if auction_rules.may_bid_miser_without_talon(state, seat):
+        actions.append(MakeBid(seat=seat, bid=MISER_WT, dark=dark))
     if auction_rules.may_take_talon_silently(state, seat):
         actions.append(TakeTalon(seat=seat))
     return sorted(actions, key=_bid_sort_key)
@@ -122,14 +125,13 @@ def _legal_bidding(state: Bidding, seat: Seat) -> list[SeatCommand]:
 
 def _bid_sort_key(cmd: SeatCommand) -> int:
     if isinstance(cmd, MakeBid):
-        return 10 + LADDER.index(cmd.bid)
+        return 10 + BID_RANK[cmd.bid]
     return 0 if isinstance(cmd, LookAtCards) else 1 if isinstance(cmd, Pass) else 100
 
 
 def _legal_declarations(state: Declaring, seat: Seat) -> list[SeatCommand]:
-    floor = BID_RANK[auction_rules.minimum_contract(state)]
     actions: list[SeatCommand] = [
-        Declare(seat=seat, contract=b) for b in LADDER if b != MISER and BID_RANK[b] >= floor
+        Declare(seat=seat, contract=b) for b in auction_rules.declarable(state)
     ]
     if state.bid is None and state.rules.bidding.third_hand_may_miser:
         actions.append(Declare(seat=seat, contract=MISER))
@@ -142,14 +144,16 @@ def _legal_whisting(state: Whisting, seat: Seat) -> list[SeatCommand]:
     opts = whisting_rules.options(state)
     if opts is not None:
         turn, choices = opts
-        return [CallWhist(seat=seat, choice=c) for c in choices] if seat == turn else []
+        if seat != turn:
+            return []
+        actions: list[SeatCommand] = [CallWhist(seat=seat, choice=c) for c in choices]
+        if whisting_rules.may_look(state, seat):
+            actions += [LookAtHand(seat=seat, hand=h) for h in whisting_rules.defenders(state)]
+        return actions
     resolution = whisting_rules.resolve(state)
     if resolution.mode != "single" or seat != resolution.whister:
         return []
-    actions: list[SeatCommand] = [
-        ChoosePlay(seat=seat, open=True),
-        ChoosePlay(seat=seat, open=False),
-    ]
+    actions = [ChoosePlay(seat=seat, open=True), ChoosePlay(seat=seat, open=False)]
     if whisting_rules.gentleman_half_whist_open(state):
         actions.append(CallWhist(seat=seat, choice="half_whist"))
     return actions

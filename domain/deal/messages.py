@@ -87,6 +87,13 @@ class CallWhist(Command, frozen=True, tag="whist"):
     choice: WhistChoice
 
 
+class LookAtHand(Command, frozen=True, tag="look_at_hand"):
+    """At a table of four: the dealer, asked whether he whists, looks at the cards of ``hand``,
+    one of the declarer's opponents (Lesnoy 3.8.8); if he whists he plays that hand."""
+
+    hand: Seat
+
+
 class ChoosePlay(Command, frozen=True, tag="choose_play"):
     """The single whister plays in the light (open, в светлую) or closed (втёмную)."""
 
@@ -162,6 +169,13 @@ class AllPassed(Event, frozen=True, tag="all_passed"):
     """Everyone passed: the deal is played as all-pass (распасы)."""
 
 
+class TalonSetAside(Event, frozen=True, tag="talon_set_aside"):
+    """The auction was won by a game without the talon (игра без прикупа): the talon stays face
+    down and nobody sees it; the declarer names his contract from his own ten cards."""
+
+    seat: Seat
+
+
 class TalonTaken(Event, frozen=True, tag="talon_taken"):
     """The declarer took the talon (прикуп), shown to all unless the game is dark."""
 
@@ -204,6 +218,15 @@ class WhistCalled(Event, frozen=True, tag="whist_called"):
     seat: Seat
     choice: WhistChoice
     forced: bool = False
+
+
+class HandLookedAt(Event, frozen=True, tag="hand_looked_at"):
+    """The sitting-out dealer looked at the cards of ``hand``, an opponent of the declarer."""
+
+    seat: Seat
+    hand: Seat
+    cards: tuple[Card, ...] = ()
+    """Empty in the log (the hand is in `DealStarted`); filled in the looker's own feed."""
 
 
 class PlayChosen(Event, frozen=True, tag="play_chosen"):
@@ -290,6 +313,7 @@ DealCommand = (
     | DeclareTotus
     | Concede
     | CallWhist
+    | LookAtHand
     | ChoosePlay
     | PlayCard
 )
@@ -303,6 +327,7 @@ SeatCommand = (
     | DeclareTotus
     | Concede
     | CallWhist
+    | LookAtHand
     | ChoosePlay
     | PlayCard
 )
@@ -313,12 +338,14 @@ DealEvent = (
     | Passed
     | AuctionWon
     | AllPassed
+    | TalonSetAside
     | TalonTaken
     | Discarded
     | ContractDeclared
     | TotusShown
     | Conceded
     | WhistCalled
+    | HandLookedAt
     | PlayChosen
     | PlayStarted
     | HandsOpened

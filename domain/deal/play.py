@@ -1,5 +1,6 @@
-"""Playing a card (розыгрыш): who may play it, the trick it completes, who leads next, the
-misère catchers' hands laid open, and the deal's end after the tenth trick.
+"""Playing a card (розыгрыш): who may play it, the trick it completes (an all-pass talon card
+the dealer plays at four included), who leads next, the misère catchers' hands laid open, and the
+deal's end after the tenth trick.
 
 Following suit and the winner of a trick are `domain.deal.play_rules`; this module turns a
 played card into events.
@@ -18,7 +19,7 @@ from domain.deal.messages import (
     TalonCardTurned,
     TrickWon,
 )
-from domain.deal.play_rules import play_refusal, trick_winner
+from domain.deal.play_rules import play_refusal, talon_player, trick_winner
 from domain.deal.state import Playing
 from domain.errors import NotYourTurn, refuse
 from domain.outcome import DealOutcome
@@ -50,7 +51,11 @@ def play_card(command: PlayCard, state: Playing) -> list[DealEvent]:
         events.append(HandsOpened.of(_catchers(state, after_card=card)))
     if len(trick) < 3:
         return events
-    winner = trick_winner(trick, state.trump, state.talon_card)
+    dealer = talon_player(state)
+    if dealer is not None and state.talon_card is not None:  # his talon card may take it
+        winner = trick_winner(((dealer, state.talon_card), *trick), None, state.talon_card)
+    else:
+        winner = trick_winner(trick, state.trump, state.talon_card)
     done = state.tricks_played + 1
     talon_tricks = state.kind == "raspasy" and state.rules.raspasy.use_talon
     leader: Seat | None
@@ -85,7 +90,7 @@ def _catchers(state: Playing, after_card: str) -> dict[Seat, tuple[str, ...]]:
 
 def _outcome(state: Playing, tricks: list[int]) -> DealOutcome:
     return outcome_of(
-        state, kind=state.kind, tricks={s: tricks[s] for s in state.order},
+        state, kind=state.kind, tricks=dict(enumerate(tricks)),
         contract=state.contract, defenders=state.defenders, open_play=state.open_play,
         checked=state.checked, totus=state.totus,
     )  # fmt: skip

@@ -60,11 +60,24 @@ def play_refusal(state: Playing, hand: tuple[str, ...], card: str) -> Refusal | 
     return None
 
 
+def talon_player(state: Playing) -> Seat | None:
+    """The seat whose card the turned talon card is, on an all-pass trick: the sitting-out dealer
+    at four under ``players4.dealer_raspasy = "plays_talon"`` (I-16, [C6]); else nobody."""
+    if (
+        state.talon_card is None
+        or state.seats != 4
+        or state.rules.players4.dealer_raspasy != "plays_talon"
+    ):
+        return None
+    return state.dealer
+
+
 def trick_winner(
     trick: tuple[tuple[Seat, str], ...], trump: str | None, talon_card: str | None
 ) -> Seat:
     """The highest trump wins, else the highest card of the led suit. On an all-pass talon trick
-    nobody may have followed the talon card's suit: then the first player takes it (I-14)."""
+    nobody may have followed the talon card's suit: then the first player takes it (I-14). Where
+    the dealer plays the talon, his card is the trick's first (`talon_player`)."""
     led = SUIT_OF[talon_card] if talon_card is not None else SUIT_OF[trick[0][1]]
     best: tuple[int, int] | None = None
     winner = trick[0][0]

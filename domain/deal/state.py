@@ -47,6 +47,9 @@ class DealTable(msgspec.Struct, frozen=True, kw_only=True):
     open_hands: tuple[Seat, ...] = ()
     """Seats whose hands lie face up for everyone (open whist, misère catchers, totus, a 10
     checked)."""
+    peeks: tuple[tuple[Seat, Seat], ...] = ()
+    """(viewer, hand): a hand shown to one seat alone (the dealer at four, asked whether he
+    whists, looks at the cards of one of the declarer's opponents)."""
 
     @property
     def seats(self) -> int:
@@ -190,6 +193,7 @@ class TableFields(TypedDict):
     auction: tuple[tuple[Seat, str, str], ...]
     shown_talon: tuple[str, ...]
     open_hands: tuple[Seat, ...]
+    peeks: tuple[tuple[Seat, Seat], ...]
 
 
 class ContractFields(TableFields):
@@ -220,6 +224,7 @@ def table_fields(state: DealTable) -> TableFields:
         "auction": state.auction,
         "shown_talon": state.shown_talon,
         "open_hands": state.open_hands,
+        "peeks": state.peeks,
     }
 
 
@@ -237,6 +242,7 @@ def contract_fields(state: Contracted) -> ContractFields:
         "auction": state.auction,
         "shown_talon": state.shown_talon,
         "open_hands": state.open_hands,
+        "peeks": state.peeks,
         "declarer": state.declarer,
         "bid": state.bid,
         "dark": state.dark,

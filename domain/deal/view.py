@@ -2,7 +2,8 @@
 
 A seat sees its own hand (once it has looked, in dark games), the talon only once it is shown,
 the discard only if it is the declarer's, other hands only when open play, a misère, a totus or a
-checked 10 lays them face up, and the cards of the current and the last trick. A spectator
+checked 10 lays them face up (or, to the dealer at four alone, the opponent's hand he looked at
+before whisting), and the cards of the current and the last trick. A spectator
 (``viewer=None``) sees only what lies face up.
 """
 
@@ -18,6 +19,7 @@ from domain.deal.messages import (
     DealEvent,
     DealStarted,
     Discarded,
+    HandLookedAt,
     TalonTaken,
 )
 from domain.deal.state import (
@@ -59,6 +61,8 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     hand_sizes: dict[Seat, int] = {}
     open_hands: dict[Seat, tuple[str, ...]] = {}
     """Other hands lying face up."""
+    shown_hands: dict[Seat, tuple[str, ...]] = {}
+    """Other hands shown to the viewer alone: the dealer at four looked at an opponent's cards."""
     talon: tuple[str, ...] = ()
     """Talon cards that have been shown."""
     talon_size: int = 0
@@ -142,14 +146,14 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
             "trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.trick),
             "talon_card": state.talon_card,
             "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
-            "tricks": {s: state.tricks[s] for s in state.order},
+            "tricks": _trick_counts(state.tricks, state.order),
         }
     if isinstance(state, DealFinished):
         phase |= {
             "contract": state.outcome.contract,
             "defenders": state.outcome.defenders,
             "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
-            "tricks": dict(state.outcome.taken()),
+            "tricks": _trick_counts(state.outcome.tricks, state.outcome.hands),
             "outcome": state.outcome,
         }
     return SeatView(
@@ -161,6 +165,11 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         hand=own,
         hand_sizes={s: len(state.hands[s]) for s in state.order},
         open_hands={s: state.hands[s] for s in state.open_hands if s != viewer},
+        shown_hands={
+            h: state.hands[h]
+            for v, h in state.peeks
+            if v == viewer and h != viewer and h not in state.open_hands
+        },
         talon=state.shown_talon,
         talon_size=len(state.talon),
         min_level=state.min_level,
@@ -172,10 +181,15 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
     )
 
 
+def _trick_counts(tricks: tuple[int, ...], hands: tuple[Seat, ...]) -> dict[Seat, int]:
+    """Tricks of the active hands, and of a dealer at four who took some with the talon."""
+    return {s: t for s, t in enumerate(tricks) if s in hands or t}
+
+
 def visible_cards(view: SeatView) -> set[str]:
     """Every card named anywhere in ``view`` (for tests of what leaks)."""
     cards = set(view.hand) | set(view.talon) | set(view.discard or ())
-    for hand in view.open_hands.values():
+    for hand in (*view.open_hands.values(), *view.shown_hands.values()):
         cards |= set(hand)
     cards |= {p.card for p in view.trick} | {p.card for p in view.last_trick}
     if view.talon_card:
@@ -199,6 +213,8 @@ def redact_event(event: DealEvent, viewer: Seat | None, before: DealState) -> De
             return msgspec.structs.replace(event, hands=hands, talon=())
         case CardsLooked() if viewer == event.seat and isinstance(before, Bidding):
             return msgspec.structs.replace(event, hand=before.hands[event.seat])
+        case HandLookedAt() if viewer == event.seat and isinstance(before, Whisting):
+            return msgspec.structs.replace(event, cards=before.hands[event.hand])
         case TalonTaken() if not event.shown and viewer != event.seat:
             return msgspec.structs.replace(event, cards=())
         case Discarded() if viewer is None or viewer not in (event.seat, event.by):

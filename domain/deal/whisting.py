@@ -8,7 +8,7 @@ events.
 
 from __future__ import annotations
 
-from domain.cards import MISER, Seat, level_of, trump_of
+from domain.cards import Seat, is_miser, level_of, trump_of
 from domain.deal import whisting_rules
 from domain.deal.ending import outcome_of
 from domain.deal.evolve import evolve
@@ -17,7 +17,9 @@ from domain.deal.messages import (
     ChoosePlay,
     DealEnded,
     DealEvent,
+    HandLookedAt,
     HandsOpened,
+    LookAtHand,
     PlayChosen,
     PlayStarted,
     WhistCalled,
@@ -32,7 +34,7 @@ def after_contract(state: Whisting) -> list[DealEvent]:
     whist is called for the defenders; otherwise the first opponent speaks."""
     first, second = whisting_rules.defenders(state)
     contract = state.contract
-    if contract == MISER:
+    if is_miser(contract):
         roles = (DefenderRole(seat=first, choice="pass"), DefenderRole(seat=second, choice="pass"))
         return _start_play(state, "miser", roles, open_play=False)
     if level_of(contract) == 10 and state.rules.whist.ten_is_checked:
@@ -67,6 +69,14 @@ def call_whist(command: CallWhist, state: Whisting) -> list[DealEvent]:
     if command.seat != seat:
         raise NotYourTurn(f"it is seat {seat}'s turn to whist, not seat {command.seat}'s")
     if command.choice not in choices:
+        if seat == state.dealer and state.seats == 4:
+            if command.choice == "whist":
+                raise refuse(
+                    "dealer_look_first",
+                    "look at the cards of one of the declarer's opponents first: the dealer "
+                    "whists with that hand",
+                )
+            raise refuse("whist_choice", "the dealer may whist or pass, not half-whist")
         if command.choice == "half_whist":
             raise refuse(
                 "half_whist_not_allowed",
@@ -88,7 +98,26 @@ def call_whist(command: CallWhist, state: Whisting) -> list[DealEvent]:
         return [event, DealEnded(outcome=outcome)]
     if resolution.mode == "double":
         return [event, *_start_play(after, "game", resolution.roles, open_play=False)]
+    if resolution.whister == state.dealer and state.rules.players4.dealer_whist_hand == "open":
+        return [event, *_start_play(after, "game", resolution.roles, open_play=True)]
     return [event]  # a single whister now chooses open or closed play
+
+
+def look_at_hand(command: LookAtHand, state: Whisting) -> list[DealEvent]:
+    """The dealer at four, asked whether he whists, looks at one opponent's cards (3.8.8)."""
+    opts = whisting_rules.options(state)
+    if not whisting_rules.dealer_asked(state) or opts is None or command.seat != opts[0]:
+        raise NotYourTurn("only the dealer at a table of four, asked last whether he whists, "
+                          "may look at an opponent's cards")  # fmt: skip
+    if state.rules.players4.dealer_whist_hand != "looked":
+        raise refuse(
+            "dealer_look_off", "here the dealer whists with both opponents' hands laid open"
+        )
+    if whisting_rules.dealer_look(state) is not None:
+        raise refuse("hand_already_looked_at", "the dealer looks at one opponent's cards only")
+    if command.hand not in whisting_rules.defenders(state):
+        raise refuse("not_an_opponent", f"seat {command.hand} is not an opponent of the declarer")
+    return [HandLookedAt(seat=command.seat, hand=command.hand)]
 
 
 def choose_play(command: ChoosePlay, state: Whisting) -> list[DealEvent]:
@@ -113,15 +142,25 @@ def _start_play(
     open_play: bool,
     checked: bool = False,
 ) -> list[DealEvent]:
-    """Play begins: who plays which hand, which hands lie open, and who leads."""
+    """Play begins: who plays which hand, which hands lie open, and who leads.
+
+    An open single whister plays the passer's cards too; a whisting dealer at four has no cards
+    of his own and plays both opponents' hands when open, else the hand he looked at.
+    """
     contract = state.contract
     controllers = list(own_controllers(state))
     opened: dict[Seat, tuple[str, ...]] = {}
+    whister = next((r.seat for r in roles if r.choice == "whist"), None)
     if open_play:
-        whister = next(r.seat for r in roles if r.choice == "whist")
-        passer = next(r.seat for r in roles if r.choice != "whist")
-        controllers[passer] = whister
-        opened = {whister: state.hands[whister], passer: state.hands[passer]}
+        assert whister is not None
+        passers = [r.seat for r in roles if r.choice != "whist"]
+        for passer in passers:
+            controllers[passer] = whister
+        opened = {s: state.hands[s] for s in (whister, *passers) if state.hands[s]}
+    elif whister is not None and whister not in state.order:
+        looked = whisting_rules.dealer_look(state)
+        assert looked is not None
+        controllers[looked] = whister
     if checked:
         opened = {s: state.hands[s] for s in state.order}
     leader = state.order[0]

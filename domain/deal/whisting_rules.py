@@ -4,6 +4,11 @@ The first opponent is the player on the declarer's left; the second may whist or
 the first did. Half-whist (полвиста) exists on 6 and 7 only, after the first opponent passed;
 the first opponent may then return the whist (возвратный вист). In gentleman whist the first
 opponent may also whist, see the second pass, and go to half-whist himself (Lesnoy 3.8.14).
+
+At a table of four the dealer, who holds no cards, speaks last (Lesnoy 3.8.8–3.8.8.2): when the
+opponents' calls leave nobody whisting (pass, pass on any contract; a half-whist let stand on a 6
+or 7) he is asked whether he whists, having looked at one opponent's cards if he likes. If he
+whists he is the single whister, and a half-whister becomes a passer.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Literal
 import msgspec
 
 from domain.cards import Seat, level_of
-from domain.deal.state import Whisting
+from domain.deal.state import Playing, Whisting
 from domain.outcome import DefenderRole, WhistChoice
 
 
@@ -27,10 +32,64 @@ def _half_allowed(state: Whisting) -> bool:
     return state.rules.whist.half_whist and level_of(state.contract) in (6, 7)
 
 
+def _defender_calls(state: Whisting) -> tuple[str, ...]:
+    first, second = defenders(state)
+    return tuple(c for s, c in state.calls if s in (first, second))
+
+
+def _dealer_calls(state: Whisting) -> tuple[str, ...]:
+    if state.seats != 4:
+        return ()
+    return tuple(c for s, c in state.calls if s == state.dealer)
+
+
+def dealer_asked(state: Whisting) -> bool:
+    """Whether the sitting-out dealer at four is still to say whether he whists: the opponents'
+    calls are complete and nobody whisted (Lesnoy 3.8.8–3.8.8.1)."""
+    if state.seats != 4 or not state.rules.players4.dealer_whist or _dealer_calls(state):
+        return False
+    calls = _defender_calls(state)
+    return _opponents_options(state, calls) is None and calls in _NOBODY_WHISTS
+
+
+def dealer_look(state: Whisting | Playing) -> Seat | None:
+    """The opponent whose cards the sitting-out dealer looked at, if he did."""
+    return next((hand for viewer, hand in state.peeks if viewer == state.dealer), None)
+
+
+def may_look(state: Whisting, seat: Seat) -> bool:
+    """The asked dealer may look at one opponent's cards, once, where he then plays that hand."""
+    return (
+        dealer_asked(state)
+        and seat == state.dealer
+        and state.rules.players4.dealer_whist_hand == "looked"
+        and dealer_look(state) is None
+    )
+
+
 def options(state: Whisting) -> tuple[Seat, tuple[WhistChoice, ...]] | None:
     """(seat to speak, its choices) while whisting goes on; None when the calls are complete."""
+    calls = _defender_calls(state)
+    opts = _opponents_options(state, calls)
+    if opts is not None or not dealer_asked(state):
+        return opts
+    if state.rules.players4.dealer_whist_hand == "looked" and dealer_look(state) is None:
+        return state.dealer, ("pass",)  # he whists with the hand he looked at: look first
+    return state.dealer, ("whist", "pass")
+
+
+_NOBODY_WHISTS: tuple[tuple[str, ...], ...] = (
+    ("pass", "pass"),
+    ("pass", "half_whist", "pass"),
+    ("whist", "pass", "half_whist", "pass"),
+)
+"""Complete calls of the two opponents that leave the contract unwhisted."""
+
+
+def _opponents_options(
+    state: Whisting, calls: tuple[str, ...]
+) -> tuple[Seat, tuple[WhistChoice, ...]] | None:
     first, second = defenders(state)
-    calls = tuple(c for _, c in state.calls)
     half = _half_allowed(state)
     match calls:
         case ():
@@ -56,9 +115,24 @@ class Resolution(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def resolve(state: Whisting) -> Resolution:
-    """The defenders' roles once `options` returns None."""
+    """The defenders' roles once `options` returns None. A whisting dealer at four is the single
+    whister; the opponents are then passers, a half-whister among them (3.8.8.2)."""
+    opponents = _resolve_opponents(state)
+    if _dealer_calls(state) != ("whist",):
+        return opponents
+    passers = tuple(
+        DefenderRole(
+            seat=r.seat, choice="pass", was_half_whist=r.was_half_whist or r.choice != "pass"
+        )
+        for r in opponents.roles
+    )
+    dealer = DefenderRole(seat=state.dealer, choice="whist", whist_rank=1)
+    return Resolution(mode="single", roles=(*passers, dealer), whister=state.dealer)
+
+
+def _resolve_opponents(state: Whisting) -> Resolution:
     first, second = defenders(state)
-    calls = tuple(c for _, c in state.calls)
+    calls = _defender_calls(state)
 
     def role(
         seat: Seat, choice: WhistChoice, rank: int = 0, was_half: bool = False
@@ -105,7 +179,7 @@ def resolve(state: Whisting) -> Resolution:
 
 def gentleman_half_whist_open(state: Whisting) -> bool:
     """Gentleman whist: after whist–pass the first opponent may still go to half-whist."""
-    calls = tuple(c for _, c in state.calls)
+    calls = _defender_calls(state)
     return (
         state.rules.whist.style == "gentleman"
         and _half_allowed(state)

@@ -39,8 +39,9 @@ BidText = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=8,
-        examples=["6S", "7NT", "MISER"],
-        description="A bid or contract: level 6-10 then strain (S C D H NT), or MISER.",
+        examples=["6S", "7NT", "MISER", "9SWT"],
+        description="A bid or contract: level 6-10 then strain (S C D H NT), or MISER; a game "
+        "without the talon adds WT (9SWT … 9NTWT, MISERWT).",
     ),
 ]
 Name = Annotated[
@@ -115,6 +116,12 @@ class ChoosePlayAction(ActionBody, frozen=True, tag="choose_play"):
     open: bool
 
 
+class LookAtHandAction(ActionBody, frozen=True, tag="look_at_hand"):
+    """At four: the dealer, asked last whether he whists, looks at one opponent's cards."""
+
+    hand: SeatNumber
+
+
 class PlayAction(ActionBody, frozen=True, tag="play"):
     """Play a card; a whister playing the passer's open hand names the passer's card."""
 
@@ -132,6 +139,7 @@ Action = (
     | ConcedeAction
     | WhistAction
     | ChoosePlayAction
+    | LookAtHandAction
     | PlayAction
 )
 

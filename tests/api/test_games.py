@@ -202,3 +202,30 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
     assert await row() == ("playing", version, version)
     listed = (await client.get("/v1/games", params={"status": "playing"})).json()["items"]
     assert [g["id"] for g in listed] == [game_id]
+
+
+async def test_a_four_hand_layout_with_its_empty_hand_off_the_dealers_seat_is_refused_at_creation(
+    client: httpx.AsyncClient,
+) -> None:
+    host = await register(client, "host")
+    three = layouts(seed=8, count=2)
+    good = {**three[0], "hands": [[], *three[0]["hands"]]}  # deal 1: seat 0 deals
+    stuck = {**three[1], "hands": [[], *three[1]["hands"]]}  # deal 2 is seat 1's, not seat 0's
+    before = (await client.get("/v1/games")).json()["items"]
+
+    refused = await client.post(
+        "/v1/games",
+        json={"seats": 4, "first_dealer": 0, "layouts": [good, stuck]},
+        headers=host.auth,
+    )
+
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["type"].endswith("invalid-layout")
+    assert "layout 2: seat 1 deals deal 2" in refused.json()["detail"]
+    assert (await client.get("/v1/games")).json()["items"] == before
+    accepted = await client.post(
+        "/v1/games",
+        json={"seats": 4, "first_dealer": 0, "layouts": [good, three[1]]},
+        headers=host.auth,
+    )
+    assert accepted.status_code == 201, accepted.text

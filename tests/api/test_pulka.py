@@ -59,9 +59,13 @@ async def _play_to_the_end(
 
 
 def _replay(
-    players: list[Any], deals: list[dict[str, Any]], choices: list[tuple[int, dict[str, Any]]]
+    players: list[Any],
+    deals: list[dict[str, Any]],
+    choices: list[tuple[int, dict[str, Any]]],
+    created_at: int | None,
 ) -> list[game.Event]:
-    """The same game through `domain.game` alone: same rules, seats, layouts and choices."""
+    """The same game through `domain.game` alone: same rules, seats, layouts and choices, and
+    the creation time the service stamped."""
     state: game.GameState = game.INITIAL_STATE
     log: list[game.Event] = []
 
@@ -80,7 +84,7 @@ def _replay(
             log.extend(dealt)
             state = game.fold(dealt, state)
 
-    apply(game.CreateGame(rules=rules_for("sochi", {**OVERRIDES, "players": 3})))
+    apply(game.CreateGame(rules=rules_for("sochi", {**OVERRIDES, "players": 3}), at=created_at))
     for seat, player in enumerate(players):
         apply(game.TakeSeat(seat=seat, player=player.id))
     for seat, action in choices:
@@ -96,7 +100,9 @@ async def test_three_players_finish_a_pulka_over_http_with_the_domains_sheet(
 
     choices, final = await _play_to_the_end(client, game_id, players, random.Random(11))
 
-    log = _replay(players, deals, choices)
+    created = (await _all_events(client, game_id, players[0].auth))[0]["event"]
+    assert created["type"] == "game_created" and isinstance(created["at"], int)
+    log = _replay(players, deals, choices, created["at"])
     played = {action["type"] for _, action in choices}
     assert {"bid", "discard", "declare", "whist", "play"} <= played  # not a pulka of all-passes
     pure = game.fold(log)

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from domain.cards import DECK, LADDER, SORT_KEY, STRAINS
+from domain.cards import DECK, FULL_LADDER, SORT_KEY, STRAINS
 from domain.deal.decider import decide, fold, initial_state, is_terminal, legal_actions, to_act
 from domain.deal.messages import (
     AllPassed,
@@ -41,8 +41,10 @@ from domain.deal.messages import (
     Declare,
     DeclareTotus,
     Discard,
+    HandLookedAt,
     HandsOpened,
     LookAtCards,
+    LookAtHand,
     MakeBid,
     OpenHand,
     Pass,
@@ -90,6 +92,30 @@ RULESETS: dict[str, Rules] = {
     "jumps, starter holds, silent taker may misère": rules_for(
         "sochi",
         {"bidding": {"allow_jumps": True, "hold_rule": "starter", "third_hand_may_miser": True}},
+    ),
+    "4 players, the dealer whists with both hands open, greedy": rules_for(
+        "sochi", {"players": 4, "players4": {"dealer_whist_hand": "open"}}
+    ),
+    "4 players, the dealer plays the talon on an all-pass": rules_for(
+        "leningrad", {"players": 4, "players4": {"dealer_raspasy": "plays_talon"}}
+    ),
+    "4 players, the dealer is never asked": rules_for(
+        "rostov", {"players": 4, "players4": {"dealer_whist": False}}
+    ),
+    "games without the talon, jumps, the outbid misère raises": rules_for(
+        "sochi",
+        {
+            "bidding": {"talonless_games": True, "miser_without_talon": True, "allow_jumps": True},
+            "scoring": {"talonless_extra": 2},
+        },
+    ),
+    "4 players, dark games and games without the talon": rules_for(
+        "leningrad",
+        {
+            "players": 4,
+            "bidding": {"talonless_games": True, "miser_without_talon": True},
+            "classic": {"dark_games": True},
+        },
     ),
     "holds through a passer and lapse, no half-whist": rules_for(
         "rostov",
@@ -186,6 +212,9 @@ class Knowledge:
                 assert isinstance(before, DealTable)
                 for seat, hand in enumerate(before.hands):
                     self.private[seat] |= set(hand)
+            case HandLookedAt():
+                assert isinstance(before, DealTable)
+                self.private[event.seat] |= set(before.hands[event.hand])
             case TalonTaken():
                 self.private[event.seat] |= set(event.cards)
                 if event.shown:
@@ -208,7 +237,7 @@ def event_cards(event: DealEvent) -> set[str]:
         value = getattr(event, name, None)
         if isinstance(value, str):
             found.add(value)
-        elif value:
+        elif isinstance(value, tuple):  # not a seat number (``HandLookedAt.hand``)
             for item in value:
                 cards = item.cards if isinstance(item, OpenHand) else item
                 found |= {cards} if isinstance(cards, str) else set(cards)
@@ -252,13 +281,14 @@ def random_command(state: DealState, rng: random.Random) -> SeatCommand:
         [
             LookAtCards(seat=seat),
             Pass(seat=seat, dark=rng.random() < 0.5),
-            MakeBid(seat=seat, bid=rng.choice(LADDER), dark=rng.random() < 0.5),
+            MakeBid(seat=seat, bid=rng.choice(FULL_LADDER), dark=rng.random() < 0.5),
             TakeTalon(seat=seat),
             Discard(seat=seat, cards=(first, second)),
-            Declare(seat=seat, contract=rng.choice(LADDER)),
+            Declare(seat=seat, contract=rng.choice(FULL_LADDER)),
             DeclareTotus(seat=seat, strain=rng.choice(STRAINS)),
             Concede(seat=seat),
             CallWhist(seat=seat, choice=rng.choice(WHIST_CHOICES)),
+            LookAtHand(seat=seat, hand=rng.randrange(state.seats)),
             ChoosePlay(seat=seat, open=rng.random() < 0.5),
             PlayCard(seat=seat, card=rng.choice(hand)),
             PlayCard(seat=seat, card=rng.choice(DECK)),
@@ -284,11 +314,15 @@ def outside_actions(
             others += [PlayCard(seat=seat, card=c) for c in rng.sample(DECK, 6)]
         case MakeBid() | Pass():
             dark = chosen.dark
-            others += [MakeBid(seat=seat, bid=b, dark=dark) for b in rng.sample(LADDER, 4)]
+            others += [MakeBid(seat=seat, bid=b, dark=dark) for b in rng.sample(FULL_LADDER, 4)]
             others.append(Pass(seat=seat, dark=not dark))
         case Declare():
-            others += [Declare(seat=seat, contract=b) for b in rng.sample(LADDER, 4)]
+            others += [Declare(seat=seat, contract=b) for b in rng.sample(FULL_LADDER, 4)]
         case CallWhist():
+            others += [CallWhist(seat=seat, choice=c) for c in WHIST_CHOICES]
+            others += [LookAtHand(seat=seat, hand=h) for h in range(state.seats)]
+        case LookAtHand():
+            others += [LookAtHand(seat=seat, hand=h) for h in range(state.seats)]
             others += [CallWhist(seat=seat, choice=c) for c in WHIST_CHOICES]
         case Discard():
             others += [Discard(seat=seat, cards=(a, b)) for a, b in [rng.sample(DECK, 2)] * 2]
@@ -375,10 +409,18 @@ def assert_deal_ended_properly(state: DealFinished, log: list[DealEvent]) -> Non
         assert outcome.declarer is None and outcome.played
     else:
         assert outcome.declarer in state.order
-        assert {r.seat for r in outcome.defenders} == set(state.order) - {outcome.declarer}
+        opponents = set(state.order) - {outcome.declarer}
+        seats = [r.seat for r in outcome.defenders]
+        assert set(seats[:2]) == opponents
+        if len(seats) == 3:  # the dealer at four whisted: the single whister, after both
+            assert seats[2] == outcome.dealer not in state.order
+            assert [r.choice for r in outcome.defenders] == ["pass", "pass", "whist"]
+            event("the dealer whisted")
     event(f"{outcome.kind}, {'played' if outcome.played else 'not played'}")
     if outcome.open_play:
         event("open play")
+    if outcome.contract is not None and outcome.contract.endswith("WT"):
+        event("without the talon")
     if outcome.totus or outcome.conceded or outcome.dark:
         event("totus" if outcome.totus else "conceded" if outcome.conceded else "dark game")
 

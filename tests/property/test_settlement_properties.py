@@ -8,7 +8,7 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.cards import LEVELS, MISER, STRAINS
+from domain.cards import LEVELS, MISER, MISER_WT, STRAINS
 from domain.outcome import DealOutcome, DefenderRole
 from domain.rules import LENINGRAD, ROSTOV, SOCHI, Rules, rules_for
 from domain.scoring import score_deal
@@ -23,6 +23,15 @@ RULES = [
     rules_for("leningrad", {"pool": {"help_enabled": False}}),
     rules_for("sochi", {"whist": {"liability_8_10": "split", "responsibility": "half"}}),
     rules_for("rostov", {"raspasy": {"amnesty": True}, "whist": {"style": "greedy"}}),
+    rules_for(
+        "sochi", {"players4": {"dealer_raspasy": "plays_talon"}, "raspasy": {"amnesty": True}}
+    ),
+    rules_for(
+        "rostov",
+        {"players4": {"dealer_raspasy": "plays_talon"}, "raspasy": {"use_talon": True}},
+    ),
+    rules_for("leningrad", {"pool": {"write_order": "simultaneous"}}),
+    rules_for("rostov", {"scoring": {"talonless_extra": 2}, "bidding": {"talonless_games": True}}),
 ]
 
 
@@ -48,21 +57,26 @@ def outcomes(draw: st.DrawFn, seats: int) -> DealOutcome:
     """A deal outcome the deal decider could produce."""
     dealer = draw(st.integers(0, seats - 1))
     hands = ((dealer + 1) % seats, (dealer + 2) % seats, (dealer + 3) % seats)
-    a = draw(st.integers(0, 10))
-    b = draw(st.integers(0, 10 - a))
-    by_seat = dict(zip(hands, draw(st.permutations([a, b, 10 - a - b])), strict=True))
+    kind = draw(st.sampled_from(["game", "game", "miser", "raspasy"]))
+    talon_tricks = draw(st.integers(0, 2)) if kind == "raspasy" and seats == 4 else 0
+    a = draw(st.integers(0, 10 - talon_tricks))
+    b = draw(st.integers(0, 10 - talon_tricks - a))
+    rest = 10 - talon_tricks - a - b
+    by_seat = dict(zip(hands, draw(st.permutations([a, b, rest])), strict=True))
+    by_seat[dealer] = by_seat.get(dealer, talon_tricks)  # a dealer at four who played the talon
     tricks = tuple(by_seat.get(s, 0) for s in range(seats))
     base = DealOutcome(kind="raspasy", dealer=dealer, seats=seats, hands=hands, tricks=tricks)
-    kind = draw(st.sampled_from(["game", "game", "miser", "raspasy"]))
     if kind == "raspasy":
         factor = draw(st.sampled_from([1, 1, 2, 4]))
         dark = tuple(draw(st.sets(st.sampled_from(hands), min_size=1))) if factor > 1 else ()
         return msgspec.structs.replace(base, raspasy_factor=factor, dark_passers=dark)
     declarer = draw(st.sampled_from(hands))
     if kind == "miser":
-        return msgspec.structs.replace(base, kind="miser", declarer=declarer, contract=MISER)
+        contract = draw(st.sampled_from([MISER, MISER_WT]))
+        return msgspec.structs.replace(base, kind="miser", declarer=declarer, contract=contract)
     level = draw(st.sampled_from(LEVELS))
-    contract = f"{level}{draw(st.sampled_from(STRAINS))}"
+    talonless = "WT" if level == 9 and draw(st.booleans()) else ""
+    contract = f"{level}{draw(st.sampled_from(STRAINS))}{talonless}"
     i = hands.index(declarer)
     left, right = hands[(i + 1) % 3], hands[(i + 2) % 3]
     shapes = (

@@ -7,10 +7,16 @@ import pytest
 from domain.cards import (
     BID_RANK,
     DECK,
+    FULL_LADDER,
     LADDER,
     MISER,
+    MISER_WT,
     RANKS,
     SUITS,
+    TALONLESS_NINES,
+    check_bid,
+    is_miser,
+    is_talonless,
     level_of,
     parse_bid,
     parse_card,
@@ -98,6 +104,42 @@ def test_level_strain_and_trump_of_a_contract():
 def test_contract_prices_are_2_4_6_8_10_and_misere_10():
     assert [price(f"{lvl}S") for lvl in (6, 7, 8, 9, 10)] == [2, 4, 6, 8, 10]
     assert price(MISER) == 10
+
+
+@pytest.mark.parametrize(
+    ("text", "bid"),
+    [("9SWT", "9SWT"), ("9swt", "9SWT"), ("9♠ WT", "9SWT"), ("9nt-wt", "9NTWT"),
+     ("9H_WT", "9HWT"), ("MISERWT", MISER_WT), ("misère wt", MISER_WT), ("Miser-WT", MISER_WT)],
+)  # fmt: skip
+def test_games_without_the_talon_are_written_with_the_suffix_wt(text, bid):
+    assert parse_bid(text) == bid
+    assert check_bid(bid) == bid
+
+
+@pytest.mark.parametrize("text", ["6SWT", "10SWT", "8NTWT", "WT", "9WT", "MISER WTX"])
+def test_only_nines_and_misere_are_played_without_the_talon(text):
+    with pytest.raises(NotationError):
+        parse_bid(text)
+
+
+def test_the_full_ladder_puts_misere_then_the_nines_without_the_talon_between_9nt_and_10s():
+    assert tuple(b for b in FULL_LADDER if not b.endswith("WT")) == LADDER
+    assert FULL_LADDER[20:28] == ("9NT", MISER_WT, *TALONLESS_NINES, "10S")
+    assert BID_RANK["9NT"] < BID_RANK[MISER_WT] < BID_RANK["9SWT"] < BID_RANK["9NTWT"]
+    assert BID_RANK["9NTWT"] < BID_RANK["10S"]
+
+
+def test_a_game_without_the_talon_has_the_level_strain_trump_and_price_of_its_twin():
+    assert (level_of("9HWT"), strain_of("9HWT"), trump_of("9HWT"), price("9HWT")) == (
+        9,
+        "H",
+        "H",
+        8,
+    )
+    assert (level_of("9NTWT"), trump_of("9NTWT")) == (9, None)
+    assert (level_of(MISER_WT), strain_of(MISER_WT), price(MISER_WT)) == (0, None, 10)
+    assert is_miser(MISER_WT) and is_miser(MISER) and not is_miser("9SWT")
+    assert is_talonless("9SWT") and is_talonless(MISER_WT) and not is_talonless("9S")
 
 
 def test_an_open_hand_is_sorted_by_suit_then_rank():

@@ -15,6 +15,7 @@ from deal_helpers import (
     after,
     dealt,
     events_of,
+    layout,
     pass_,
     play,
     play_cards,
@@ -33,9 +34,9 @@ from domain.deal.messages import (
 )
 from domain.deal.play_rules import trick_winner
 from domain.deal.state import DealFinished, Playing
-from domain.errors import IllegalAction
+from domain.errors import IllegalAction, InvalidRules
 from domain.outcome import DealOutcome
-from domain.rules import ROSTOV
+from domain.rules import ROSTOV, rules_for
 
 
 def all_pass(dealer=0, deal=None, rules=None):
@@ -175,3 +176,69 @@ def test_every_step_of_an_all_pass_has_a_seat_to_act_even_between_its_events():
     between = evolve(evolve(given, events[0]), events[1])
     assert isinstance(between, Playing)
     assert to_act(between) == (0,)
+
+
+# ---- four players: the dealer plays the talon (I-16) -------------------------------------------
+
+DEALER_TALON = with_rules(players=4, players4={"dealer_raspasy": "plays_talon"})
+TALON_ACE = layout(
+    "7S 8S 9S TS JS QS KS AS 7C 8C",  # seat 0, the first hand: no hearts, no diamonds
+    "9C TC JC QC KC AC 8D 9D TD JD",  # seat 1: no hearts, diamonds above the 7
+    "QD KD AD 7H 8H 9H TH JH QH KH",  # seat 2: every heart but the ace
+    "",  # seat 3 deals
+    talon="AH 7D",
+)
+"""The talon turns the ace of hearts, which only seat 2 can follow, then the seven of diamonds,
+which seats 1 and 2 must beat."""
+
+
+def four_all_pass(rules):
+    return after(dealt(TALON_ACE, rules=rules, dealer=3), pass_(0), pass_(1), pass_(2))
+
+
+def test_at_four_the_dealer_playing_the_talon_takes_a_trick_his_talon_card_wins():
+    state = play_cards(four_all_pass(DEALER_TALON), "7S 9C 7H")
+    assert isinstance(state, Playing)
+    assert state.tricks == (0, 0, 0, 1)
+    assert state.talon_card == "7D" and state.turn == 0  # the first hand leads again
+
+
+def test_the_dealers_talon_card_loses_to_a_higher_card_of_its_suit():
+    state = play_cards(four_all_pass(DEALER_TALON), "7S 9C 7H  8S 8D QD")
+    assert isinstance(state, Playing)
+    assert state.tricks == (0, 0, 1, 1)
+
+
+def test_the_dealer_takes_both_talon_tricks_when_both_talon_cards_win_and_no_other():
+    deal = layout(
+        "7S 8S 9S TS JS QS KS 7C 8C 9C",
+        "TC JC QC KC AC 7D 8D 9D TD JD",
+        "QD KD AD 7H 8H 9H TH JH QH KH",
+        "",
+        talon="AS AH",
+    )
+    given = after(dealt(deal, rules=DEALER_TALON, dealer=3), pass_(0), pass_(1), pass_(2))
+    state = play_cards(given, "7S TC QD  8S JC 7H")
+    assert isinstance(state, Playing)
+    assert state.tricks == (0, 0, 0, 2)
+    finished = play_out(state)
+    assert isinstance(finished, DealFinished)
+    assert finished.outcome.tricks[3] == 2
+
+
+def test_when_the_dealer_sits_out_the_same_talon_trick_goes_to_the_highest_follower():
+    state = play_cards(four_all_pass(with_rules(players=4)), "7S 9C 7H")
+    assert state.tricks == (0, 0, 1, 0)
+
+
+def test_a_deal_with_the_dealer_playing_the_talon_ends_with_his_tricks_in_the_outcome():
+    state = play_out(four_all_pass(DEALER_TALON))
+    assert isinstance(state, DealFinished)
+    assert sum(state.outcome.tricks) == 10
+    assert state.outcome.tricks[3] >= 1  # the ace of hearts is never beaten
+    assert {s for s, _ in state.outcome.taken()} == {0, 1, 2}
+
+
+def test_the_dealer_playing_the_talon_needs_the_talon_on_the_all_pass():
+    with pytest.raises(InvalidRules):
+        rules_for("rostov", {"players": 4, "players4": {"dealer_raspasy": "plays_talon"}})

@@ -8,6 +8,7 @@ import pytest
 from domain.outcome import DealOutcome, DefenderRole
 from domain.rules import LENINGRAD, ROSTOV, SOCHI, Rules, rules_for
 from domain.scoring import score_deal
+from domain.settlement import settle
 from domain.sheet import DealScore, PoolSheet, apply_score
 
 
@@ -98,9 +99,7 @@ def test_without_help_leningrad_writes_the_excess_off_the_mountain_at_double() -
 
 
 def test_an_all_pass_zero_trick_bonus_overflows_like_any_pool_entry() -> None:
-    raspasy = DealOutcome(
-        kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks=(0, 4, 6)
-    )
+    raspasy = DealOutcome(kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks=(0, 4, 6))
     _, after = scored(sheet((10, 3, 2)), raspasy)
     assert after.pool == (10, 4, 2)
     assert helper_whists(after) == (0, 10, 0)
@@ -112,3 +111,48 @@ def test_help_entries_name_the_source_and_the_numbers() -> None:
     whists_entry = next(e for e in score.entries if e.rule == "help_whists")
     assert help_entry.explanation.startswith("7♥ made (7 tricks), 2 over seat 0's pool of 10")
     assert "2 × 10 = 20 whists on seat 2" in whists_entry.explanation
+
+
+# --- two pool writes of one deal (I-29) ----------------------------------------------------------
+
+TWO_ZEROS = DealOutcome(kind="raspasy", dealer=2, seats=3, hands=(0, 1, 2), tricks=(0, 0, 10))
+"""A Leningrad all-pass at price 2 where the forehand (seat 0) and seat 1 take no trick: each
+writes 2 to his pool, both near the target."""
+
+
+def test_two_pool_writes_of_one_deal_apply_in_playing_order_from_the_forehand() -> None:
+    # Pools 9, 9, 10 and mountains 10, 10, 0. Seat 2's 10 tricks × 2 = 20 to his mountain.
+    # Seat 0 first: 1 closes his pool, 1 over helps seat 1 (9 → 10) for 10 whists.
+    # Seat 1 then: his pool is closed and nobody is below 10, so his 2 are written off his
+    # mountain at the pool weight 2: 10 − 4 = 6.
+    # Settlement (pools equal, 10/3 per mountain point): mountains 10, 6, 20, whists 0→1 10:
+    #   seat 0: +10 + 10/3 × ((6 − 10) + (20 − 10)) = 10 + 20 = 30
+    #   seat 1: −10 + 10/3 × ((10 − 6) + (20 − 6)) = −10 + 60 = 50
+    #   seat 2:   0 + 10/3 × ((10 − 20) + (6 − 20)) = −80
+    assert LENINGRAD.pool.write_order == "forehand"
+    before = sheet((9, 9, 10), mountain=(10, 10, 0))
+    _, after = scored(before, TWO_ZEROS, LENINGRAD)
+    assert (after.pool, after.mountain) == ((10, 10, 10), (10, 6, 20))
+    assert helper_whists(after) == (0, 10, 0)
+    assert settle(after, LENINGRAD).result == (30, 50, -80)
+
+
+def test_simultaneous_pool_writes_fill_every_own_pool_before_giving_any_excess() -> None:
+    # Both fill their own pool with 1 (9 → 10); the two excesses of 1 find no pool below 10 and
+    # are written off each one's mountain at weight 2: mountains 8, 8, 20, no help whists:
+    #   seat 0: 10/3 × ((8 − 8) + (20 − 8)) = 40, seat 1: 40, seat 2: 10/3 × (−12 − 12) = −80
+    rules = rules_for("leningrad", {"pool": {"write_order": "simultaneous"}})
+    before = sheet((9, 9, 10), mountain=(10, 10, 0))
+    _, after = scored(before, TWO_ZEROS, rules)
+    assert (after.pool, after.mountain) == ((10, 10, 10), (8, 8, 20))
+    assert after.whists == ((0, 0, 0),) * 3
+    assert settle(after, rules).result == (40, 40, -80)
+
+
+def test_the_forehand_writes_first_whichever_seat_number_he_has() -> None:
+    # Dealer 0, so seat 1 is the forehand and seat 2 the second hand; both take no trick.
+    # Seat 1 (9) closes with 1 and helps seat 2 (9 → 10); seat 2's 2 are written off (10 − 4).
+    outcome = DealOutcome(kind="raspasy", dealer=0, seats=3, hands=(1, 2, 0), tricks=(10, 0, 0))
+    _, after = scored(sheet((10, 9, 9), mountain=(0, 10, 10)), outcome, LENINGRAD)
+    assert after.mountain == (20, 10, 6)
+    assert after.whists[1] == (0, 0, 10)

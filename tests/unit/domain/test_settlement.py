@@ -134,3 +134,37 @@ def test_floor_rounding_floors_each_conversion_and_still_sums_to_zero() -> None:
 
 def test_exact_values_are_fractions_in_lowest_terms() -> None:
     assert exact_value(settle(CASE_2A, SOCHI).exact[0]) == Fraction(184, 3)
+
+
+# --- pools left unclosed (a game ended by its deals or its time, §G) ------------------------------
+
+UNCLOSED = sheet((4, 10, 7), (0, 0, 0), ((0, 0, 0), (0, 0, 0), (0, 0, 0)))
+
+
+@pytest.mark.parametrize(
+    ("rules", "result"),
+    [(SOCHI, (-30, 30, 0)), (LENINGRAD, (-60, 60, 0))],
+    ids=["sochi", "leningrad"],
+)
+def test_unclosed_pools_are_settled_as_whists_after_the_amnesty_of_the_smallest_pool(
+    rules, result
+) -> None:
+    # pools 4, 10, 7 less the smallest 4 → 0, 6, 3, each point 10/3 × weight on every other:
+    #   seat 0: 10/3 × w × ((4 − 10) + (4 − 7)) = −30 w; seat 1: +30 w; seat 2: 0
+    settled = settle(UNCLOSED, rules)
+    assert not settled.pools_cancel and settled.pool_after_amnesty == (0, 6, 3)
+    assert settled.result == result
+
+
+@pytest.mark.parametrize("rules", [SOCHI, LENINGRAD], ids=["sochi", "leningrad"])
+def test_writing_each_missing_pool_to_the_mountain_at_the_pool_weight_settles_the_same(rules):
+    # poolya.py (C5) writes target − pool to the mountain; at the pool's weight this is the same
+    # settlement as converting the pools (C1, C3), so the engine offers no separate option.
+    target, weight = 10, rules.settlement.pool_weight
+    given = sheet((4, 10, 7), (12, 0, 30), ((0, 14, 0), (2, 0, 8), (0, 40, 0)))
+    filled = sheet(
+        (target,) * 3,
+        tuple(m + weight * (target - p) for m, p in zip(given.mountain, given.pool, strict=True)),
+        given.whists,
+    )
+    assert settle(given, rules).exact == settle(filled, rules).exact

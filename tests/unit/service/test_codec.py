@@ -17,6 +17,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.game import GameCreated
+from domain.scoring import raspasy_price
 from service.codec import (
     EventCodec,
     EventDecodeError,
@@ -190,3 +192,29 @@ def test_every_stored_shape_still_decodes(name: str, version: int, path: Path) -
         encoded = domain_codec().encode(event)
         assert encoded[:2] == (name, version)
         assert json.loads(encoded[2]) == json.loads(stored)
+
+
+# --- game_created: schema 1 games keep their meaning --------------------------------------------
+
+
+def _old_game_created(**raspasy: object) -> dict[str, Any]:
+    stored = json.loads((FIXTURES / "game_created@1.json").read_text(encoding="utf-8"))
+    stored["rules"]["raspasy"].update(raspasy)
+    return stored
+
+
+@pytest.mark.parametrize("cap", [0, 1, 2, 3, 4, 8, 16])
+def test_an_old_geometric_all_pass_keeps_its_capped_step_sequence(cap: int) -> None:
+    event = domain_codec().decode(
+        "game_created", 1, _old_game_created(progression="geom", progression_cap=cap)
+    )
+    assert isinstance(event, GameCreated)
+    old = [min(1 << k, cap) if cap else 1 << k for k in range(8)]  # schema 1 capped the step
+    assert [raspasy_price(k, event.rules.raspasy) for k in range(8)] == old
+
+
+def test_an_old_game_of_four_never_asks_the_dealer_to_whist() -> None:
+    event = domain_codec().decode("game_created", 1, _old_game_created())
+    assert isinstance(event, GameCreated)
+    assert event.rules.players4.dealer_whist is False
+    assert GameCreated(rules=event.rules).rules.players4.dealer_raspasy == "sits_out"
