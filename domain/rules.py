@@ -11,9 +11,10 @@ Field names follow the setting names of docs/rules.md §I (``bidding.allow_jumps
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
 
 from domain.errors import InvalidRules
 
@@ -71,19 +72,19 @@ class WhistRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True
 class ScoringRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Per-convention scale of the pool sheet (docs/rules.md §F)."""
 
-    whist_factor: int = 1
+    whist_factor: Annotated[int, Meta(ge=1, le=10)] = 1
     """Whists per defender trick = price × this (Leningrad writes 2P)."""
-    remiz_factor: int = 1
+    remiz_factor: Annotated[int, Meta(ge=1, le=10)] = 1
     """Declarer's mountain per undertrick = price × this (Leningrad 2P)."""
-    miser_fail_per_trick: int = 10
+    miser_fail_per_trick: Annotated[int, Meta(ge=1, le=1000)] = 10
     """Mountain per trick taken on a failed misère (Leningrad 20)."""
     consolation: Literal["price", "double_price", "flat"] = "price"
     """I-11. Consolation (консоляция) per undertrick: P, 2P, or a flat amount."""
-    consolation_flat: int = 10
+    consolation_flat: Annotated[int, Meta(ge=0, le=1000)] = 10
     """The flat consolation per undertrick when ``consolation == "flat"`` (Rostov)."""
-    miser_consolation: int = 0
+    miser_consolation: Annotated[int, Meta(ge=0, le=1000)] = 0
     """I-9. Whists per trick that each other player writes on a failed misère (Rostov 10)."""
-    talonless_extra: int = 0
+    talonless_extra: Annotated[int, Meta(ge=0, le=100)] = 0
     """I-6. Added to the price P of a game without the talon (an even number, so whists still
     halve). 0: priced as with the talon, as preferans.pro prices its misère without the talon
     (10) and Lesnoy's glossary the old "big misère" played without it (10 to the pool, 10 a
@@ -95,16 +96,16 @@ class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
     writing: Literal["mountain", "whists"] = "mountain"
     """Tricks go to the mountain (Sochi, Leningrad, Classic) or are written in whists (Rostov)."""
-    base_price: int = 1
+    base_price: Annotated[int, Meta(ge=1, le=100)] = 1
     """I-23. Mountain per trick on the first all-pass of a streak (Leningrad 2)."""
     progression: Literal["none", "arith", "geom"] = "arith"
     """I-22. Price of consecutive all-passes: constant, 1-2-3…, or 1-2-4…"""
-    progression_cap: int = 3
+    progression_cap: Annotated[int, Meta(ge=0, le=100)] = 3
     """I-22. The price stops growing at the cap-th all-pass in a row, as [C3] caps its round
     (1-2-3-3 for ``arith``, 1-2-4-4 for ``geom`` with the cap 3); 0 = no cap."""
     zero_trick_bonus: bool = True
     """A player who took no trick writes the price of one trick to his pool."""
-    whist_per_trick: int = 5
+    whist_per_trick: Annotated[int, Meta(ge=1, le=100)] = 5
     """Rostov: whists per trick written by the player with the fewest tricks."""
     rostov_tie: Literal["half_each"] = "half_each"
     """I-14b. Two players tied for the fewest tricks each write ⌊tricks × price / 2⌋."""
@@ -112,7 +113,9 @@ class RaspasyRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Whether the talon cards set the suit of the first two tricks (Rostov: never opened)."""
     amnesty: bool = False
     """I-13. Write (tricks − fewest) × price instead of tricks × price; same settlement."""
-    exit_sequence: tuple[int, ...] = (6,)
+    exit_sequence: Annotated[
+        tuple[Annotated[int, Meta(ge=6, le=10)], ...], Meta(min_length=1, max_length=10)
+    ] = (6,)
     """I-12. Minimum opening level of the deals after an all-pass; the last level repeats."""
     exit_requires: Literal["any", "made"] = "any"
     """I-12b. What ends an all-pass streak: any played contract, or only a made one."""
@@ -134,18 +137,18 @@ class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
     """The pool (пуля), its closing and the end of the game, docs/rules.md §G and I-18, I-19, I-25,
     I-27, I-29."""
 
-    target: int = 10
+    target: Annotated[int, Meta(ge=1, le=1000)] = 10
     """I-27. Pool each player must reach."""
     help_enabled: bool = True
     """I-19. Excess over the target goes as help (помощь) into another's pool."""
-    help_whists_per_point: int = 10
+    help_whists_per_point: Annotated[int, Meta(ge=0, le=1000)] = 10
     slide_after_raspasy: bool = False
     """I-25. The deal stays with the same dealer after an all-pass."""
-    max_deals: int = 0
+    max_deals: Annotated[int, Meta(ge=0, le=1000)] = 0
     """§G. The game also ends once this many deals are played, pools closed or not, and the
     unclosed pools are settled (a tournament's fixed number of deals; no source sets one).
     0: no limit."""
-    time_limit_minutes: int = 0
+    time_limit_minutes: Annotated[int, Meta(ge=0, le=10080)] = 0
     """§G [P18]. The control time (контрольное время) from the game's creation: a deal that
     ends after it starts the last round, or ends the game (``last_round``). The time is read from
     the ``at`` of the command that ends the deal; 0: no limit."""
@@ -163,9 +166,9 @@ class PoolRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True)
 class SettlementRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Final settlement (расчёт), docs/rules.md §H and I-20, I-28."""
 
-    whists_per_mountain_point: int = 10
+    whists_per_mountain_point: Annotated[int, Meta(ge=1, le=1000)] = 10
     """Mountain to whists: each other player writes M × this / n on a player."""
-    pool_weight: int = 1
+    pool_weight: Annotated[int, Meta(ge=1, le=10)] = 1
     """I-28. A pool point weighs this many mountain points (Leningrad 2)."""
     rounding: Literal["largest_remainder", "floor"] = "largest_remainder"
     """I-20. Exact nets, rounded to whole whists keeping the zero sum; or OpenPref's floor."""

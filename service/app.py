@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -32,12 +33,15 @@ import msgspec
 from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.types import ControllerRouterHandler
 
 from service.api import auth, read_models
 from service.api.actions import ActionsController
+from service.api.common import refuse_unknown_query_parameters
+from service.api.edge import Edge
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
 from service.api.health import HealthController
@@ -54,10 +58,12 @@ from service.database import (
 from service.errors import EXCEPTION_HANDLERS
 from service.event_log import game_log
 from service.games import GameService
+from service.key_purger import KeyPurger
 from service.live import Live
 from service.lobby import Lobby
 from service.players import Players
 from service.projection_runner import Projections
+from service.rate_limits import Policy, RateLimiter
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -116,6 +122,11 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 
 _COLLABORATORS = ("events", "games", "players", "lobby", "live", "projections")
+
+
+def _limiter_of(scope: Any) -> RateLimiter | None:
+    limiter: RateLimiter | None = scope["app"].state.get("limiter")
+    return limiter
 
 
 @contextlib.asynccontextmanager
@@ -179,6 +190,15 @@ def create_app(
         live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
         events.add_listener(live.poke)
         runner = Projections(events)
+        limiter = None
+        if settings.rate_limits:
+            limiter = RateLimiter(
+                pool,
+                [
+                    Policy("reads", settings.reads_per_minute, 60),
+                    Policy("writes", settings.writes_per_minute, 60),
+                ],
+            )
         app.state.update(
             events=events,
             games=games,
@@ -186,8 +206,17 @@ def create_app(
             lobby=lobby,
             live=live,
             projections=runner,
+            limiter=limiter,
         )
-        poller = asyncio.create_task(live.run(), name="live-updates")
+        background = [
+            asyncio.create_task(live.run(), name="live-updates"),
+            asyncio.create_task(
+                KeyPurger(events.store, interval=settings.key_purge_interval).run(),
+                name="key-purger",
+            ),
+        ]
+        if limiter is not None:
+            background.append(asyncio.create_task(limiter.run(), name="rate-limits"))
         try:
             async with contextlib.AsyncExitStack() as stack:
                 workers = [_projections_lifespan] if projections else []
@@ -197,7 +226,8 @@ def create_app(
         finally:
             await events.close()
             live.close()
-            await stop_task(poller)
+            for task in background:
+                await stop_task(task)
             try:
                 await asyncio.wait_for(pool.close(), SHUTDOWN_TIMEOUT)
             except TimeoutError:
@@ -216,6 +246,15 @@ def create_app(
         },
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=MAX_BODY_BYTES,
+        middleware=[
+            DefineMiddleware(
+                Edge,  # type: ignore[arg-type]  # a plain ASGI middleware class
+                limiter=_limiter_of,
+                body_timeout=settings.body_timeout,
+                max_body=MAX_BODY_BYTES,
+            )
+        ],
+        before_request=refuse_unknown_query_parameters,
         openapi_config=openapi_config(),
         logging_config=None,  # the host (uvicorn, pytest) configures logging
         debug=debug,
@@ -285,21 +324,56 @@ def write_openapi(path: Path = OPENAPI_PATH) -> bool:
     return True
 
 
+def serve_app() -> Litestar:
+    """The app of one server process, from the environment (granian's factory target)."""
+    return create_app(Settings.from_env())
+
+
 def run(settings: Settings) -> None:
-    """Serve the API with uvicorn on ``settings.host:settings.port`` (``preferans serve``)."""
-    import uvicorn
+    """Serve the API on ``settings.host:settings.port`` with ``settings.workers`` processes
+    (``preferans serve``).
 
-    dsn = resolve_dsn(settings)  # the embedded server starts here, before the event loop
-    app = create_app(settings, dsn=dsn)
-    log.info("serving on http://%s:%d", settings.host, settings.port)
-    uvicorn.run(
-        app,
-        host=settings.host,
+    granian (hyper and tokio underneath, uvloop for the app) rather than uvicorn: its header
+    read timeout closes slowloris and silent connections and idle keep-alive ones (HTTP/1.1
+    only: its HTTP/2 sniffing would wait for a first byte with no timeout), it caps the
+    requests a process serves at once (backpressure) and the pending connections (backlog), it
+    runs several worker processes on one port, and it serves a request in about the same time
+    as uvicorn with httptools. The body read timeout and the size limit are the app's own
+    (`service.api.edge`).
+    """
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces, Loops
+    from granian.http import HTTP1Settings
+
+    # The embedded server starts here, once, before any worker; the workers find it by URL.
+    os.environ["DATABASE_URL"] = resolve_dsn(settings)
+    log.info("serving on http://%s:%d with %d worker(s)", settings.host, settings.port,
+             settings.workers)  # fmt: skip
+    Granian(
+        "service.app:serve_app",
+        factory=True,
+        address=settings.host,
         port=settings.port,
-        log_level="info",
-        access_log=False,
-        timeout_graceful_shutdown=3,  # open SSE streams end; their clients resume elsewhere
-    )
+        interface=Interfaces.ASGI,
+        http=HTTPModes.http1,
+        loop=Loops.uvloop,
+        workers=settings.workers,
+        backlog=settings.max_connections,
+        backpressure=settings.max_concurrency,
+        http1_settings=HTTP1Settings(
+            header_read_timeout=int(settings.header_timeout * 1000), keep_alive=True
+        ),
+        log_access=False,
+        respawn_failed_workers=True,
+        workers_kill_timeout=5,  # open SSE streams end; their clients resume elsewhere
+    ).serve()
 
 
-__all__ = ["V1_ROUTE_HANDLERS", "create_app", "openapi_document", "run", "write_openapi"]
+__all__ = [
+    "V1_ROUTE_HANDLERS",
+    "create_app",
+    "openapi_document",
+    "run",
+    "serve_app",
+    "write_openapi",
+]

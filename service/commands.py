@@ -126,6 +126,9 @@ class CommandResult(Generic[S, E]):
     """The rendered response, when a ``render`` callback was given."""
 
 
+Expected = int | frozenset[int] | None
+"""A pinned version: ANY (None), NO_STREAM, STREAM_EXISTS, an exact version, or a set of them."""
+
 Render = Callable[[Any], StoredResponse]
 """Renders a `CommandResult` or a domain refusal into the response to store and replay."""
 
@@ -203,13 +206,12 @@ class CommandHandler(Generic[C, S, E]):
         if held is None or held[0] < version:  # a concurrent command may have cached a newer one
             self._cache.put(stream_id, (version, state))
 
-    async def _current(self, stream_id: str, expected: int | None, fresh: bool) -> _Loaded[S]:
+    async def _current(self, stream_id: str, expected: Expected, fresh: bool) -> _Loaded[S]:
         """The state to decide in. A cached state is trusted without a read (``es.command``
         checks the version, and a conflict brings us back here with ``fresh``); a pin that
         the cache does not match is checked against the log first."""
         cached = self._cache.get(stream_id)
-        if cached is not None and not fresh and (expected is None or expected < 0 or
-                                                 cached[0] == expected):  # fmt: skip
+        if cached is not None and not fresh and _may_hold(expected, cached[0]):
             return _Loaded(cached[0], cached[1], fresh=False)
         version, state = await self.load(stream_id)
         return _Loaded(version, state, fresh=True)
@@ -220,19 +222,21 @@ class CommandHandler(Generic[C, S, E]):
         command: C,
         *,
         context: CommandContext = CommandContext(),
-        expected: int | None = ANY,
+        expected: Expected = ANY,
         render: Render | None = None,
     ) -> CommandResult[S, E]:
         """Decide ``command`` against the stream and append its events, in one round trip.
 
-        ``expected`` pins the stream version (If-Match: n; If-None-Match: * is ``NO_STREAM``):
-        a mismatch raises `StreamConflict` without deciding. ``render`` turns the result (or a
+        ``expected`` pins the stream version (If-Match: n, or a set of versions any of which
+        will do; If-None-Match: * is ``NO_STREAM``): a mismatch raises `StreamConflict` without
+        deciding. ``render`` turns the result (or a
         domain refusal) into the response stored under ``context.idempotency``; it is required
         with a key, and it renders before the events are written (the versions they get are
         known; their global positions are not yet). Raises the decider's refusals,
         `StreamConflict`, `IdempotencyKeyReused`, `IdempotencyKeyInFlight`, `CommitUnknown`.
         """
-        check_expected(expected)
+        if not isinstance(expected, frozenset):
+            check_expected(expected)
         key = context.idempotency
         if key is not None and render is None:
             raise ValueError("an idempotency key needs a render callback to store the response")
@@ -263,7 +267,7 @@ class CommandHandler(Generic[C, S, E]):
             except StreamConflict:
                 # Another writer appended since our state: reload and decide again, unless the
                 # caller pinned the very version that is now gone.
-                pinned = expected is not None and expected >= 0
+                pinned = isinstance(expected, frozenset) or (expected is not None and expected >= 0)
                 if attempt == self.retries or (pinned and loaded.fresh):
                     raise
                 fresh = True
@@ -409,9 +413,21 @@ class CommandHandler(Generic[C, S, E]):
         return self.log.new_events(events, ids, metadata)
 
 
-def _check_precondition(stream_id: str, expected: int | None, version: int) -> None:
+def _may_hold(expected: Expected, version: int) -> bool:
+    """Whether a cached ``version`` might satisfy the pin (so deciding on it is worth a try)."""
+    if isinstance(expected, frozenset):
+        return version in expected
+    return expected is None or expected < 0 or version == expected
+
+
+def _check_precondition(stream_id: str, expected: Expected, version: int) -> None:
     """The caller's pin against the loaded version (0 means the stream does not exist)."""
     if expected is None:
+        return
+    if isinstance(expected, frozenset):
+        if version not in expected:
+            wanted = min(expected) if expected else None
+            raise StreamConflict(stream_id, wanted, version or None)
         return
     if expected >= 0:
         holds = version == expected

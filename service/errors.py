@@ -47,9 +47,13 @@ from service.exceptions import (
     NotFound,
     NotSeated,
     NotYet,
+    PayloadTooLarge,
     PlayerNotFound,
+    RateLimited,
+    RequestTimeout,
     Unauthenticated,
     Unavailable,
+    UnsupportedMediaType,
 )
 
 log = logging.getLogger(__name__)
@@ -197,6 +201,12 @@ _KINDS = (
         "ETag). Read the game again and decide anew.",
     ),
     Kind(
+        "request-timeout",
+        408,
+        "The request was not sent in time",
+        "The request's body did not arrive within the time allowed; send it whole and promptly.",
+    ),
+    Kind(
         "payload-too-large",
         413,
         "The request body is too large",
@@ -207,6 +217,13 @@ _KINDS = (
         415,
         "Unsupported media type",
         "Send request bodies as `application/json`.",
+    ),
+    Kind(
+        "rate-limited",
+        429,
+        "Too many requests",
+        "This token or address sent more requests than its policy allows in the window (see the "
+        "`RateLimit` and `RateLimit-Policy` headers). Retry after the `Retry-After` seconds.",
     ),
     Kind(
         "invalid-rules",
@@ -371,6 +388,17 @@ def map_exception(exc: Exception) -> Mapped:
                 dependency="database",
             )
             headers["Retry-After"] = RETRY_AFTER
+        case RequestTimeout():
+            problem = _problem("request-timeout", exc.message)
+            headers["Connection"] = "close"
+        case PayloadTooLarge():
+            problem = _problem("payload-too-large", exc.message)
+            headers["Connection"] = "close"
+        case UnsupportedMediaType():
+            problem = _problem("unsupported-media-type", exc.message)
+        case RateLimited():
+            problem = _problem("rate-limited", exc.message)
+            headers["Retry-After"] = str(exc.retry_after)
         case NotYet():
             problem = _problem("not-public-yet", exc.message, code=exc.code)
         case AlreadyImported():
@@ -380,7 +408,9 @@ def map_exception(exc: Exception) -> Mapped:
         case StreamConflict():
             problem = _problem(
                 "version-mismatch",
-                f"the game is at version {exc.actual or 0}, not {exc.expected}",
+                f"the game is at version {exc.actual or 0}, not {exc.expected}"
+                if exc.expected is not None
+                else f"the game is at version {exc.actual or 0}, which If-Match does not name",
                 expected=exc.expected,
                 actual=exc.actual or 0,
             )

@@ -9,7 +9,13 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     │   ├── GameNotFound
     │   └── PlayerNotFound
     ├── BadRequest           a malformed header, query parameter or body field (names it)
-    │   └── InvalidCursor    a page cursor this list did not hand out
+    │   ├── InvalidCursor    a page cursor this list did not hand out
+    │   └── TooDeep          a JSON body nested deeper than any request of this API
+    ├── BadBody              what the edge refuses before reading a body into the API
+    │   ├── RequestTimeout       the body did not arrive in time
+    │   ├── PayloadTooLarge      larger than any request of this API
+    │   └── UnsupportedMediaType not JSON
+    ├── RateLimited          too many requests from this token or address
     ├── NotYet               the game's information is not public yet
     │   ├── GameNotOver      an export waits for the game's end
     │   └── DealStillInPlay  nobody replays a deal still being played
@@ -66,6 +72,37 @@ class InvalidCursor(BadRequest):
 
     def __init__(self, message: str, *, where: str | None = "query.cursor") -> None:
         super().__init__(message, where=where)
+
+
+class TooDeep(BadRequest):
+    """A JSON body nested deeper than any request of this API needs."""
+
+    def __init__(self, message: str, *, where: str | None = "body") -> None:
+        super().__init__(message, where=where)
+
+
+class BadBody(ServiceError):
+    """A request body refused at the edge, before the API reads it."""
+
+
+class RequestTimeout(BadBody):
+    """The body did not arrive within the time allowed."""
+
+
+class PayloadTooLarge(BadBody):
+    """A body larger than any request of this API."""
+
+
+class UnsupportedMediaType(BadBody):
+    """A body that is not ``application/json``."""
+
+
+class RateLimited(ServiceError):
+    """Too many requests under a policy; ``retry_after`` seconds until its window ends."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class NotYet(ServiceError):

@@ -40,9 +40,9 @@ from service.event_store import (
     StreamConflict,
     uuid7,
 )
-from service.exceptions import AlreadyImported, ImportRefused
+from service.exceptions import AlreadyImported, BadRequest, ImportRefused
 from service.lobby import new_game_summary
-from service.players import add_guests
+from service.players import add_guests, clean_name
 from service.streams import game_stream
 
 MEDIA_TYPE = "application/x-ndjson"
@@ -145,6 +145,14 @@ def read_lines(lines: Iterable[bytes | str], log: EventLog[game.Event]) -> _Pars
     if not events or not isinstance(events[0], game.GameCreated):
         raise ImportRefused("a game's events start with game_created")
     return _Parsed(header, events, ids)
+
+
+def _guest_name(name: str | None, seat: int) -> str:
+    """The name an export gives a player, if it is one we would accept, else ``Guest <n>``."""
+    try:
+        return clean_name(name) if name else f"Guest {seat + 1}"
+    except BadRequest:
+        return f"Guest {seat + 1}"
 
 
 def _bytes(text: bytes | str) -> bytes:

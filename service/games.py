@@ -23,7 +23,7 @@ from domain.deal.messages import SeatCommand
 from domain.errors import InvalidRules, PreferansError
 from domain.game import INITIAL_STATE, GameState
 from domain.rules import Rules, rules_for
-from service.commands import CommandContext, CommandHandler, CommandResult
+from service.commands import CommandContext, CommandHandler, CommandResult, Expected
 from service.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout
 from service.event_log import EventLog
 from service.event_store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
@@ -191,7 +191,7 @@ class GameService:
         *,
         key: str | None,
         fingerprint: bytes,
-        expected: int | None,
+        expected: Expected,
         render: Render,
         render_refusal: RenderRefusal,
     ) -> Done:
@@ -206,7 +206,7 @@ class GameService:
         *,
         key: str | None,
         fingerprint: bytes,
-        expected: int | None,
+        expected: Expected,
         render: Render,
         render_refusal: RenderRefusal,
     ) -> Done:
@@ -229,7 +229,7 @@ class GameService:
         command: GameCommand,
         key: str | None,
         fingerprint: bytes,
-        expected: int | None,
+        expected: Expected,
         render: Render,
         render_refusal: RenderRefusal,
     ) -> Done:

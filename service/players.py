@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 import uuid
 from collections.abc import Sequence
 from typing import Literal
@@ -20,7 +21,7 @@ import asyncpg
 import msgspec
 
 from service.event_store import uuid7
-from service.exceptions import PlayerNotFound
+from service.exceptions import BadRequest, PlayerNotFound
 from service.lru import Lru
 
 PlayerKind = Literal["human", "guest"]
@@ -30,6 +31,30 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     name: str
     kind: PlayerKind = "human"
+
+
+NAME_LENGTH = 64
+
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+"""Control, format (bidi overrides, zero-width joiners and spaces), private-use, surrogate and
+unassigned code points, and line and paragraph separators: nothing a name shows or needs."""
+
+
+def clean_name(text: str) -> str:
+    """A player's name as stored: NFC, trimmed, 1 to 64 printable characters. `BadRequest`
+    naming the fault otherwise (a name that reverses text, hides characters or is blank)."""
+    name = unicodedata.normalize("NFC", text).strip()
+    if not name:
+        raise BadRequest("a name needs at least one visible character", where="body.name")
+    if len(name) > NAME_LENGTH:
+        raise BadRequest(f"a name has at most {NAME_LENGTH} characters", where="body.name")
+    for char in name:
+        if unicodedata.category(char) in _REFUSED_CATEGORIES:
+            raise BadRequest(
+                f"a name may not hold U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})",
+                where="body.name",
+            )
+    return name
 
 
 def new_token() -> str:
@@ -61,6 +86,7 @@ class Players:
 
     async def register(self, name: str) -> tuple[Player, str]:
         """A new player and his bearer token (returned this once, stored only as a hash)."""
+        name = clean_name(name)
         player_id, token = uuid7(), new_token()
         digest = token_hash(token)
         await self.pool.execute(_INSERT, player_id, name, digest, "human")

@@ -1,5 +1,6 @@
-"""What the controllers share: headers (Idempotency-Key, If-Match, If-None-Match), rendering a
-command's outcome, and sending a response stored under an idempotency key."""
+"""What the controllers share: headers (Idempotency-Key, If-Match, If-None-Match, caching),
+rendering a command's outcome, sending a response stored under an idempotency key, and the
+refusal of query parameters a route does not take."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Response
+from litestar import Request, Response
 from litestar.params import HeaderParameter
 
 from domain import game
@@ -54,23 +55,39 @@ IfNoneMatchHeader = Annotated[
 ]
 
 JSON = "application/json"
+
+PRIVATE: dict[str, str] = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
+"""Headers of a body that depends on who asks (a seat's view, its events): no shared cache may
+keep it, and a private one revalidates with the ETag."""
+NO_STORE: dict[str, str] = {"Cache-Control": "no-store"}
+"""Headers of a body no cache may keep at all (a bearer token, a command's outcome)."""
 _ETAG = re.compile(r'\s*(W/)?"?(\d{1,18})"?\s*')
+_KNOWN_PARAMETERS: dict[int, frozenset[str]] = {}
 _encoder = msgspec.json.Encoder()
 
 
-def expected_version(if_match: str | None) -> int | None:
-    """The version pinned by If-Match (``"12"``; ``*`` means any existing version)."""
+def expected_version(if_match: str | None) -> int | frozenset[int] | None:
+    """The versions If-Match accepts (RFC 9110 §13.1.1): ``*`` any existing version, else the
+    list of its strong ETags (``"12", "13"``). Weak ETags never match under If-Match: a list of
+    nothing but weak ones can hold for no version (an empty set: 412)."""
     if if_match is None:
         return None
-    if if_match.strip() == "*":
+    tags = [tag.strip() for tag in if_match.split(",")]
+    if tags == ["*"]:
         return STREAM_EXISTS
-    match = _ETAG.fullmatch(if_match)
-    if match is None or match[1]:
-        raise BadRequest(
-            f'If-Match takes one strong ETag such as "12", not {if_match!r}',
-            where="header.If-Match",
-        )
-    return int(match[2])
+    versions: set[int] = set()
+    for tag in tags:
+        match = _ETAG.fullmatch(tag)
+        if match is None or not tag.strip().endswith('"'):
+            raise BadRequest(
+                f'If-Match takes ETags such as "12" (or a list of them), not {if_match!r}',
+                where="header.If-Match",
+            )
+        if not match[1]:  # strong comparison: a weak tag matches nothing
+            versions.add(int(match[2]))
+    if len(versions) == 1:
+        return next(iter(versions))
+    return frozenset(versions)
 
 
 def not_modified(if_none_match: str | None, version: int) -> bool:
@@ -124,4 +141,28 @@ def send(done: Done) -> Response[Any]:
     media_type = next((v for n, v in stored.headers if n.lower() == "content-type"), JSON)
     if done.replayed:
         headers["Idempotent-Replayed"] = "true"
+    headers.update(NO_STORE)  # the caller's own events and view
+    headers["Vary"] = "Authorization"
     return Response(stored.body, status_code=stored.status, headers=headers, media_type=media_type)
+
+
+def refuse_unknown_query_parameters(request: Request[Any, Any, Any]) -> None:
+    """A ``before_request`` hook: 400 for a query parameter the route does not take (a typo
+    such as ``?limt=5`` would otherwise pass unnoticed)."""
+    sent = request.query_params.keys()
+    if not sent:
+        return None
+    handler = request.route_handler
+    known = _KNOWN_PARAMETERS.get(id(handler))
+    if known is None:
+        model = handler.create_kwargs_model(path_parameters=dict(request.path_params))
+        known = frozenset(p.field_alias for p in model.expected_query_params)
+        _KNOWN_PARAMETERS[id(handler)] = known
+    unknown = sorted(set(sent) - known)
+    if unknown:
+        takes = ", ".join(sorted(known)) or "none"
+        raise BadRequest(
+            f"unknown query parameter {unknown[0]!r} (this route takes: {takes})",
+            where=f"query.{unknown[0]}",
+        )
+    return None

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller, Response, get
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from service.api.auth import OPTIONAL_SECURITY
+from service.api.common import PRIVATE
 from service.api.schemas import EventPage
 from service.errors import problem_responses
 from service.exceptions import BadRequest
@@ -90,11 +91,12 @@ class EventsController(Controller):
         games: NamedDependency[GameService],
         after: Annotated[int, QueryParameter(ge=0, le=10**12)] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
-    ) -> EventPage:
+    ) -> Response[EventPage]:
         items, last = await games.history(game_id, viewer.id if viewer else None, after, limit)
-        return EventPage(
+        page = EventPage(
             items=items, next_cursor=str(last) if len(items) == limit else None, version=last
         )
+        return Response(page, headers=PRIVATE)
 
     @get(
         "/{game_id:uuid}/stream",
@@ -136,5 +138,5 @@ class EventsController(Controller):
         return Stream(
             _sse(live, game_stream(game_id), viewer.id if viewer else None, start, sse),
             media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            headers={**PRIVATE, "X-Accel-Buffering": "no"},
         )

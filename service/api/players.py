@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import uuid
 
-from litestar import Controller, get, post
+from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from service.api.auth import SECURITY
+from service.api.common import NO_STORE, PRIVATE
 from service.api.schemas import NewPlayer, PlayerCreated
 from service.errors import problem_responses
 from service.players import Player, Players
@@ -31,9 +32,10 @@ class PlayersController(Controller):
     )
     async def create_player(
         self, data: JSONBody[NewPlayer], players: NamedDependency[Players]
-    ) -> PlayerCreated:
+    ) -> Response[PlayerCreated]:
         player, token = await players.register(data.name)
-        return PlayerCreated(id=player.id, name=player.name, token=token)
+        created = PlayerCreated(id=player.id, name=player.name, token=token)
+        return Response(created, status_code=201, headers=NO_STORE)  # a bearer token
 
     @get(
         "/me",
@@ -42,8 +44,8 @@ class PlayersController(Controller):
         security=SECURITY,
         responses=problem_responses("unauthenticated"),
     )
-    async def me(self, caller: NamedDependency[Player]) -> Player:
-        return caller
+    async def me(self, caller: NamedDependency[Player]) -> Response[Player]:
+        return Response(caller, headers=PRIVATE)
 
     @get(
         "/{player_id:uuid}",

@@ -35,7 +35,7 @@ from projections.sheet_svg import render_svg
 from projections.stats import PlayerStats, player_stats
 from service import read_models
 from service.api.auth import OPTIONAL_SECURITY
-from service.api.common import IfNoneMatchHeader, not_modified
+from service.api.common import PRIVATE, IfNoneMatchHeader, not_modified
 from service.api.schemas import (
     LeaderboardEntryView,
     LeaderboardPage,
@@ -163,10 +163,10 @@ class SheetController(Controller):
         viewer: NamedDependency[Player | None],
         events: NamedDependency[EventLog[game.Event]],
         at: Annotated[int | None, QueryParameter(ge=1, description="The step (1 … steps).")] = None,
-    ) -> Replay:
+    ) -> Response[Replay]:
         logged = await _game_events(events, game_id)
         try:
-            return replays.replay(
+            shown = replays.replay(
                 str(game_id),
                 [item.event for item in logged],
                 deal_no,
@@ -179,6 +179,7 @@ class SheetController(Controller):
             raise DealStillInPlay(str(exc)) from None
         except replays.StepOutOfRange as exc:
             raise BadRequest(str(exc), where="query.at") from None
+        return Response(shown, headers=PRIVATE)  # what this viewer's seat saw
 
     @get(
         "/{game_id:uuid}/export",

@@ -11,7 +11,7 @@ from litestar.params import FromPath
 
 from domain import game
 from service.api.auth import OPTIONAL_SECURITY
-from service.api.common import IfNoneMatchHeader, legal, not_modified
+from service.api.common import PRIVATE, IfNoneMatchHeader, legal, not_modified
 from service.api.schemas import GameSnapshot
 from service.errors import etag, problem_responses
 from service.games import GameService
@@ -49,7 +49,7 @@ class ViewsController(Controller):
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[GameSnapshot]:
         version, state = await games.state(game_id)
-        headers = {"ETag": etag(version), "Vary": "Authorization"}
+        headers = {"ETag": etag(version), **PRIVATE}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
         assert isinstance(state, game.Pulka)

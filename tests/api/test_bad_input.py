@@ -45,7 +45,7 @@ ACTIONS: list[tuple[str, bytes | Any, dict[str, str], int, str]] = [
     ("nested", json.loads("[" * 200 + "]" * 200), {}, 400, "validation"),
     ("huge body", {"type": "pass", "padding": "x" * 100_000}, {}, 413, "payload-too-large"),
     ("bad If-Match", {"type": "pass"}, {"If-Match": "yesterday"}, 400, "validation"),
-    ("weak If-Match", {"type": "pass"}, {"If-Match": 'W/"3"'}, 400, "validation"),
+    ("weak If-Match", {"type": "pass"}, {"If-Match": 'W/"3"'}, 412, "version-mismatch"),
     ("empty key", {"type": "pass"}, {"Idempotency-Key": ""}, 400, "validation"),
     ("long key", {"type": "pass"}, {"Idempotency-Key": "k" * 300}, 400, "validation"),
 ]

@@ -40,7 +40,8 @@ async def _follow(
     ) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
-        assert response.headers["cache-control"] == "no-cache"
+        assert response.headers["cache-control"] == "private, no-cache"
+        assert response.headers["vary"] == "Authorization"
         async for _ in read_sse(response, log):
             pass
 

@@ -1,0 +1,209 @@
+"""The edge: what every request meets before the API reads it (an ASGI middleware).
+
+- **Rate limits** per token and per client address, reads and writes apart
+  (`service.rate_limits`): over the limit is 429 with ``Retry-After``; every limited response
+  carries the ``RateLimit`` and ``RateLimit-Policy`` fields of the IETF draft.
+- **Bodies**: a request with a body must say ``application/json`` (415), send it whole within
+  ``body_timeout`` seconds (408; a client that announces ``Content-Length: 10`` and sends
+  nothing no longer holds a connection open), stay under ``max_body`` bytes (413) and nest no
+  deeper than ``max_depth`` (400: msgspec would recurse as deep as the JSON goes).
+
+The server in front (granian) bounds the rest: headers within a time, idle keep-alive
+connections, and how many requests a process serves at once. Refusals are problem+json, mapped
+in `service.errors` like every other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from service.errors import stored_problem
+from service.exceptions import (
+    PayloadTooLarge,
+    RateLimited,
+    RequestTimeout,
+    TooDeep,
+    UnsupportedMediaType,
+)
+from service.rate_limits import RateLimiter, Verdict
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_READS = frozenset({"GET", "HEAD"})
+_LIMITED = "/v1/"
+
+
+class Edge:
+    """The ASGI middleware (see the module docstring). ``limiter`` gives the app's rate
+    limiter, or None while limits are off."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        limiter: Callable[[Scope], RateLimiter | None],
+        body_timeout: float = 10.0,
+        max_body: int = 64 * 1024,
+        max_depth: int = 32,
+    ) -> None:
+        self.app = app
+        self.limiter = limiter
+        self.body_timeout = body_timeout
+        self.max_body = max_body
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        method: str = scope["method"]
+        verdict: Verdict | None = None
+        limiter = self.limiter(scope) if path.startswith(_LIMITED) else None
+        if limiter is not None and method != "OPTIONS":
+            verdict = limiter.hit("reads" if method in _READS else "writes", _subjects(scope))
+            if not verdict.allowed:
+                refusal = RateLimited(
+                    f"over {verdict.policy.limit} {verdict.policy.name} per "
+                    f"{verdict.policy.window} s",
+                    retry_after=verdict.reset,
+                )
+                await _refuse(send, refusal, path, verdict)
+                return
+        if method in _BODY_METHODS and _has_body(scope):
+            try:
+                body = await self._body(scope, receive)
+            except (RequestTimeout, PayloadTooLarge, UnsupportedMediaType, TooDeep) as exc:
+                await _refuse(send, exc, path, verdict)
+                return
+            receive = _replay(body, receive)
+        if verdict is not None:
+            send = _with_rate_headers(send, verdict)
+        await self.app(scope, receive, send)
+
+    async def _body(self, scope: Scope, receive: Receive) -> bytes:
+        content_type = _header(scope, b"content-type").split(b";", 1)[0].strip().lower()
+        if content_type != b"application/json" and not content_type.endswith(b"+json"):
+            raise UnsupportedMediaType("request bodies are application/json")
+        length = _header(scope, b"content-length")
+        if length.isdigit() and int(length) > self.max_body:
+            raise PayloadTooLarge(f"request bodies are at most {self.max_body} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        break
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_body:
+                        raise PayloadTooLarge(f"request bodies are at most {self.max_body} bytes")
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            raise RequestTimeout(
+                f"the request body did not arrive within {self.body_timeout:g} s"
+            ) from None
+        body = b"".join(chunks)
+        if _too_deep(body, self.max_depth):
+            raise TooDeep(f"JSON nested deeper than {self.max_depth} levels")
+        return body
+
+
+def _header(scope: Scope, name: bytes) -> bytes:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value)
+    return b""
+
+
+def _has_body(scope: Scope) -> bool:
+    length = _header(scope, b"content-length")
+    return (length != b"" and length != b"0") or bool(_header(scope, b"transfer-encoding"))
+
+
+def _subjects(scope: Scope) -> list[str]:
+    """Whom a request counts against: its client address and, if it sends one, its token."""
+    client = scope.get("client")
+    subjects = [f"addr:{client[0] if client else 'unknown'}"]
+    authorization = _header(scope, b"authorization")
+    if authorization:
+        subjects.append("token:" + hashlib.sha256(authorization).hexdigest()[:24])
+    return subjects
+
+
+def _too_deep(body: bytes, limit: int) -> bool:
+    """Whether the JSON in ``body`` nests deeper than ``limit`` (brackets outside strings).
+    Cheap for the bodies of this API: only one with more brackets than that is scanned."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return False
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the body read already, then waits for the disconnect."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+def _rate_headers(verdict: Verdict) -> list[tuple[bytes, bytes]]:
+    policy = verdict.policy
+    return [
+        (b"ratelimit-policy", f'"{policy.name}";q={policy.limit};w={policy.window}'.encode()),
+        (b"ratelimit", f'"{policy.name}";r={verdict.remaining};t={verdict.reset}'.encode()),
+    ]
+
+
+def _with_rate_headers(send: Send, verdict: Verdict) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [*message.get("headers", []), *_rate_headers(verdict)]
+        await send(message)
+
+    return sending
+
+
+async def _refuse(send: Send, exc: Exception, path: str, verdict: Verdict | None) -> None:
+    stored = stored_problem(exc, instance=path)
+    headers = [(k.lower().encode(), v.encode()) for k, v in stored.headers]
+    if verdict is not None:
+        headers += _rate_headers(verdict)
+    await send({"type": "http.response.start", "status": stored.status, "headers": headers})
+    await send({"type": "http.response.body", "body": stored.body})
