@@ -221,16 +221,42 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     """Reset nothing more on release (asyncpg itself still rolls back an open transaction)."""
 
 
+class DatabaseUnavailable(Exception):
+    """No connection could be had: the server refused, is away, or every connection stayed
+    busy past the acquire timeout. Nothing was sent, so nothing changed."""
+
+
 class BoundedPool(asyncpg.Pool):  # type: ignore[misc]
     """An asyncpg pool whose every wait for a free connection is bounded (``acquire_timeout``
-    seconds, then `TimeoutError`), including the waits of ``pool.fetch`` and friends."""
+    seconds), including the waits of ``pool.fetch`` and friends, and whose failures to give a
+    connection are `DatabaseUnavailable` (whatever asyncpg or the socket raised)."""
 
     def __init__(self, *args: Any, acquire_timeout: float | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.acquire_timeout = acquire_timeout
 
     def acquire(self, *, timeout: float | None = None) -> Any:
-        return super().acquire(timeout=timeout if timeout is not None else self.acquire_timeout)
+        wait = timeout if timeout is not None else self.acquire_timeout
+        return _Acquire(super().acquire(timeout=wait))
+
+
+class _Acquire:
+    """asyncpg's acquire context, its failures to connect turned into `DatabaseUnavailable`."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __aenter__(self) -> Any:
+        try:
+            return await self.inner.__aenter__()
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise DatabaseUnavailable(f"no database connection: {type(exc).__name__}") from exc
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self.inner.__aexit__(*exc)
+
+    def __await__(self) -> Any:
+        return self.__aenter__().__await__()
 
 
 async def create_pool(

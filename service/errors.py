@@ -30,6 +30,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 
 from domain.errors import IllegalAction, InvalidLayout, InvalidRules, NotationError, PreferansError
+from service.database import DatabaseUnavailable
 from service.event_store import (
     CommitUnknown,
     DuplicateEventId,
@@ -64,6 +65,7 @@ RETRY_AFTER = "2"
 """Seconds a client should wait after a 503 of an unavailable database."""
 
 DATABASE_DOWN: tuple[type[BaseException], ...] = (
+    DatabaseUnavailable,  # no connection could be had
     OSError,  # refused, reset, unreachable
     TimeoutError,  # connecting, or waiting for a pooled connection
     asyncpg.PostgresConnectionError,

@@ -82,9 +82,13 @@ class SheetController(Controller):
         found = await read_models.read_sheet(events.pool, str(game_id))
         if found is not None:
             return found
-        if await events.store.stream_version(game_stream(game_id)) is None:
-            raise GameNotFound("no game has this id")
-        return 0, sheets.EMPTY  # the projection has not reached this game yet
+        # The projection has not reached this game yet: fold its sheet from the log itself
+        # (the same pure apply the projection runs).
+        model = sheets.EMPTY
+        logged = await _game_events(events, game_id)
+        for item in logged:
+            model = sheets.apply(model, item.event)
+        return logged[-1].version, model
 
     @get(
         "/{game_id:uuid}/sheet",
