@@ -13,9 +13,10 @@ updates' poller, the projection runner). Controllers get them by dependency inje
     projections  `service.projection_runner.Projections`
     caller / viewer                                  the authenticated player (`service.api.auth`)
 
-Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); more background workers
-go in ``lifespans`` (entered once the collaborators exist, left before the pool closes). Errors
-are mapped to problem+json in `service.errors` only.
+Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); the reference web
+client (`service/web/`, static files, no build step) is served at ``/`` by `web_client`. More
+background workers go in ``lifespans`` (entered once the collaborators exist, left before the
+pool closes). Errors are mapped to problem+json in `service.errors` only.
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar, Router
-from litestar.datastructures import State
+from litestar.datastructures import CacheControlHeader, State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
+from litestar.response import Response
+from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
 from service.api import auth, read_models
@@ -60,6 +63,18 @@ API_VERSION = "1.0.0"
 MAX_BODY_BYTES = 64 * 1024
 """No request of this API needs more: a hundred layouts fit in a quarter of it."""
 OPENAPI_PATH = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
+WEB_DIR = Path(__file__).resolve().parent / "web"
+"""The reference web client's files, served as they are at ``/``."""
+WEB_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+"""The client runs under a strict policy: no inline script or style, nothing from elsewhere."""
 
 V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     PlayersController,
@@ -120,6 +135,28 @@ async def _projections_lifespan(app: Litestar) -> AsyncIterator[None]:
         yield
     finally:
         await stop_task(task)
+
+
+def _web_headers(response: Response[Any]) -> Response[Any]:
+    response.headers.update(WEB_HEADERS)
+    return response
+
+
+def web_client() -> Router:
+    """The reference web client at ``/`` (``index.html``; its modules and styles beside it).
+
+    It talks to the API exactly as a third-party client does; revalidated on every load
+    (``no-cache``), so a new release is picked up at once.
+    """
+    return create_static_files_router(
+        path="/",
+        directories=[WEB_DIR],
+        html_mode=True,
+        name="web",
+        include_in_schema=False,
+        cache_control=CacheControlHeader(no_cache=True),
+        after_request=_web_headers,
+    )
 
 
 def _from_state(name: str) -> Provide:
@@ -195,7 +232,7 @@ def create_app(
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
     return Litestar(
-        route_handlers=[v1, HealthController, ProblemsController],
+        route_handlers=[v1, HealthController, ProblemsController, web_client()],
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,
@@ -291,4 +328,11 @@ def run(settings: Settings) -> None:
     )
 
 
-__all__ = ["V1_ROUTE_HANDLERS", "create_app", "openapi_document", "run", "write_openapi"]
+__all__ = [
+    "V1_ROUTE_HANDLERS",
+    "create_app",
+    "openapi_document",
+    "run",
+    "web_client",
+    "write_openapi",
+]
