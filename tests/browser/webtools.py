@@ -220,3 +220,38 @@ async def act_in_page(page: Any, action: Action, *, keyboard: bool = False) -> N
         await page.keyboard.press("Enter")
     else:
         await target.click()
+
+
+async def seated_game(http: httpx.AsyncClient, names: tuple[str, ...], **body: Any) -> tuple[str, list[Player]]:
+    """A game with every seat taken by API players (in seat order): its first deal is dealt."""
+    players = [await register(http, name) for name in names]
+    created = await http.post(
+        "/v1/games", json={"seats": len(players), "seat": 0, **body}, headers=players[0].auth
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    for player in players[1:]:
+        joined = await http.post(f"/v1/games/{game_id}/seats", json={}, headers=player.auth)
+        assert joined.status_code == 200, joined.text
+    return game_id, players
+
+
+async def advance(
+    http: httpx.AsyncClient,
+    game_id: str,
+    players: list[Player],
+    until: Callable[[Snapshot], bool],
+    choose: Choose = quick_choice,
+) -> Snapshot:
+    """Play every seat by API until ``until`` holds for the snapshot of the seat to act."""
+    for _ in range(500):
+        public = (await http.get(f"/v1/games/{game_id}")).json()
+        seat = public["view"]["deal"]["to_act"][0]
+        snapshot = await snapshot_of(http, game_id, players[seat])
+        if until(snapshot):
+            return snapshot
+        response = await http.post(
+            f"/v1/games/{game_id}/actions", json=choose(snapshot), headers=players[seat].auth
+        )
+        assert response.status_code == 200, response.text
+    raise AssertionError("never reached")

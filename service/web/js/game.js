@@ -36,7 +36,9 @@ export class GameSession extends EventTarget {
 
   async start() {
     await this.refresh();
-    this.loadSheet();
+    const view = this.snapshot.view;
+    const scored = this.finished ? view.deal_no : Math.max(0, view.deal_no - 1);
+    this.loadSheet((sheet) => sheet.deals_scored >= scored);
     if (!this.finished) this.stream.start(this.version);
   }
 
@@ -62,6 +64,7 @@ export class GameSession extends EventTarget {
   apply(snapshot) {
     if (this.snapshot && snapshot.version < this.snapshot.version) return; // an older answer
     const turn = this.myTurn;
+    const wasOver = this.finished;
     this.snapshot = snapshot;
     this.etag = `"${snapshot.version}"`;
     const ids = snapshot.view.players;
@@ -70,7 +73,10 @@ export class GameSession extends EventTarget {
     });
     this.emit("change");
     if (!turn && this.myTurn) this.emit("turn");
-    if (this.finished) this.stream.stop();
+    if (this.finished && !wasOver) {
+      this.stream.stop(); // nothing follows the end; the sheet has its last deal and result
+      this.loadSheet((sheet) => sheet.status === "finished");
+    }
   }
 
   get myTurn() {
@@ -83,11 +89,12 @@ export class GameSession extends EventTarget {
     try { event = JSON.parse(message.data); } catch { return; }
     this.emit("event", { version: Number(message.id), event });
     if (Number(message.id) > this.version) this.refresh().catch(() => {});
-    if (["deal_scored", "game_ended"].includes(event.type)) this.loadSheet(Number(message.id));
+    if (event.type === "deal_scored") this.loadSheet((sheet) => sheet.deals_scored >= event.deal_no);
+    if (event.type === "game_ended") this.loadSheet((sheet) => sheet.status === "finished");
   }
 
-  /** The sheet is a projection: it may trail the game a moment, so ask again until it caught up. */
-  async loadSheet(atLeast = 0) {
+  /** The sheet is a projection: it may trail the game a moment, so ask again until ``caughtUp``. */
+  async loadSheet(caughtUp = () => true) {
     for (let tries = 0; tries < 10; tries++) {
       try {
         const { sheet, version } = await this.api.sheet(this.gameId);
@@ -96,11 +103,11 @@ export class GameSession extends EventTarget {
           this.sheetVersion = version;
           this.emit("sheet");
         }
-        if (version >= atLeast) return;
+        if (caughtUp(sheet)) return;
       } catch (error) {
         if (error instanceof ApiError) return;
       }
-      await new Promise((resolve) => setTimeout(resolve, 300 * (tries + 1)));
+      await new Promise((resolve) => setTimeout(resolve, 250 * (tries + 1)));
     }
   }
 

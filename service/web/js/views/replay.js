@@ -40,9 +40,10 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
     if (target !== r.at) load(target);
   };
 
-  root.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", onKey);
   function onKey(event) {
-    if (event.target.tagName === "INPUT" || !state.replay) return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) || !state.replay) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     const moves = { ArrowRight: 1, ArrowLeft: -1, PageDown: 10, PageUp: -10 };
     if (event.key in moves) { go(state.replay.at + moves[event.key]); event.preventDefault(); }
     if (event.key === "Home") { go(1); event.preventDefault(); }
@@ -92,7 +93,7 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
         button(t("replay.last"), r.steps, "last", r.at === r.steps)),
       h("label", { class: "step-range" }, h("span", {}, t("replay.step", { k: r.at, n: r.steps })),
         h("input", {
-          type: "range", min: "1", max: String(r.steps), value: String(r.at),
+          type: "range", min: "1", max: String(r.steps), value: String(r.at), dataset: { key: "range" },
           "aria-label": t("replay.step", { k: r.at, n: r.steps }),
           onchange: (e) => go(Number(e.target.value)),
         })),
@@ -161,5 +162,5 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
           h("br"), h("small", { class: "muted" }, e.explanation))))) : null);
   }
 
-  return { destroy: () => { alive = false; root.removeEventListener("keydown", onKey); }, rerender: render };
+  return { destroy: () => { alive = false; document.removeEventListener("keydown", onKey); }, rerender: render };
 }

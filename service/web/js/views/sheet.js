@@ -3,11 +3,16 @@ import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { bidText } from "../cards.js";
 
-export function sheetPanel({ api, gameId, sheet, version, names, compact = false }) {
-  const title = h("h2", { id: `sheet-${gameId}` }, t("sheet.title"));
-  if (!sheet) return h("section", { class: "panel sheet" }, title, h("p", { class: "muted" }, t("loading")));
+/**
+ * The numbers come from the game view's own sheet (always current); the drawing, the running
+ * sums and the deal-by-deal entries from the sheet projection, which may trail it a moment.
+ */
+export function sheetPanel({ api, gameId, view, sheet, version, names, compact = false }) {
+  const totals = view.sheet;
+  const seats = totals.pool.map((_, seat) => seat);
+  const written = new Map((sheet?.seats ?? []).map((s) => [s.seat, s]));
   const name = (seat) => names[seat] ?? t("seat.n", { n: seat + 1 });
-  const others = (seat) => sheet.seats.filter((s) => s.seat !== seat);
+  const result = view.settlement?.result;
   const table = h("table", { class: "sheet-table" },
     h("caption", { class: "visually-hidden" }, t("sheet.caption")),
     h("thead", {}, h("tr", {},
@@ -15,28 +20,27 @@ export function sheetPanel({ api, gameId, sheet, version, names, compact = false
       h("th", { scope: "col" }, t("sheet.pool")),
       h("th", { scope: "col" }, t("sheet.mountain")),
       h("th", { scope: "col" }, t("sheet.whists")),
-      sheet.status === "finished" ? h("th", { scope: "col" }, t("result")) : null)),
-    h("tbody", {}, sheet.seats.map((s) => h("tr", { dataset: { seat: String(s.seat) } },
-      h("th", { scope: "row" }, name(s.seat)),
-      h("td", { title: s.pool_written }, String(s.pool)),
-      h("td", { title: s.mountain_written }, String(s.mountain)),
-      h("td", {}, others(s.seat).map((o) => h("span", { class: "whist-on" },
-        t("sheet.on", { p: name(o.seat), n: s.whists[o.seat] ?? 0 })))),
-      sheet.status === "finished" ? h("td", { class: "result" }, signed(s.result)) : null))));
+      result ? h("th", { scope: "col" }, t("result")) : null)),
+    h("tbody", {}, seats.map((seat) => h("tr", { dataset: { seat: String(seat) } },
+      h("th", { scope: "row" }, name(seat)),
+      h("td", { title: written.get(seat)?.pool_written ?? "" }, String(totals.pool[seat])),
+      h("td", { title: written.get(seat)?.mountain_written ?? "" }, String(totals.mountain[seat])),
+      h("td", {}, seats.filter((other) => other !== seat).map((other) => h("span", { class: "whist-on" },
+        t("sheet.on", { p: name(other), n: totals.whists[seat][other] })))),
+      result ? h("td", { class: "result" }, signed(result[seat])) : null))));
   const drawing = h("img", {
     class: "sheet-svg",
-    src: api.sheetSvgUrl(gameId, version),
+    src: api.sheetSvgUrl(gameId, Math.max(version, 0)),
     alt: t("sheet.alt"),
-    loading: "lazy",
   });
-  const deals = sheet.deals.slice().reverse();
+  const deals = (sheet?.deals ?? []).slice().reverse();
   return h("section", { class: ["panel", "sheet", compact && "compact"], "aria-labelledby": `sheet-${gameId}` },
-    title,
-    h("p", { class: "muted" }, t("sheet.target", { n: sheet.target ?? "?" }),
-      sheet.raspasy_streak ? ` · ${t("sheet.streak", { n: sheet.raspasy_streak })}` : ""),
+    h("h2", { id: `sheet-${gameId}` }, t("sheet.title")),
+    h("p", { class: "muted" }, t("sheet.target", { n: view.rules.pool.target }),
+      totals.raspasy_streak ? ` · ${t("sheet.streak", { n: totals.raspasy_streak })}` : ""),
     table,
     compact ? h("details", {}, h("summary", {}, t("sheet.drawing")), drawing) : drawing,
-    deals.length ? h("details", {}, h("summary", {}, t("sheet.deals", { n: deals.length })),
+    deals.length ? h("details", { class: "deals" }, h("summary", {}, t("sheet.deals", { n: deals.length })),
       h("ol", { class: "deal-lines", reversed: true }, deals.map((deal) => h("li", { value: String(deal.deal_no) },
         h("strong", {}, dealTitle(deal, name)),
         h("ul", {}, deal.entries.map((e) => h("li", { title: e.explanation },

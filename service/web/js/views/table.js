@@ -31,6 +31,7 @@ export function tableScreen(root, ctx, gameId) {
   });
   render();
   session.start().catch((error) => { ctx.toast(error); render(); });
+  const screenApi = { destroy: () => session.stop(), rerender: render };
 
   async function act(action) {
     try {
@@ -128,7 +129,7 @@ export function tableScreen(root, ctx, gameId) {
     return h("div", { class: "finished-layout" },
       settlementPanel({ view: v, sheet: session.sheet, names: session.names, seat: snap.seat }),
       replayLinks(v.deal_no),
-      sheetPanel({ api: ctx.api, gameId, sheet: session.sheet, version: session.sheetVersion, names: session.names }));
+      sheetPanel({ api: ctx.api, gameId, view: v, sheet: session.sheet, version: session.sheetVersion, names: session.names }));
   }
 
   function replayLinks(upTo) {
@@ -294,13 +295,15 @@ export function tableScreen(root, ctx, gameId) {
         h("h2", {}, t("whisting")),
         h("ol", { class: "calls" }, d.whist_calls.map((c) => h("li", {}, `${name(c.seat)}: `,
           t(`whist.${c.call}`))))) : null,
-      sheetPanel({ api: ctx.api, gameId, sheet: session.sheet, version: session.sheetVersion, names: session.names, compact: true }),
+      sheetPanel({ api: ctx.api, gameId, view: snap.view, sheet: session.sheet, version: session.sheetVersion, names: session.names, compact: true }),
       replayLinks(snap.view.deal_no - 1),
       h("section", { class: "panel log" },
         h("h2", {}, t("log")),
         h("ol", { class: "log-lines", "aria-live": "off" }, ui.log.map((line) =>
           h("li", { dataset: { version: String(line.version) } }, line.text)))));
   }
+
+  return screenApi;
 }
 
 function rank(type) {
