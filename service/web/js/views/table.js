@@ -28,6 +28,7 @@ export function tableScreen(root, ctx, gameId) {
     if (line) ui.log.unshift({ version: detail.version, text: line });
     ui.log.length = Math.min(ui.log.length, LOG_LINES);
     if (["deal_ended", "game_ended"].includes(detail.event.type)) ctx.announce(line);
+    render();
   });
   render();
   session.start().catch((error) => { ctx.toast(error); render(); });
