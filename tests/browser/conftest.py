@@ -61,7 +61,11 @@ def chromium_path() -> str | None:
     named = os.environ.get("PREFERANS_CHROMIUM")
     if named:
         return named if Path(named).exists() else None
-    for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+    for candidate in (
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ):
         if candidate and Path(candidate).exists():
             return candidate
     return None
@@ -78,7 +82,9 @@ async def chromium() -> AsyncIterator[Any]:
     try:
         from playwright.async_api import async_playwright
     except ImportError:
-        _unavailable("no browser tests: the playwright package is not installed (pip install -e '.[test]')")
+        _unavailable(
+            "no browser tests: the playwright package is not installed (pip install -e '.[test]')"
+        )
     path = chromium_path()
     if path is None:
         _unavailable(
@@ -107,7 +113,10 @@ def app_on(dsn: str) -> Any:
 @pytest.fixture
 async def web(database_dsn: str) -> AsyncIterator[str]:
     config = uvicorn.Config(
-        app_on(database_dsn), host="127.0.0.1", port=0, log_level="warning",
+        app_on(database_dsn),
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
@@ -139,8 +148,12 @@ async def open_page(chromium: Any) -> AsyncIterator[OpenPage]:
     errors: list[str] = []
 
     async def open_page(
-        *, viewport: tuple[int, int] = (1280, 900), token: str | None = None,
-        lang: str = "en", mobile: bool = False, network_errors: bool = False,
+        *,
+        viewport: tuple[int, int] = (1280, 900),
+        token: str | None = None,
+        lang: str = "en",
+        mobile: bool = False,
+        network_errors: bool = False,
     ) -> Any:
         context = await chromium.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},

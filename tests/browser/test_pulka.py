@@ -82,7 +82,9 @@ async def test_a_whole_pulka_is_played_through_the_page(
             if action["type"] == "play" and played["cards"] == 4:
                 await shoot(page, "table")  # mid-deal, the passer's hand open
             # Every other card goes by keyboard: focus it and press Enter.
-            await act_in_page(page, action, keyboard=action["type"] == "play" and played["cards"] % 2 == 1)
+            await act_in_page(
+                page, action, keyboard=action["type"] == "play" and played["cards"] % 2 == 1
+            )
             played["cards"] += action["type"] == "play"
             played["types"].add(action["type"])
             await wait_past(page, snapshot["version"])
@@ -90,7 +92,16 @@ async def test_a_whole_pulka_is_played_through_the_page(
             pytest.fail("the pulka did not end")
 
     # Everything a deal needs went through the page: bidding, talon, discard, whist, play.
-    assert {"bid", "pass", "take_talon", "discard", "declare", "whist", "choose_play", "play"} <= played["types"]
+    assert {
+        "bid",
+        "pass",
+        "take_talon",
+        "discard",
+        "declare",
+        "whist",
+        "choose_play",
+        "play",
+    } <= played["types"]
     assert played["cards"] >= 10
 
     final = await snapshot_of(http, game_id, me)

@@ -34,9 +34,13 @@ async def test_a_replay_is_stepped_through_with_every_hand_shown(
         f"{REPLAY} .seat", "seats => seats.map(s => s.querySelectorAll('.card').length)"
     )
     assert hands == [10, 10, 10]
-    talon = await page.eval_on_selector_all(f"{REPLAY} .talon .card", "cs => cs.map(c => c.dataset.card)")
+    talon = await page.eval_on_selector_all(
+        f"{REPLAY} .talon .card", "cs => cs.map(c => c.dataset.card)"
+    )
     assert talon == list(replay["state"]["talon"])
-    shown = await page.eval_on_selector_all(f"{REPLAY} .seat .card", "cs => cs.map(c => c.dataset.card)")
+    shown = await page.eval_on_selector_all(
+        f"{REPLAY} .seat .card", "cs => cs.map(c => c.dataset.card)"
+    )
     dealt = {card for hand in replay["events"][0]["hands"] for card in hand}
     assert set(shown) == dealt
 
@@ -52,15 +56,23 @@ async def test_a_replay_is_stepped_through_with_every_hand_shown(
     await _at(page, 6)
 
     # Mid-play: the trick on the table, the discard shown, the hands shrinking.
-    middle = next(
-        k for k, event in enumerate(replay["events"], 1)
-        if event["type"] == "card_played" and replay["events"][k - 2]["type"] == "trick_won"
-    ) + 1
+    middle = (
+        next(
+            k
+            for k, event in enumerate(replay["events"], 1)
+            if event["type"] == "card_played" and replay["events"][k - 2]["type"] == "trick_won"
+        )
+        + 1
+    )
     await page.fill(f"{REPLAY} input[type=range]", str(middle))
     await page.dispatch_event(f"{REPLAY} input[type=range]", "change")
     await _at(page, middle)
-    at_middle = (await http.get(f"/v1/games/{game_id}/deals/1/replay", params={"at": middle})).json()
-    trick = await page.eval_on_selector_all(f"{REPLAY} .trick .card", "cs => cs.map(c => c.dataset.card)")
+    at_middle = (
+        await http.get(f"/v1/games/{game_id}/deals/1/replay", params={"at": middle})
+    ).json()
+    trick = await page.eval_on_selector_all(
+        f"{REPLAY} .trick .card", "cs => cs.map(c => c.dataset.card)"
+    )
     assert sorted(trick) == sorted(p["card"] for p in at_middle["state"]["view"]["trick"])
     assert await page.locator(f"{REPLAY} .talon:has-text('Discard') .card").count() == 2
     await shoot(page, "replay")

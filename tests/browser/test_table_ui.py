@@ -23,7 +23,9 @@ async def test_the_table_fits_a_phone_and_a_card_is_played_by_touch(
 
     # Anna (seat 0) whists the first deal; play on until she has a card to play.
     snapshot = await advance(
-        http, game_id, players,
+        http,
+        game_id,
+        players,
         until=lambda s: s["seat"] == 0 and any(a["type"] == "play" for a in s["legal_actions"]),
         choose=first_deal_whisted,
     )
@@ -95,5 +97,10 @@ async def test_the_table_is_played_by_keyboard_in_russian_and_english(
     await page.keyboard.press("Enter")
     await wait_past(page, version)
     seen = await snapshot_of(http, game_id, vera)
-    assert seen["view"]["deal"]["auction"][0] == {"seat": 1, "call": "PASS", "hold": False, "dark": False}
+    assert seen["view"]["deal"]["auction"][0] == {
+        "seat": 1,
+        "call": "PASS",
+        "hold": False,
+        "dark": False,
+    }
     assert await page.inner_text(f"{TABLE} .seat[data-seat='1'] .call") == "Pass"

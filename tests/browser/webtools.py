@@ -132,9 +132,7 @@ async def api_opponents(
                 raise task.exception()  # type: ignore[misc]
 
 
-async def played_game(
-    http: httpx.AsyncClient, players: list[Player], **body: Any
-) -> str:
+async def played_game(http: httpx.AsyncClient, players: list[Player], **body: Any) -> str:
     """A game of ``players`` created and played to its end by API with `quick_choice` (the first
     deal whisted and played out, closed, so that its replay has tricks)."""
     created = await http.post(
@@ -169,8 +167,8 @@ async def table_state(page: Any) -> dict[str, str]:
 
 async def wait_for_turn_or_end(page: Any, timeout: float = 30_000) -> dict[str, str]:
     await page.wait_for_function(
-        """() => { const s = document.querySelector("[data-screen=table]");
-                   return s && (s.dataset.myTurn === "true" || s.dataset.status === "finished"); }""",
+        """() => { const s = document.querySelector("[data-screen=table]")?.dataset;
+                   return s && (s.myTurn === "true" || s.status === "finished"); }""",
         timeout=timeout,
     )
     return await table_state(page)
@@ -222,7 +220,9 @@ async def act_in_page(page: Any, action: Action, *, keyboard: bool = False) -> N
         await target.click()
 
 
-async def seated_game(http: httpx.AsyncClient, names: tuple[str, ...], **body: Any) -> tuple[str, list[Player]]:
+async def seated_game(
+    http: httpx.AsyncClient, names: tuple[str, ...], **body: Any
+) -> tuple[str, list[Player]]:
     """A game with every seat taken by API players (in seat order): its first deal is dealt."""
     players = [await register(http, name) for name in names]
     created = await http.post(

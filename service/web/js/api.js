@@ -140,7 +140,7 @@ export class Api extends EventTarget {
   }
   sheetSvgUrl(gameId, version) { return `${this.base}/v1/games/${gameId}/sheet.svg?v=${version}`; }
   async replay(gameId, dealNo, at) {
-    const query = at ? `?at=${at}` : "";
-    return (await this.request("GET", `/v1/games/${gameId}/deals/${dealNo}/replay${query}`)).data;
+    const path = `/v1/games/${gameId}/deals/${dealNo}/replay`;
+    return (await this.request("GET", at ? `${path}?at=${at}` : path)).data;
   }
 }

@@ -1,4 +1,5 @@
-// Building DOM without innerHTML: text is always text (player names cannot inject markup).
+// Building DOM from nodes, never from markup strings: text is always text (a player name
+// cannot inject markup).
 
 /** h("button", {class: "x", onclick: f, "aria-label": "…"}, child, "text", [more]) */
 export function h(tag, props = {}, ...children) {

@@ -1,6 +1,6 @@
 // One game as the page knows it: the caller's snapshot (view + legal_actions), kept current by
 // the game's event stream. The stream says *that* something happened (and what, for the log);
-// the snapshot is always refetched from GET /v1/games/{id}, the one source of what the caller
+// the snapshot is always refetched from the game view (api.game), the one source of what the caller
 // may see and do. After a break the stream resumes after the last event seen and the snapshot
 // is refetched, so nothing is lost.
 import { ApiError } from "./api.js";
