@@ -31,13 +31,16 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar, Router
-from litestar.datastructures import CacheControlHeader, State
+from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.enums import ScopeType
+from litestar.exceptions import NotFoundException
+from litestar.file_system import BaseLocalFileSystem
+from litestar.handlers import ASGIRouteHandler, asgi
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
-from litestar.response import Response
-from litestar.static_files import create_static_files_router
-from litestar.types import ControllerRouterHandler
+from litestar.static_files.base import StaticFiles
+from litestar.types import ControllerRouterHandler, Message, Receive, Scope, Send
 
 from service.api import auth, read_models
 from service.api.actions import ActionsController
@@ -137,26 +140,40 @@ async def _projections_lifespan(app: Litestar) -> AsyncIterator[None]:
         await stop_task(task)
 
 
-def _web_headers(response: Response[Any]) -> Response[Any]:
-    response.headers.update(WEB_HEADERS)
-    return response
+def web_client() -> list[ASGIRouteHandler]:
+    """The reference web client: its page at ``/``, its modules and styles under ``/web/``.
 
-
-def web_client() -> Router:
-    """The reference web client at ``/`` (``index.html``; its modules and styles beside it).
-
-    It talks to the API exactly as a third-party client does; revalidated on every load
-    (``no-cache``), so a new release is picked up at once.
+    ASGI handlers, so they stay out of the API's OpenAPI document; whatever they do not hold is
+    the API's own 404 (problem+json). Revalidated on every load (``no-cache``), so a new
+    release is picked up at once.
     """
-    return create_static_files_router(
-        path="/",
-        directories=[WEB_DIR],
-        html_mode=True,
-        name="web",
-        include_in_schema=False,
-        cache_control=CacheControlHeader(no_cache=True),
-        after_request=_web_headers,
-    )
+    files = StaticFiles(is_html_mode=True, directories=[WEB_DIR], file_system=BaseLocalFileSystem())
+    # Added as the response starts: StaticFiles would share (and mutate) one headers dict.
+    extra = [(k.lower().encode(), v.encode()) for k, v in WEB_HEADERS.items()]
+    extra.append((b"cache-control", b"no-cache"))
+
+    async def serve(path: str, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP or scope["method"] not in ("GET", "HEAD"):
+            raise NotFoundException()  # as it was before the client: the path names nothing
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        response = await files.handle(path=path, is_head_response=scope["method"] == "HEAD")
+        await response(scope, receive, send_with_headers)
+
+    @asgi("/", copy_scope=True, name="web-page")
+    async def page(scope: Scope, receive: Receive, send: Send) -> None:
+        await serve("index.html", scope, receive, send)
+
+    @asgi("/web", is_mount=True, copy_scope=True, name="web-files")
+    async def assets(scope: Scope, receive: Receive, send: Send) -> None:
+        # The mount hands on "/web/js/main.js" as "js/main.js/": the file is what lies between.
+        await serve(scope["path"].strip("/") or ".", scope, receive, send)
+
+    return [page, assets]
 
 
 def _from_state(name: str) -> Provide:
@@ -232,7 +249,7 @@ def create_app(
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
     return Litestar(
-        route_handlers=[v1, HealthController, ProblemsController, web_client()],
+        route_handlers=[v1, HealthController, ProblemsController, *web_client()],
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,

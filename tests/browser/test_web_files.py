@@ -34,7 +34,7 @@ async def test_the_client_is_served_at_the_root_under_a_strict_content_security_
     assert policy == WEB_HEADERS["Content-Security-Policy"]
     assert "script-src 'self';" in policy and "'unsafe-inline'" not in policy
     assert page.headers["x-content-type-options"] == "nosniff"
-    script = await http.get("/js/main.js")
+    script = await http.get("/web/js/main.js")
     assert script.status_code == 200
     assert "javascript" in script.headers["content-type"]
     assert script.headers["content-security-policy"] == policy
@@ -43,10 +43,19 @@ async def test_the_client_is_served_at_the_root_under_a_strict_content_security_
 async def test_the_api_and_its_errors_are_untouched_by_the_client_at_the_root(
     http: httpx.AsyncClient,
 ) -> None:
-    for path in ("/v1/nothing-here", "/no-such-file.js"):
+    for path in (
+        "/v1/nothing-here",
+        "/no-such-file.js",
+        "/web/nothing.js",
+        "/web/js/",
+        "/web/%2e%2e/app.py",
+    ):
         missing = await http.get(path)
         assert missing.status_code == 404
         assert missing.headers["content-type"] == "application/problem+json"
+    refused = await http.post("/v1/nothing-here", json={})
+    assert refused.status_code == 404
+    assert refused.headers["content-type"] == "application/problem+json"
     health = await http.get("/health")
     assert health.status_code == 200
     assert "content-security-policy" not in health.headers

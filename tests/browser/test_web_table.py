@@ -70,7 +70,7 @@ async def test_the_table_is_played_by_keyboard_in_russian_and_english(
 
     # Every label exists in both languages.
     missing = await page.evaluate(
-        """async () => { const { STRINGS } = await import("/js/i18n.js");
+        """async () => { const { STRINGS } = await import("/web/js/i18n.js");
              const en = Object.keys(STRINGS.en), ru = Object.keys(STRINGS.ru);
              return [en.filter(k => !ru.includes(k)), ru.filter(k => !en.includes(k))]; }"""
     )
