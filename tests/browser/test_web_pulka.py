@@ -54,6 +54,9 @@ async def test_a_whole_pulka_is_played_through_the_page(
     await page.wait_for_selector(f"{TABLE}[data-status=seating]")
     game_id = page.url.rsplit("/", 1)[-1]
     me = Player(id="", token=await page_token(page), name="Anna")
+    # Someone without a seat (or a name) watches the same table.
+    spectator = await open_page()
+    await spectator.goto(page.url)
 
     played = {"cards": 0, "types": set()}
     async with OPPONENTS(http, game_id, ("Vera", "Kolya")):
@@ -81,6 +84,15 @@ async def test_a_whole_pulka_is_played_through_the_page(
             action = page_choice(snapshot)
             if action["type"] == "play" and played["cards"] == 4:
                 await shoot(page, "table")  # mid-deal, the passer's hand open
+                # The spectator sees the same table, face down but for the open hands, and
+                # can do nothing.
+                await spectator.wait_for_selector(f"{TABLE}[data-version='{snapshot['version']}']")
+                assert await spectator.inner_text(f"{TABLE} .chip:has-text('Watching')")
+                assert await shown_controls(spectator) == (set(), [])
+                assert await spectator.locator(f"{TABLE} .hand.mine").count() == 0
+                public = (await http.get(f"/v1/games/{game_id}")).json()["view"]["deal"]
+                shown = await spectator.locator(f"{TABLE} .hand.open .card").count()
+                assert shown == sum(map(len, public["open_hands"].values())) > 0
             # Every other card goes by keyboard: focus it and press Enter.
             await act_in_page(
                 page, action, keyboard=action["type"] == "play" and played["cards"] % 2 == 1
@@ -123,6 +135,7 @@ async def test_a_whole_pulka_is_played_through_the_page(
     await shoot(page, "sheet", element=".panel.sheet")
     state = await table_state(page)
     assert state["status"] == "finished"
+    await spectator.wait_for_selector("[data-screen=settlement]")
 
 
 def _json(action: dict[str, Any]) -> str:

@@ -25,7 +25,7 @@ export class GameSession extends EventTarget {
       onState: (state) => { this.connection = state; this.emit("connection"); },
       onConnect: () => this.refresh(),
       onEvent: (message) => this.onEvent(message),
-      onFatal: () => this.emit("gone"),
+      onFatal: (response) => (response.status === 401 ? api.signOut() : this.emit("gone")),
     });
   }
 

@@ -47,14 +47,14 @@ export function sheetPanel({ api, gameId, view, sheet, version, names, compact =
           entryText(e, name)))))))) : null);
 }
 
-function dealTitle(deal, name) {
+export function dealTitle(deal, name) {
   const tricks = Object.entries(deal.tricks).map(([seat, n]) => `${name(Number(seat))} ${n}`).join(", ");
   if (deal.kind === "raspasy") return `${t("phase.allpass")}: ${tricks}`;
   const who = deal.declarer != null ? name(deal.declarer) : "";
   return `${who} ${deal.contract ? bidText(deal.contract) : ""} · ${tricks}`;
 }
 
-function entryText(entry, name) {
+export function entryText(entry, name) {
   const on = entry.on != null ? ` → ${name(entry.on)}` : "";
   return `${name(entry.seat)}: ${t(`entry.${entry.kind}`)} ${entry.amount}${on}`;
 }

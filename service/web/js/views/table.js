@@ -5,7 +5,7 @@ import { h, mount } from "../dom.js";
 import { GameSession } from "../game.js";
 import { t } from "../i18n.js";
 import { settlementPanel } from "./settlement.js";
-import { sheetPanel } from "./sheet.js";
+import { dealTitle, entryText, sheetPanel } from "./sheet.js";
 
 const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 const ACTION_ORDER = ["look_at_cards", "bid", "pass", "take_talon", "declare", "declare_totus",
@@ -31,7 +31,7 @@ export function tableScreen(root, ctx, gameId) {
     render();
   });
   render();
-  session.start().catch((error) => { ctx.toast(error); render(); });
+  session.start().catch((error) => { ui.error = error; ctx.toast(error); render(); });
   const screenApi = { destroy: () => session.stop(), rerender: render };
 
   async function act(action) {
@@ -88,7 +88,11 @@ export function tableScreen(root, ctx, gameId) {
         seat: snap?.seat == null ? "" : String(snap.seat),
       },
     };
-    if (!snap) return h("section", attrs, h("h1", { id: "table-title" }, t("table.title")), h("p", {}, t("loading")));
+    if (!snap) {
+      return h("section", attrs, h("h1", { id: "table-title" }, t("table.title")),
+        ui.error ? h("p", { class: "panel" }, String(ui.error.message), " ",
+          h("a", { href: "#/" }, t("lobby.title"))) : h("p", {}, t("loading")));
+    }
     const body = v.status === "seating" ? seating(snap)
       : v.status === "finished" ? finished(snap)
       : h("div", { class: "table-layout" }, felt(snap), side(snap));
@@ -236,8 +240,8 @@ export function tableScreen(root, ctx, gameId) {
         : null,
       d.discard ? h("div", { class: "talon" }, h("span", { class: "label" }, t("discard.yours")),
         d.discard.map((card) => cardEl(card))) : null,
-      h("div", { class: ["trick", `trick-${n}`], role: "group", "aria-label": t("trick") },
-        POSITIONS[n].map(trickSlot)),
+      d.phase === "playing" ? h("div", { class: ["trick", `trick-${n}`], role: "group", "aria-label": t("trick") },
+        POSITIONS[n].map(trickSlot)) : null,
       d.last_trick.length ? h("div", { class: "last-trick" }, h("span", { class: "label" }, t("trick.last")),
         d.last_trick.map((p) => cardEl(p.card, { size: "tiny" }))) : null);
 
@@ -297,11 +301,21 @@ export function tableScreen(root, ctx, gameId) {
         h("ol", { class: "calls" }, d.whist_calls.map((c) => h("li", {}, `${name(c.seat)}: `,
           t(`whist.${c.call}`))))) : null,
       sheetPanel({ api: ctx.api, gameId, view: snap.view, sheet: session.sheet, version: session.sheetVersion, names: session.names, compact: true }),
+      lastDeal(),
       replayLinks(snap.view.deal_no - 1),
       h("section", { class: "panel log" },
         h("h2", {}, t("log")),
         h("ol", { class: "log-lines", "aria-live": "off" }, ui.log.map((line) =>
           h("li", { dataset: { version: String(line.version) } }, line.text)))));
+  }
+
+  function lastDeal() {
+    const deal = session.sheet?.deals.at(-1);
+    if (!deal) return null;
+    return h("section", { class: "panel last-deal" },
+      h("h2", {}, t("deal.last", { n: deal.deal_no })),
+      h("p", {}, dealTitle(deal, name)),
+      h("ul", {}, deal.entries.map((e) => h("li", { title: e.explanation }, entryText(e, name)))));
   }
 
   return screenApi;
