@@ -88,8 +88,8 @@ async def chromium() -> AsyncIterator[Any]:
     path = chromium_path()
     if path is None:
         _unavailable(
-            "no browser tests: no Chromium at /usr/bin/chromium (apt-get install chromium; "
-            "or set PREFERANS_CHROMIUM)"
+            "no browser tests: no Chromium (looked at $PREFERANS_CHROMIUM, /usr/bin/chromium "
+            "and chromium on PATH; apt-get install chromium)"
         )
     async with async_playwright() as playwright:
         # Playwright gives every launch a fresh temporary profile (user-data-dir) of its own.
