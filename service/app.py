@@ -13,9 +13,11 @@ updates' poller, the projection runner). Controllers get them by dependency inje
     projections  `service.projection_runner.Projections`
     caller / viewer                                  the authenticated player (`service.api.auth`)
 
-Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); more background workers
-go in ``lifespans`` (entered once the collaborators exist, left before the pool closes). Errors
-are mapped to problem+json in `service.errors` only.
+Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); the reference web
+client (`service/web/`, static files, no build step) is served at ``/`` by
+`service.api.web.web_client`. More
+background workers go in ``lifespans`` (entered once the collaborators exist, left before the
+pool closes). Errors are mapped to problem+json in `service.errors` only.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -48,6 +51,7 @@ from service.api.health import HealthController
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
 from service.api.views import ViewsController
+from service.api.web import web_client
 from service.database import (
     app_dsn,
     head_revision,
@@ -72,7 +76,6 @@ API_VERSION = "1.0.0"
 MAX_BODY_BYTES = 64 * 1024
 """No request of this API needs more: a hundred layouts fit in a quarter of it."""
 OPENAPI_PATH = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
-
 V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     PlayersController,
     GamesController,
@@ -236,7 +239,7 @@ def create_app(
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
     return Litestar(
-        route_handlers=[v1, HealthController, ProblemsController],
+        route_handlers=[v1, HealthController, ProblemsController, *web_client()],
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,
@@ -326,7 +329,24 @@ def write_openapi(path: Path = OPENAPI_PATH) -> bool:
 
 def serve_app() -> Litestar:
     """The app of one server process, from the environment (granian's factory target)."""
+    _die_with_parent()
     return create_app(Settings.from_env())
+
+
+def _die_with_parent() -> None:
+    """Have the kernel end this worker when the process that spawned it dies: a ``kill -9`` of
+    ``preferans serve`` must not leave workers holding the port (Linux ``PR_SET_PDEATHSIG``)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    parent = os.getppid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_pdeathsig = 1
+    libc.prctl(pr_set_pdeathsig, signal.SIGKILL)  # as abruptly as its parent went
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def run(settings: Settings) -> None:

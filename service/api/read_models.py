@@ -59,6 +59,19 @@ from service.projection_runner import Projections, ProjectionStatus
 from service.streams import game_stream
 
 SVG = "image/svg+xml"
+
+MinVersion = Annotated[
+    int | None,
+    QueryParameter(
+        ge=0,
+        le=10**12,
+        description=(
+            "Read your writes: the sheet as of at least this game version (the one your last "
+            "command returned). If the projection has not reached it yet, the sheet is folded "
+            "from the game's events instead, so it is never older than what you have seen."
+        ),
+    ),
+]
 _BOARD_CURSOR = "board"
 
 
@@ -77,13 +90,13 @@ class SheetController(Controller):
     tags = ["read models"]  # noqa: RUF012
 
     async def _sheet(
-        self, events: EventLog[game.Event], game_id: uuid.UUID
+        self, events: EventLog[game.Event], game_id: uuid.UUID, min_version: int | None
     ) -> tuple[int, sheets.GameSheet]:
         found = await read_models.read_sheet(events.pool, str(game_id))
-        if found is not None:
+        if found is not None and found[0] >= (min_version or 0):
             return found
-        # The projection has not reached this game yet: fold its sheet from the log itself
-        # (the same pure apply the projection runs).
+        # The projection has not reached this game (or the version the client holds) yet:
+        # fold its sheet from the log itself (the same pure apply the projection runs).
         model = sheets.EMPTY
         logged = await _game_events(events, game_id)
         for item in logged:
@@ -99,7 +112,8 @@ class SheetController(Controller):
             "player, the all-pass streak, every scored deal with the entries it wrote and why, "
             "and the settlement once the game is over. Columns are also given as players write "
             'them, running sums such as `"2.6.10"`. Read from a projection: the ETag is the '
-            "game version the sheet reflects, which may trail the game by a moment."
+            "game version the sheet reflects, which may trail the game by a moment, unless "
+            "`min_version` asks for at least the version you hold."
         ),
         responses=problem_responses("game-not-found", "validation"),
     )
@@ -108,8 +122,9 @@ class SheetController(Controller):
         game_id: FromPath[uuid.UUID],
         events: NamedDependency[EventLog[game.Event]],
         if_none_match: IfNoneMatchHeader = None,
+        min_version: MinVersion = None,
     ) -> Response[SheetView]:
-        version, model = await self._sheet(events, game_id)
+        version, model = await self._sheet(events, game_id, min_version)
         headers = {"ETag": etag(version)}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
@@ -134,8 +149,9 @@ class SheetController(Controller):
         events: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
         if_none_match: IfNoneMatchHeader = None,
+        min_version: MinVersion = None,
     ) -> Response[str]:
-        version, model = await self._sheet(events, game_id)
+        version, model = await self._sheet(events, game_id, min_version)
         headers = {"ETag": etag(version)}
         if not_modified(if_none_match, version):
             return Response("", status_code=304, headers=headers, media_type=SVG)

@@ -1,0 +1,146 @@
+// The one module that knows the API: URLs, the bearer token, ETags, Idempotency-Key on every
+// POST, and problem+json errors. Everything else calls these functions and gets data or a
+// thrown ApiError / NetworkError.
+
+const TOKEN_KEY = "preferans.token";
+
+/** A refusal from the service, as its problem+json said it (RFC 9457). */
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+    this.code = problem.code ?? problem.type;
+  }
+}
+
+/** The service could not be reached (down, restarting, offline). */
+export class NetworkError extends Error {}
+
+/** A fresh Idempotency-Key: random, so a retry of the same intent is safe and a new one is new. */
+export function idempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Api extends EventTarget {
+  constructor(base = "") {
+    super();
+    this.base = base;
+    this.token = localStorage.getItem(TOKEN_KEY);
+    this.names = new Map(); // player id -> Promise of a name
+  }
+
+  get signedIn() { return Boolean(this.token); }
+
+  signOut() {
+    this.token = null;
+    localStorage.removeItem(TOKEN_KEY);
+    this.dispatchEvent(new Event("signedout"));
+  }
+
+  headers(extra = {}) {
+    const headers = { Accept: "application/json", ...extra };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    return headers;
+  }
+
+  /**
+   * One request. A POST carries an Idempotency-Key and, when the network fails before an
+   * answer, is sent again with the same key (the service then applies it at most once).
+   */
+  async request(method, path, { body, headers = {}, retries = method === "POST" ? 2 : 0 } = {}) {
+    const init = { method, headers: this.headers(headers) };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers["Content-Type"] = "application/json";
+    }
+    if (method === "POST") init.headers["Idempotency-Key"] = idempotencyKey();
+    for (let attempt = 0; ; attempt++) {
+      let response;
+      try {
+        response = await fetch(this.base + path, init);
+      } catch (error) {
+        if (attempt < retries) { await sleep(400 * 2 ** attempt); continue; }
+        throw new NetworkError(error.message);
+      }
+      if (response.status === 304) return { status: 304, etag: response.headers.get("ETag") };
+      const type = response.headers.get("Content-Type") ?? "";
+      const data = type.includes("json") ? await response.json() : await response.text();
+      if (!response.ok) {
+        const problem = typeof data === "object" ? data : { title: response.statusText, detail: data };
+        if (response.status === 401 && this.token) this.signOut(); // a token this server never issued
+        throw new ApiError(response.status, problem);
+      }
+      return { status: response.status, data, etag: response.headers.get("ETag") };
+    }
+  }
+
+  // --- players ---
+  async register(name) {
+    const { data } = await this.request("POST", "/v1/players", { body: { name } });
+    this.token = data.token;
+    localStorage.setItem(TOKEN_KEY, data.token);
+    this.names.set(data.id, Promise.resolve(data.name));
+    return data;
+  }
+  async me() { return (await this.request("GET", "/v1/players/me")).data; }
+  /** A player's public name (cached; each id is looked up once). */
+  name(id) {
+    if (!id) return Promise.resolve(null);
+    if (!this.names.has(id)) {
+      const lookup = this.request("GET", `/v1/players/${id}`).then(({ data }) => data.name,
+        () => { this.names.delete(id); return "…"; });
+      this.names.set(id, lookup);
+    }
+    return this.names.get(id);
+  }
+  async namesOf(ids) { return Promise.all(ids.map((id) => this.name(id))); }
+  async rating(id) { return (await this.request("GET", `/v1/players/${id}/rating`)).data; }
+  async leaderboard(limit = 10) { return (await this.request("GET", `/v1/ratings?limit=${limit}`)).data; }
+
+  // --- games ---
+  async listGames(status, { cursor, limit = 20 } = {}) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (status) query.set("status", status);
+    if (cursor) query.set("cursor", cursor);
+    return (await this.request("GET", `/v1/games?${query}`)).data;
+  }
+  async createGame(body) { return (await this.request("POST", "/v1/games", { body })).data; }
+  async join(gameId, seat) {
+    return (await this.request("POST", `/v1/games/${gameId}/seats`, { body: seat == null ? {} : { seat } })).data;
+  }
+  /** The caller's view; null when ``etag`` is still current (304). */
+  async game(gameId, etag) {
+    const answer = await this.request("GET", `/v1/games/${gameId}`,
+      { headers: etag ? { "If-None-Match": etag } : {} });
+    return answer.status === 304 ? null : answer.data;
+  }
+  /** Send one of ``legal_actions``; pinned to ``version`` (If-Match) when given. */
+  async act(gameId, action, version) {
+    const headers = version == null ? {} : { "If-Match": `"${version}"` };
+    return (await this.request("POST", `/v1/games/${gameId}/actions`, { body: action, headers })).data;
+  }
+  async events(gameId, after = 0, limit = 100) {
+    return (await this.request("GET", `/v1/games/${gameId}/events?after=${after}&limit=${limit}`)).data;
+  }
+  /** The game's Server-Sent Events, resumed after ``lastEventId`` (a fetch: it sends the token). */
+  stream(gameId, lastEventId, signal) {
+    const headers = this.headers({ Accept: "text/event-stream" });
+    if (lastEventId) headers["Last-Event-ID"] = String(lastEventId);
+    return fetch(`${this.base}/v1/games/${gameId}/stream`, { headers, signal, cache: "no-store" });
+  }
+
+  // --- read models ---
+  async sheet(gameId) {
+    const answer = await this.request("GET", `/v1/games/${gameId}/sheet`);
+    return { sheet: answer.data, version: Number(/\d+/.exec(answer.etag ?? "")?.[0] ?? 0) };
+  }
+  sheetSvgUrl(gameId, version) { return `${this.base}/v1/games/${gameId}/sheet.svg?min_version=${version}`; }
+  async replay(gameId, dealNo, at) {
+    const path = `/v1/games/${gameId}/deals/${dealNo}/replay`;
+    return (await this.request("GET", at ? `${path}?at=${at}` : path)).data;
+  }
+}

@@ -1,0 +1,98 @@
+// The page: the top bar, the router (#/, #/game/{id}, #/game/{id}/replay/{n}/{step}), error
+// toasts and the screen-reader announcer. Each screen is a module of views/.
+import { Api, ApiError, NetworkError } from "./api.js";
+import { h, installRovingKeys, mount } from "./dom.js";
+import { lang, onLangChange, setLang, t } from "./i18n.js";
+import { lobbyScreen } from "./views/lobby.js";
+import { replayScreen } from "./views/replay.js";
+import { tableScreen } from "./views/table.js";
+
+const api = new Api();
+const app = document.getElementById("app");
+const toasts = document.getElementById("toasts");
+const announcer = document.getElementById("announce");
+let me = null;
+let screen = null;
+
+const ctx = {
+  api,
+  me: () => me,
+  navigate: (hash) => { location.hash = hash; },
+  toast,
+  announce,
+  signUp: async (name) => {
+    const player = await api.register(name);
+    me = { id: player.id, name: player.name };
+    topbar();
+    route();
+  },
+};
+
+function toast(error) {
+  let text = String(error?.message ?? error);
+  if (error instanceof ApiError) {
+    const { title, detail } = error.problem;
+    text = [title, detail && detail !== title ? detail : null].filter(Boolean).join(": ");
+  } else if (error instanceof NetworkError) {
+    text = t("error.network");
+  }
+  const item = h("div", { class: "toast", dataset: { code: error?.code ?? "" } },
+    h("span", {}, text),
+    h("button", { type: "button", class: "close", "aria-label": t("close"), onclick: () => item.remove() }, "×"));
+  toasts.append(item);
+  setTimeout(() => item.remove(), 8000);
+}
+
+function announce(text) {
+  announcer.textContent = "";
+  setTimeout(() => { announcer.textContent = text; }, 50);
+}
+
+function topbar() {
+  const languages = ["ru", "en"].map((code) => h("button", {
+    type: "button", class: "lang", "aria-pressed": String(lang() === code), lang: code,
+    dataset: { lang: code }, onclick: () => setLang(code),
+  }, code.toUpperCase()));
+  mount(document.getElementById("topbar"),
+    h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("app.title")),
+    h("div", { class: "who" },
+      me ? [h("span", { class: "me", dataset: { player: me.id } }, me.name),
+        h("button", { type: "button", class: "link", onclick: signOut }, t("signout"))] : null,
+      h("span", { class: "langs", role: "group", "aria-label": t("language") }, languages)));
+}
+
+function signOut() {
+  if (!confirm(t("signout.confirm"))) return;
+  api.signOut();
+}
+
+function route() {
+  screen?.destroy();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  if (parts[0] === "game" && parts[1] && parts[2] === "replay") {
+    screen = replayScreen(app, ctx, parts[1], Number(parts[3] || 1), Number(parts[4] || 1));
+  } else if (parts[0] === "game" && parts[1]) {
+    screen = tableScreen(app, ctx, parts[1]);
+  } else {
+    screen = lobbyScreen(app, ctx);
+  }
+}
+
+async function start() {
+  document.documentElement.lang = lang();
+  installRovingKeys(app);
+  api.addEventListener("signedout", () => { me = null; topbar(); route(); });
+  onLangChange(() => { topbar(); screen?.rerender(); });
+  if (api.signedIn) {
+    try {
+      me = await api.me();
+    } catch (error) {
+      if (!(error instanceof ApiError)) toast(error);
+    }
+  }
+  topbar();
+  window.addEventListener("hashchange", () => { route(); app.focus({ preventScroll: true }); });
+  route();
+}
+
+start();

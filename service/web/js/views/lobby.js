@@ -1,0 +1,183 @@
+// The lobby: sign up with a name, open a table with a preset and its main options, join a
+// table that has a free seat, watch one being played, look back at finished ones.
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+
+const REFRESH_MS = 5000; // there is no lobby stream yet, so the lists are polled
+const LISTS = ["seating", "playing", "finished"];
+
+export function lobbyScreen(root, ctx) {
+  const state = { lists: {}, names: new Map(), leaders: null };
+  let alive = true;
+  // The forms are built once per render and the lists refreshed inside their own boxes, so a
+  // poll never wipes what the user is typing.
+  const boxes = {};
+  const render = () => {
+    for (const key of [...LISTS, "leaders"]) boxes[key] = h("div", { class: "box" });
+    mount(root, screen());
+    renderLists();
+  };
+  const renderLists = () => {
+    for (const status of LISTS) mount(boxes[status], listBody(status));
+    mount(boxes.leaders, leaders());
+  };
+
+  async function refresh() {
+    if (!alive) return;
+    try {
+      const pages = await Promise.all(LISTS.map((status) => ctx.api.listGames(status, { limit: 20 })));
+      LISTS.forEach((status, i) => { state.lists[status] = pages[i].items; });
+      const ids = new Set(pages.flatMap((p) => p.items.flatMap((g) => g.players)).filter(Boolean));
+      await Promise.all([...ids].map(async (id) => state.names.set(id, await ctx.api.name(id))));
+      const board = await ctx.api.leaderboard(10).catch(() => null);
+      if (board) {
+        await Promise.all(board.items.map(async (e) => state.names.set(e.player_id, await ctx.api.name(e.player_id))));
+        state.leaders = board;
+      }
+    } catch (error) {
+      ctx.toast(error);
+    }
+    if (alive) renderLists();
+  }
+  const timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
+  refresh();
+  render();
+
+  function screen() {
+    const me = ctx.me();
+    return h("section", { class: "screen lobby", "aria-labelledby": "lobby-title", dataset: { screen: "lobby" } },
+      h("h1", { id: "lobby-title" }, t("lobby.title")),
+      h("p", { class: "muted" }, t("lobby.intro")),
+      me ? null : registerForm(),
+      h("div", { class: "lobby-grid" },
+        me ? createForm() : null,
+        gameList("seating"),
+        gameList("playing"),
+        gameList("finished"),
+        boxes.leaders));
+  }
+
+  function registerForm() {
+    const input = h("input", { id: "reg-name", name: "name", required: true, maxlength: "64",
+      autocomplete: "nickname", placeholder: t("register.placeholder") });
+    return h("form", {
+      class: "panel register", "aria-labelledby": "reg-title",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const value = input.value.trim();
+        if (!value) return;
+        try {
+          await ctx.signUp(value);
+        } catch (error) {
+          ctx.toast(error);
+        }
+      },
+    },
+    h("h2", { id: "reg-title" }, t("register.title")),
+    h("label", { for: "reg-name" }, t("register.name")),
+    h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary" }, t("register.go"))),
+    h("p", { class: "muted" }, t("register.note")));
+  }
+
+  function createForm() {
+    const select = (id, options, label) => [
+      h("label", { for: id }, label),
+      h("select", { id, name: id }, options.map(([value, text]) => h("option", { value }, text))),
+    ];
+    const asPreset = ["", t("create.as.preset")];
+    const yesNo = [asPreset, ["true", t("yes")], ["false", t("no")]];
+    const form = h("form", {
+      class: "panel create", "aria-labelledby": "create-title",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const data = new FormData(form);
+        const overrides = { pool: { target: Number(data.get("target")) } };
+        const option = (section, field, value) => {
+          if (value === "" || value == null) return;
+          overrides[section] ??= {};
+          overrides[section][field] = value === "true" ? true : value === "false" ? false : value;
+        };
+        option("whist", "style", data.get("style"));
+        option("whist", "half_whist", data.get("half_whist"));
+        option("whist", "stalingrad", data.get("stalingrad"));
+        option("bidding", "allow_jumps", data.get("allow_jumps"));
+        const body = {
+          preset: data.get("preset"),
+          seats: Number(data.get("seats")),
+          overrides,
+        };
+        if (data.get("sit")) body.seat = 0;
+        const seed = String(data.get("seed") ?? "").trim();
+        if (seed) body.seed = seed;
+        try {
+          const created = await ctx.api.createGame(body);
+          ctx.navigate(`#/game/${created.id}`);
+        } catch (error) {
+          ctx.toast(error);
+        }
+      },
+    },
+    h("h2", { id: "create-title" }, t("create.title")),
+    h("div", { class: "fields" },
+      select("preset", [["sochi", t("preset.sochi")], ["leningrad", t("preset.leningrad")], ["rostov", t("preset.rostov")]], t("create.preset")),
+      select("seats", [["3", "3"], ["4", "4"]], t("create.seats")),
+      h("label", { for: "target" }, t("create.target")),
+      h("input", { id: "target", name: "target", type: "number", min: "1", max: "500", value: "10", required: true }),
+      select("style", [asPreset, ["greedy", t("style.greedy")], ["gentleman", t("style.gentleman")]], t("create.style")),
+      select("half_whist", yesNo, t("create.half")),
+      select("stalingrad", yesNo, t("create.stalingrad")),
+      select("allow_jumps", yesNo, t("create.jumps"))),
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "sit", checked: true }), t("create.sit")),
+    h("details", {}, h("summary", {}, t("create.more")),
+      h("label", { for: "seed" }, t("create.seed")),
+      h("input", { id: "seed", name: "seed", maxlength: "128", autocomplete: "off" }),
+      h("p", { class: "muted" }, t("create.seed.note"))),
+    h("button", { type: "submit", class: "primary" }, t("create.go")));
+    return form;
+  }
+
+  function gameList(status) {
+    return h("section", { class: "panel games", "aria-labelledby": `list-${status}`, dataset: { list: status } },
+      h("h2", { id: `list-${status}` }, t(`list.${status}`)), boxes[status]);
+  }
+
+  function listBody(status) {
+    const games = state.lists[status];
+    const me = ctx.me();
+    return !games ? h("p", { class: "muted" }, t("loading"))
+        : !games.length ? h("p", { class: "muted" }, t("list.empty"))
+        : h("ul", { class: "game-list" }, games.map((game) => {
+          const mine = me && game.players.includes(me.id);
+          const free = game.players.filter((p) => p == null).length;
+          const who = game.players.map((p) => (p ? state.names.get(p) ?? "…" : t("seat.free"))).join(", ");
+          const verb = status === "seating" ? (mine ? "open" : me && free ? "join" : "watch")
+            : status === "playing" ? (mine ? "resume" : "watch") : "results";
+          return h("li", { dataset: { game: game.id } },
+            h("div", {},
+              h("strong", {}, t(`preset.${game.preset}`)), " · ", t("list.seats", { n: game.seats - free, of: game.seats }),
+              h("br"), h("span", { class: "muted" }, who)),
+            h("button", {
+              type: "button", class: verb === "join" ? "primary" : "",
+              dataset: { key: `${verb}:${game.id}`, verb },
+              onclick: async () => {
+                if (verb === "join") {
+                  try { await ctx.api.join(game.id); } catch (error) { ctx.toast(error); return; }
+                }
+                ctx.navigate(`#/game/${game.id}`);
+              },
+            }, t(`list.${verb}`)));
+        }));
+  }
+
+  function leaders() {
+    const board = state.leaders;
+    if (!board?.items.length) return null;
+    return h("section", { class: "panel leaders", "aria-labelledby": "leaders-title" },
+      h("h2", { id: "leaders-title" }, t("leaders.title")),
+      h("ol", {}, board.items.map((e) => h("li", {},
+        state.names.get(e.player_id) ?? "…", ": ", e.rating.toFixed(1),
+        e.provisional ? h("span", { class: "muted" }, ` (${t("leaders.provisional")})`) : null))));
+  }
+
+  return { destroy: () => { alive = false; clearInterval(timer); }, rerender: render };
+}

@@ -1,0 +1,166 @@
+// A finished deal step by step (GET …/deals/{n}/replay?at=K): every hand, the talon, the
+// discard, the trick on the table, and what the deal wrote on the sheet.
+import { bidEl, bidText, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
+import { h, mount } from "../dom.js";
+import { t } from "../i18n.js";
+
+const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
+const cardText = (card) => `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
+
+export function replayScreen(root, ctx, gameId, dealNo, at) {
+  const state = { game: null, names: [], replay: null, loading: true, cache: new Map() };
+  const name = (seat) => state.names[seat] ?? t("seat.n", { n: seat + 1 });
+  const render = () => mount(root, screen());
+  let alive = true;
+
+  async function load(step) {
+    state.loading = true;
+    const key = step ?? "end";
+    try {
+      if (!state.cache.has(key)) state.cache.set(key, ctx.api.replay(gameId, dealNo, step));
+      const replay = await state.cache.get(key);
+      if (!alive) return;
+      state.replay = replay;
+      state.cache.set(replay.at, Promise.resolve(replay));
+      if (location.hash !== link(replay.at)) history.replaceState(null, "", link(replay.at));
+    } catch (error) {
+      state.cache.delete(key);
+      ctx.toast(error);
+    } finally {
+      state.loading = false;
+      if (alive) render();
+    }
+  }
+
+  const link = (step) => `#/game/${gameId}/replay/${dealNo}/${step}`;
+  const go = (step) => {
+    const r = state.replay;
+    if (!r) return;
+    const target = Math.max(1, Math.min(r.steps, step));
+    if (target !== r.at) load(target);
+  };
+
+  document.addEventListener("keydown", onKey);
+  function onKey(event) {
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) || !state.replay) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const moves = { ArrowRight: 1, ArrowLeft: -1, PageDown: 10, PageUp: -10 };
+    if (event.key in moves) { go(state.replay.at + moves[event.key]); event.preventDefault(); }
+    if (event.key === "Home") { go(1); event.preventDefault(); }
+    if (event.key === "End") { go(state.replay.steps); event.preventDefault(); }
+  }
+
+  (async () => {
+    try {
+      state.game = await ctx.api.game(gameId);
+      state.names = await ctx.api.namesOf(state.game.view.players);
+    } catch (error) {
+      ctx.toast(error);
+    }
+    await load(at || 1);
+  })();
+  render();
+
+  function screen() {
+    const r = state.replay;
+    const attrs = {
+      class: "screen replay-screen",
+      "aria-labelledby": "replay-title",
+      dataset: { screen: "replay", at: String(r?.at ?? 0), steps: String(r?.steps ?? 0), loading: String(state.loading) },
+    };
+    const v = state.game?.view;
+    const deals = v ? (v.status === "finished" ? v.deal_no : v.deal_no - 1) : 0;
+    return h("section", attrs,
+      h("div", { class: "table-head" },
+        h("h1", { id: "replay-title" }, t("replay.title", { n: dealNo })),
+        h("nav", { class: "chips", "aria-label": t("replay.deals") },
+          h("a", { class: "chip", href: `#/game/${gameId}` }, t("replay.back")),
+          dealNo > 1 ? h("a", { class: "chip", href: `#/game/${gameId}/replay/${dealNo - 1}` }, t("replay.prev.deal")) : null,
+          dealNo < deals ? h("a", { class: "chip", href: `#/game/${gameId}/replay/${dealNo + 1}` }, t("replay.next.deal")) : null)),
+      r ? [controls(r), board(r)] : h("p", {}, t("loading")));
+  }
+
+  function controls(r) {
+    const button = (label, step, key, disabled) => h("button", {
+      type: "button", class: "action", disabled, dataset: { key, step: key }, onclick: () => go(step),
+    }, label);
+    const event = r.events[r.at - 1];
+    return h("div", { class: "panel replay-controls" },
+      h("div", { class: "buttons", role: "toolbar", "aria-label": t("replay.steps"), dataset: { roving: "" } },
+        button(t("replay.first"), 1, "first", r.at === 1),
+        button(t("replay.prev"), r.at - 1, "prev", r.at === 1),
+        button(t("replay.next"), r.at + 1, "next", r.at === r.steps),
+        button(t("replay.last"), r.steps, "last", r.at === r.steps)),
+      h("label", { class: "step-range" }, h("span", {}, t("replay.step", { k: r.at, n: r.steps })),
+        h("input", {
+          type: "range", min: "1", max: String(r.steps), value: String(r.at), dataset: { key: "range" },
+          "aria-label": t("replay.step", { k: r.at, n: r.steps }),
+          onchange: (e) => go(Number(e.target.value)),
+        })),
+      h("p", { class: "step-event", role: "status" }, describe(event)),
+      h("p", { class: "muted" }, t("replay.keys")));
+  }
+
+  function describe(event) {
+    if (!event) return "";
+    const p = event.seat != null ? name(event.seat) : "";
+    switch (event.type) {
+      case "deal_started": return t("log.deal", { p: name(event.dealer) });
+      case "bid_made": return t("log.bid", { p, bid: bidText(event.bid) });
+      case "passed": return t("log.pass", { p });
+      case "auction_won": return t("log.won", { p, bid: bidText(event.bid) });
+      case "all_passed": return t("log.allpass");
+      case "talon_taken": return t("log.talon", { p, cards: (event.cards ?? []).map(cardText).join(" ") });
+      case "discarded": return `${t("log.discard", { p: name(event.by ?? event.seat) })} ${(event.cards ?? []).map(cardText).join(" ")}`;
+      case "contract_declared": return t("log.declare", { p, bid: bidText(event.contract) });
+      case "whist_called": return t(`log.whist.${event.choice}`, { p });
+      case "play_chosen": return t(event.open ? "log.open" : "log.closed", { p });
+      case "play_started": return t("log.play");
+      case "hands_opened": return t("log.opened");
+      case "talon_card_turned": return t("log.talon.card", { card: cardText(event.card) });
+      case "card_played": return t("log.card", { p, card: cardText(event.card) });
+      case "trick_won": return t("log.trick", { p });
+      case "deal_ended": return t("log.ended");
+      default: return event.type;
+    }
+  }
+
+  function board(r) {
+    const view = r.state.view;
+    const n = state.game?.view.players.length ?? Object.keys(view.hand_sizes).length;
+    const pos = (seat) => POSITIONS[n]?.[seat % n] ?? "bottom";
+    const seats = Array.from({ length: n }, (_, seat) => {
+      const cards = r.state.hands[seat] ?? [];
+      return h("div", { class: ["seat", `pos-${pos(seat)}`, view.to_act.includes(seat) && "to-act"], role: "group",
+        "aria-label": t("seat.label", { p: name(seat), n: seat + 1 }), dataset: { seat: String(seat) } },
+      h("div", { class: "seat-head" },
+        h("strong", { class: "seat-name" }, name(seat)),
+        view.dealer === seat ? h("span", { class: "tag" }, t("dealer.short")) : null,
+        view.declarer === seat ? h("span", { class: "tag declarer" }, t("declarer")) : null,
+        view.tricks[seat] != null ? h("span", { class: "tag" }, t("tricks.n", { n: view.tricks[seat] })) : null),
+      h("div", { class: "hand open" }, sortCards(cards).map((card) => cardEl(card))));
+    });
+    const played = (placement) => {
+      const card = view.trick.find((p) => pos(p.seat) === placement);
+      return h("div", { class: ["slot", `slot-${placement}`] }, card ? cardEl(card.card) : null);
+    };
+    const center = h("div", { class: "center" },
+      h("div", { class: "deal-info" },
+        h("span", {}, t(`phase.${view.phase}`)),
+        view.contract ? h("span", {}, t("contract"), " ", bidEl(view.contract)) : null),
+      h("div", { class: "talon" }, h("span", { class: "label" }, t("talon")), r.state.talon.map((c) => cardEl(c))),
+      r.state.discard ? h("div", { class: "talon" }, h("span", { class: "label" }, t("discard")),
+        r.state.discard.map((c) => cardEl(c))) : null,
+      h("div", { class: ["trick", `trick-${n}`] }, (POSITIONS[n] ?? []).map(played)),
+      view.auction.length ? h("p", { class: "muted" }, view.auction.map((c) =>
+        `${name(c.seat)}: ${c.call === "PASS" ? t("pass") : bidText(c.call)}`).join(" · ")) : null);
+    return h("div", { class: "replay-layout" },
+      h("div", { class: ["felt", `seats-${n}`, "replay"] }, seats, center),
+      r.score ? h("section", { class: "panel" }, h("h2", {}, t("replay.score")),
+        h("ul", {}, r.score.entries.map((e) => h("li", {},
+          `${name(e.seat)}: ${t(`entry.${e.kind}`)} ${e.amount}${e.on != null ? ` → ${name(e.on)}` : ""}`,
+          h("br"), h("small", { class: "muted" }, e.explanation))))) : null);
+  }
+
+  return { destroy: () => { alive = false; document.removeEventListener("keydown", onKey); }, rerender: render };
+}

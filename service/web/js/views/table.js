@@ -1,0 +1,347 @@
+// The table: the seats around the felt, your hand, the trick, the talon, and exactly the
+// actions the service lists in legal_actions; the sheet and the log beside it.
+import { bidEl, bidText, backsEl, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
+import { h, mount } from "../dom.js";
+import { GameSession } from "../game.js";
+import { t } from "../i18n.js";
+import { settlementPanel } from "./settlement.js";
+import { dealTitle, entryText, sheetPanel } from "./sheet.js";
+
+const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
+const ACTION_ORDER = ["look_at_cards", "bid", "pass", "take_talon", "declare", "declare_totus",
+  "concede", "whist", "choose_play"];
+const LOG_LINES = 40;
+
+const cardText = (card) => `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
+
+export function tableScreen(root, ctx, gameId) {
+  const session = new GameSession(ctx.api, gameId);
+  const ui = { discard: [], log: [] };
+  const name = (seat) => session.names[seat] ?? t("seat.n", { n: seat + 1 });
+
+  const render = () => mount(root, screen());
+  for (const type of ["change", "sheet", "connection"]) session.addEventListener(type, render);
+  session.addEventListener("turn", () => ctx.announce(t("turn.yours")));
+  session.addEventListener("gone", () => ctx.toast(t("error.game.gone")));
+  session.addEventListener("event", ({ detail }) => {
+    const line = describe(detail.event);
+    if (line) ui.log.unshift({ version: detail.version, text: line });
+    ui.log.length = Math.min(ui.log.length, LOG_LINES);
+    if (["deal_ended", "game_ended"].includes(detail.event.type)) ctx.announce(line);
+    render();
+  });
+  render();
+  session.start().catch((error) => { ui.error = error; ctx.toast(error); render(); });
+  const screenApi = { destroy: () => session.stop(), rerender: render };
+
+  async function act(action) {
+    try {
+      await session.act(action);
+      ui.discard = [];
+    } catch (error) {
+      ctx.toast(error);
+    }
+  }
+
+  function describe(event) {
+    const p = event.seat != null ? name(event.seat) : "";
+    switch (event.type) {
+      case "player_seated": return t("log.seated", { p });
+      case "deal_started": return t("log.deal", { p: name(event.dealer) });
+      case "cards_looked": return t("log.looked", { p });
+      case "bid_made": return t(event.hold ? "log.hold" : "log.bid", { p, bid: bidText(event.bid) });
+      case "passed": return t("log.pass", { p });
+      case "auction_won": return t("log.won", { p, bid: bidText(event.bid) });
+      case "all_passed": return t("log.allpass");
+      case "talon_taken":
+        return t("log.talon", { p, cards: (event.cards ?? []).map(cardText).join(" ") });
+      case "discarded": return t("log.discard", { p: name(event.by ?? event.seat) });
+      case "contract_declared": return t("log.declare", { p, bid: bidText(event.contract) });
+      case "conceded": return t("log.concede", { p });
+      case "whist_called": return t(`log.whist.${event.choice}`, { p });
+      case "play_chosen": return t(event.open ? "log.open" : "log.closed", { p });
+      case "hands_opened": return t("log.opened");
+      case "talon_card_turned": return t("log.talon.card", { card: cardText(event.card) });
+      case "card_played": return t("log.card", { p, card: cardText(event.card) });
+      case "trick_won": return t("log.trick", { p });
+      case "deal_ended": return t("log.ended");
+      case "deal_scored": return t("log.scored", { n: event.deal_no });
+      case "game_ended": return t("log.game.over");
+      default: return null;
+    }
+  }
+
+  function screen() {
+    const snap = session.snapshot;
+    const v = snap?.view;
+    const attrs = {
+      class: "screen table-screen",
+      "aria-labelledby": "table-title",
+      dataset: {
+        screen: "table",
+        connection: session.connection,
+        version: String(snap?.version ?? 0),
+        status: v?.status ?? "loading",
+        phase: v?.deal.phase ?? "",
+        dealNo: String(v?.deal_no ?? 0),
+        myTurn: String(session.myTurn && !session.pending),
+        seat: snap?.seat == null ? "" : String(snap.seat),
+      },
+    };
+    if (!snap) {
+      return h("section", attrs, h("h1", { id: "table-title" }, t("table.title")),
+        ui.error ? h("p", { class: "panel" }, String(ui.error.message), " ",
+          h("a", { href: "#/" }, t("lobby.title"))) : h("p", {}, t("loading")));
+    }
+    const body = v.status === "seating" ? seating(snap)
+      : v.status === "finished" ? finished(snap)
+      : h("div", { class: "table-layout" }, felt(snap), side(snap));
+    return h("section", attrs, header(snap), body);
+  }
+
+  function header(snap) {
+    const v = snap.view;
+    const spectator = snap.seat == null;
+    return h("div", { class: "table-head" },
+      h("h1", { id: "table-title" }, t("table.title"), " ",
+        h("span", { class: "muted" }, t(`preset.${v.rules.convention}`),
+          " · ", t("pool.to", { n: v.rules.pool.target }))),
+      h("span", { class: "chips" },
+        v.deal_no ? h("span", { class: "chip" }, t("deal.n", { n: v.deal_no })) : null,
+        spectator ? h("span", { class: "chip" }, t("spectating")) : null,
+        v.status === "finished" ? null
+          : h("span", { class: ["chip", "conn", `conn-${session.connection}`], role: "status" },
+            t(`conn.${session.connection}`))));
+  }
+
+  function seating(snap) {
+    const v = snap.view;
+    const seated = snap.seat != null;
+    return h("div", { class: "panel seating" },
+      h("h2", {}, t("seating.title")),
+      h("ol", { class: "seat-list" }, v.players.map((player, seat) => h("li", {},
+        h("span", {}, t("seat.n", { n: seat + 1 }), ": "),
+        player ? h("strong", {}, name(seat))
+          : seated || !ctx.api.signedIn ? h("span", { class: "muted" }, t("seat.free"))
+          : h("button", { type: "button", dataset: { key: `join:${seat}` },
+            onclick: () => session.join(seat).catch(ctx.toast) }, t("seat.take", { n: seat + 1 }))))),
+      h("p", {}, t("seating.share")),
+      h("input", { class: "share", readonly: true, value: location.href, "aria-label": t("seating.link") }));
+  }
+
+  function finished(snap) {
+    const v = snap.view;
+    return h("div", { class: "finished-layout" },
+      settlementPanel({ view: v, sheet: session.sheet, names: session.names, seat: snap.seat }),
+      replayLinks(v.deal_no),
+      sheetPanel({ api: ctx.api, gameId, view: v, sheet: session.sheet, version: session.sheetVersion, names: session.names }));
+  }
+
+  function replayLinks(upTo) {
+    if (upTo < 1) return null;
+    return h("nav", { class: "panel replays", "aria-label": t("replay.deals") },
+      h("h2", {}, t("replay.deals")),
+      h("ul", { class: "inline-list" }, Array.from({ length: upTo }, (_, i) =>
+        h("li", {}, h("a", { href: `#/game/${gameId}/replay/${i + 1}` }, t("deal.n", { n: i + 1 }))))));
+  }
+
+  function felt(snap) {
+    const v = snap.view;
+    const d = v.deal;
+    const n = v.players.length;
+    const me = snap.seat;
+    const pos = (seat) => POSITIONS[n][(seat - (me ?? 0) + n) % n];
+    const legal = snap.legal_actions;
+    const playable = new Set(legal.filter((a) => a.type === "play").map((a) => a.card));
+    const discards = legal.filter((a) => a.type === "discard");
+    if (!discards.length) ui.discard = [];
+    const discardable = new Set(discards.flatMap((a) => a.cards));
+    const busy = session.pending;
+
+    const toggle = (card) => {
+      ui.discard = ui.discard.includes(card) ? ui.discard.filter((c) => c !== card)
+        : [...ui.discard, card].slice(-2);
+      render();
+    };
+    const play = (card) => act({ type: "play", card });
+
+    const hand = (seat) => {
+      if (seat === me) {
+        const cards = sortCards(d.hand);
+        const interactive = discards.length || playable.size;
+        return h("div", { class: "hand mine", role: "group", "aria-label": t("hand.yours"), dataset: { roving: "" } },
+          cards.map((card) => interactive
+            ? cardEl(card, discards.length
+              ? { onClick: toggle, legal: !busy && discardable.has(card), pressed: ui.discard.includes(card), size: "big" }
+              : { onClick: play, legal: !busy && playable.has(card), size: "big" })
+            : cardEl(card, { size: "big" })));
+      }
+      const open = d.open_hands[seat];
+      if (open) {
+        const controlled = open.some((card) => playable.has(card));
+        return h("div", { class: "hand open", role: "group", "aria-label": t("hand.open", { p: name(seat) }),
+          dataset: controlled ? { roving: "" } : {} },
+        sortCards(open).map((card) => controlled
+          ? cardEl(card, { onClick: play, legal: !busy && playable.has(card), where: `@${seat}` })
+          : cardEl(card)));
+      }
+      const count = d.hand_sizes[seat] ?? 0;
+      return count ? backsEl(count, { label: t("hand.hidden", { p: name(seat), n: count }) }) : null;
+    };
+
+    const seatEl = (seat) => {
+      const player = v.players[seat];
+      const calls = d.auction.filter((c) => c.seat === seat);
+      const last = calls.at(-1);
+      const whist = d.whist_calls.find((c) => c.seat === seat) ?? null;
+      const role = d.defenders.find((r) => r.seat === seat);
+      const sitsOut = n === 4 && d.dealer === seat && d.phase !== "awaiting_deal";
+      const tricks = d.tricks[seat];
+      return h("div", {
+        class: ["seat", `pos-${pos(seat)}`, d.to_act.includes(seat) && "to-act", seat === me && "me"],
+        "aria-label": t("seat.label", { p: player ? name(seat) : t("seat.free"), n: seat + 1 }),
+        role: "group",
+        dataset: { seat: String(seat) },
+      },
+      h("div", { class: "seat-head" },
+        h("strong", { class: "seat-name" }, player ? name(seat) : t("seat.free")),
+        seat === me ? h("span", { class: "tag" }, t("you")) : null,
+        d.dealer === seat ? h("span", { class: "tag", title: t("dealer") }, t("dealer.short")) : null,
+        d.declarer === seat ? h("span", { class: "tag declarer" }, t("declarer")) : null,
+        role ? h("span", { class: "tag" }, t(`whist.${role.choice}`)) : null,
+        sitsOut ? h("span", { class: "tag" }, t("sits.out")) : null,
+        d.to_act.includes(seat) ? h("span", { class: "tag turn" }, t("turn")) : null),
+      h("div", { class: "seat-info" },
+        tricks != null && d.phase === "playing" ? h("span", {}, t("tricks.n", { n: tricks })) : null,
+        d.phase === "whisting" && whist ? h("span", { class: "call" }, t(`whist.${whist.call}`))
+          : last && d.phase === "bidding"
+            ? h("span", { class: "call" }, last.call === "PASS" ? t("pass") : bidEl(last.call)) : null),
+      hand(seat));
+    };
+
+    const trickSlot = (placement) => {
+      const played = d.trick.find((p) => pos(p.seat) === placement);
+      return h("div", { class: ["slot", `slot-${placement}`] }, played ? cardEl(played.card) : null);
+    };
+
+    const center = h("div", { class: "center", "aria-label": t("center"), role: "group" },
+      h("div", { class: "deal-info" },
+        h("span", {}, t(`phase.${d.phase}`)),
+        d.min_level > 6 && d.phase === "bidding" ? h("span", {}, t("min.level", { n: d.min_level })) : null,
+        d.contract ? h("span", {}, t("contract"), " ", bidEl(d.contract), d.declarer != null ? ` · ${name(d.declarer)}` : "")
+          : d.bid ? h("span", {}, t("bid"), " ", bidEl(d.bid)) : null,
+        d.open_play ? h("span", {}, t("open.play")) : null),
+      (d.talon.length || d.talon_size || d.talon_card)
+        ? h("div", { class: "talon", role: "group", "aria-label": t("talon") },
+          h("span", { class: "label" }, t("talon")),
+          d.talon.map((card) => cardEl(card)),
+          d.talon_size ? backsEl(d.talon_size, { label: t("talon.hidden", { n: d.talon_size }) }) : null,
+          d.talon_card ? cardEl(d.talon_card) : null)
+        : null,
+      d.discard ? h("div", { class: "talon" }, h("span", { class: "label" }, t("discard.yours")),
+        d.discard.map((card) => cardEl(card))) : null,
+      d.phase === "playing" ? h("div", { class: ["trick", `trick-${n}`], role: "group", "aria-label": t("trick") },
+        POSITIONS[n].map(trickSlot)) : null,
+      d.last_trick.length ? h("div", { class: "last-trick" }, h("span", { class: "label" }, t("trick.last")),
+        d.last_trick.map((p) => cardEl(p.card, { size: "tiny" }))) : null);
+
+    return h("div", { class: ["felt", `seats-${n}`] },
+      v.players.map((_, seat) => seatEl(seat)),
+      center,
+      actions(snap, discards, busy));
+  }
+
+  function actions(snap, discards, busy) {
+    const d = snap.view.deal;
+    const legal = snap.legal_actions.filter((a) => a.type !== "play" && a.type !== "discard");
+    const waiting = d.to_act.filter((s) => s !== snap.seat).map(name);
+    const prompt = snap.seat == null ? (waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "")
+      : session.myTurn ? t(discards.length ? "turn.discard" : legal.length ? "turn.yours" : "turn.card")
+      : waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "";
+    const groups = new Map();
+    for (const action of legal) {
+      if (!groups.has(action.type)) groups.set(action.type, []);
+      groups.get(action.type).push(action);
+    }
+    const ordered = [...groups.keys()].sort((a, b) => rank(a) - rank(b));
+    const chosen = discards.find((a) => a.cards.length === ui.discard.length
+      && a.cards.every((c) => ui.discard.includes(c)));
+    return h("div", { class: "actions", "aria-label": t("actions") },
+      h("p", { class: ["prompt", session.myTurn && "mine"] }, prompt),
+      h("div", { class: "buttons", role: "toolbar", "aria-label": t("actions"), dataset: { roving: "" } },
+        ordered.flatMap((type) => groups.get(type).map((action) => actionButton(action, busy))),
+        discards.length ? h("button", {
+          type: "button", class: "action primary", disabled: busy || !chosen,
+          dataset: { actionType: "discard", key: "act:discard" },
+          onclick: () => chosen && act(chosen),
+        }, t("discard.do", { cards: ui.discard.map(cardText).join(" ") })) : null));
+  }
+
+  function actionButton(action, busy) {
+    const json = JSON.stringify(action);
+    return h("button", {
+      type: "button",
+      class: ["action", `action-${action.type}`],
+      disabled: busy,
+      dataset: { action: json, actionType: action.type, key: `act:${json}` },
+      onclick: () => act(action),
+    }, actionLabel(action, session.snapshot.view.deal));
+  }
+
+  function side(snap) {
+    const d = snap.view.deal;
+    return h("aside", { class: "side" },
+      d.auction.length ? h("section", { class: "panel auction" },
+        h("h2", {}, t("auction")),
+        h("ol", { class: "calls" }, d.auction.map((c) => h("li", {},
+          h("span", {}, name(c.seat), ": "), c.call === "PASS" ? t("pass") : bidEl(c.call),
+          c.hold ? ` (${t("hold")})` : "")))) : null,
+      d.whist_calls.length ? h("section", { class: "panel" },
+        h("h2", {}, t("whisting")),
+        h("ol", { class: "calls" }, d.whist_calls.map((c) => h("li", {}, `${name(c.seat)}: `,
+          t(`whist.${c.call}`))))) : null,
+      sheetPanel({ api: ctx.api, gameId, view: snap.view, sheet: session.sheet, version: session.sheetVersion, names: session.names, compact: true }),
+      lastDeal(),
+      replayLinks(snap.view.deal_no - 1),
+      h("section", { class: "panel log" },
+        h("h2", {}, t("log")),
+        h("ol", { class: "log-lines", "aria-live": "off" }, ui.log.map((line) =>
+          h("li", { dataset: { version: String(line.version) } }, line.text)))));
+  }
+
+  function lastDeal() {
+    const deal = session.sheet?.deals.at(-1);
+    if (!deal) return null;
+    return h("section", { class: "panel last-deal" },
+      h("h2", {}, t("deal.last", { n: deal.deal_no })),
+      h("p", {}, dealTitle(deal, name)),
+      h("ul", {}, deal.entries.map((e) => h("li", { title: e.explanation }, entryText(e, name)))));
+  }
+
+  return screenApi;
+}
+
+function rank(type) {
+  const at = ACTION_ORDER.indexOf(type);
+  return at < 0 ? ACTION_ORDER.length : at;
+}
+
+/** What a button of legal_actions says; an action type this client does not know still gets one. */
+export function actionLabel(action, deal) {
+  switch (action.type) {
+    case "bid": {
+      const highest = deal.auction.filter((c) => c.call !== "PASS").at(-1)?.call;
+      const text = action.bid === highest ? `${t("hold")} ${bidText(action.bid)}` : bidText(action.bid);
+      return action.dark ? `${text} (${t("dark")})` : text;
+    }
+    case "pass": return action.dark ? `${t("pass")} (${t("dark")})` : t("pass");
+    case "declare": return `${t("declare")} ${bidText(action.contract)}`;
+    case "declare_totus": return `${t("totus")} ${bidText(`10${action.strain}`)}`;
+    case "whist": return t(`whist.${action.choice}`);
+    case "choose_play": return t(action.open ? "play.open" : "play.closed");
+    case "take_talon": return t("talon.take");
+    case "look_at_cards": return t("look");
+    case "concede": return t("concede");
+    default: return `${action.type} ${JSON.stringify(action)}`;
+  }
+}

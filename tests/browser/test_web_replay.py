@@ -1,0 +1,90 @@
+"""A finished deal replayed step by step in the page: every hand, the talon and the discard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from webtools import played_game, register
+
+pytestmark = pytest.mark.integration
+
+REPLAY = "[data-screen=replay]"
+
+
+async def _at(page: Any, step: int) -> None:
+    await page.wait_for_selector(f"{REPLAY}[data-at='{step}'][data-loading=false]")
+
+
+async def test_a_replay_is_stepped_through_with_every_hand_shown(
+    web: str, http: httpx.AsyncClient, open_page: Any, shoot: Any
+) -> None:
+    players = [await register(http, name) for name in ("Anna", "Vera", "Kolya")]
+    game_id = await played_game(http, players, seed="replay", overrides={"pool": {"target": 2}})
+    replay = (await http.get(f"/v1/games/{game_id}/deals/1/replay")).json()
+    steps = replay["steps"]
+    assert steps > 30  # the first deal was whisted and played out
+
+    page = await open_page(token=players[1].token)
+    await page.goto(f"{web}/#/game/{game_id}/replay/1")
+    await _at(page, 1)
+    # Just dealt: three hands of ten and the talon, all face up once the game is over.
+    hands = await page.eval_on_selector_all(
+        f"{REPLAY} .seat", "seats => seats.map(s => s.querySelectorAll('.card').length)"
+    )
+    assert hands == [10, 10, 10]
+    talon = await page.eval_on_selector_all(
+        f"{REPLAY} .talon .card", "cs => cs.map(c => c.dataset.card)"
+    )
+    assert talon == list(replay["state"]["talon"])
+    shown = await page.eval_on_selector_all(
+        f"{REPLAY} .seat .card", "cs => cs.map(c => c.dataset.card)"
+    )
+    dealt = {card for hand in replay["events"][0]["hands"] for card in hand}
+    assert set(shown) == dealt
+
+    # Step by the buttons, the keyboard and the slider.
+    await page.click(f"{REPLAY} button[data-step=next]")
+    await _at(page, 2)
+    await page.focus(f"{REPLAY} button[data-step=next]")
+    for step in range(3, 8):
+        await page.keyboard.press("ArrowRight")
+        await _at(page, step)
+    assert await page.evaluate("location.hash") == f"#/game/{game_id}/replay/1/7"
+    await page.keyboard.press("ArrowLeft")
+    await _at(page, 6)
+
+    # Mid-play: the trick on the table, the discard shown, the hands shrinking.
+    middle = (
+        next(
+            k
+            for k, event in enumerate(replay["events"], 1)
+            if event["type"] == "card_played" and replay["events"][k - 2]["type"] == "trick_won"
+        )
+        + 1
+    )
+    await page.fill(f"{REPLAY} input[type=range]", str(middle))
+    await page.dispatch_event(f"{REPLAY} input[type=range]", "change")
+    await _at(page, middle)
+    at_middle = (
+        await http.get(f"/v1/games/{game_id}/deals/1/replay", params={"at": middle})
+    ).json()
+    trick = await page.eval_on_selector_all(
+        f"{REPLAY} .trick .card", "cs => cs.map(c => c.dataset.card)"
+    )
+    assert sorted(trick) == sorted(p["card"] for p in at_middle["state"]["view"]["trick"])
+    assert await page.locator(f"{REPLAY} .talon:has-text('Discard') .card").count() == 2
+    await shoot(page, "replay")
+
+    await page.keyboard.press("End")
+    await _at(page, steps)
+    text = await page.inner_text(f"{REPLAY} .step-event")
+    assert "over" in text
+    score = await page.locator(f"{REPLAY} h2:has-text('What the deal wrote') + ul li").count()
+    assert score == len(replay["score"]["entries"])
+
+    # On to the next deal.
+    await page.click(f"{REPLAY} a:has-text('Next deal')")
+    await page.wait_for_selector(f"{REPLAY} h1:has-text('deal 2')")
+    await _at(page, 1)
