@@ -157,7 +157,7 @@ def create_app(
     migrate: bool = True,
     extra_route_handlers: Sequence[ControllerRouterHandler] = (),
     lifespans: Sequence[Lifespan] = (),
-    projections: bool = True,
+    projections: bool | None = None,
     sse: SseSettings | None = None,
     live_poll_interval: float = 1.0,
     live_queue_size: int = 256,
@@ -171,6 +171,8 @@ def create_app(
     """
     settings = settings or Settings.from_env()
     sse = sse or SseSettings()
+    if projections is None:
+        projections = settings.projections
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:

@@ -18,6 +18,7 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_COMMAND_RETRIES     re-decides after a stream conflict when If-Match is absent (3)
     PREFERANS_STATE_CACHE_SIZE    streams whose folded state is kept in memory (1024)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
+    PREFERANS_PROJECTIONS         run the projection runner in this process (true)
     PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400)
     PREFERANS_KEY_PURGE_INTERVAL  seconds between purges of expired keys (60)
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
@@ -59,6 +60,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     command_retries: int = 3
     state_cache_size: int = 1024
     notify: bool = True
+    projections: bool = True
     idempotency_ttl: float = 86_400.0
     key_purge_interval: float = 60.0
     rate_limits: bool = True
