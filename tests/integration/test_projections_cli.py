@@ -24,7 +24,6 @@ pytestmark = pytest.mark.integration
 
 async def preferans(dsn: str, *args: str) -> tuple[int, str, str]:
     env = {**os.environ, "DATABASE_URL": dsn}
-    env.pop("PREFERANS_DB_ROLE", None)
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "service.cli", *args, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
