@@ -18,9 +18,13 @@ import random
 import sys
 from pathlib import Path
 
+import msgspec
+
 from domain import game as g
+from domain.deal.messages import Claim
 from domain.rules import rules_for
-from domain.simulation import play_random_pulka
+from domain.simulation import play_random_pulka, random_deal
+from domain.table import played_for
 from service.codec import domain_codec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "events"
@@ -46,6 +50,55 @@ def play(seed: int, preset: str, players: int, classic: bool) -> list[g.Event]:
     return [event for batch in appends for event in batch]
 
 
+def play_table(seed: int) -> list[g.Event]:
+    """A pulka at a clocked table where everything a table records happens: a seat left and
+    taken again, claims, timeouts until a seat is absent, moves made for it, its player back, an
+    abandoned seat played for to the end."""
+    rng = random.Random(seed)
+    rules = rules_for("sochi", {"pool": {"target": 2}, "table": {
+        "move_seconds": 10, "bank_seconds": 20, "increment_seconds": 2, "timeouts_to_absent": 2,
+    }})  # fmt: skip
+    events: list[g.Event] = []
+    state: g.GameState = g.INITIAL_STATE
+    now = 0
+
+    def do(command: g.Command, seconds: int = 1) -> None:
+        nonlocal state, now
+        now += seconds * 1000
+        new = g.decide(msgspec.structs.replace(command, at=now), state)
+        state = g.fold(new, state)
+        events.extend(new)
+
+    do(g.CreateGame(rules=rules))
+    do(g.TakeSeat(seat=0, player="p0"))
+    do(g.LeaveSeat(seat=0))
+    for seat in range(3):
+        do(g.TakeSeat(seat=seat, player=f"p{seat}"))
+    while not g.is_terminal(state):
+        assert isinstance(state, g.Pulka)
+        if g.needs_cards(state):
+            do(random_deal(rng, 3, state.next_dealer))
+            continue
+        seat = g.to_act(state)[0]
+        actions = g.legal_actions(state, seat)
+        moves = [a for a in actions if not isinstance(a, Claim)]
+        table = state.table
+        reason = played_for(table, seat)
+        if seat == 1 and reason == "absent" and state.deal_no >= 3:
+            do(g.ReturnToSeat(seat=seat))
+        elif reason is not None:
+            do(g.PlayFor(seat=seat, move=moves[0]))
+        elif seat == 1 and state.deal_no < 3:
+            do(g.TimeOut(seat=seat, move=moves[0]), seconds=31)
+        elif seat == 2 and state.deal_no >= 4 and not table.abandoned:
+            do(g.AbandonSeat(seat=seat))
+        elif len(moves) < len(actions) and rng.random() < 0.3:
+            do(rng.choice(actions[len(moves) :]))
+        else:
+            do(rng.choice(moves))
+    return events
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--refresh", action="store_true", help="rewrite current fixtures")
@@ -68,7 +121,8 @@ def main() -> int:
     for seed in range(args.games):
         if not wanted:
             break
-        for event in play(seed, *presets[seed % len(presets)]):
+        table = play_table(seed) if seed % 2 else []
+        for event in table + play(seed, *presets[seed % len(presets)]):
             name, version, data = codec.encode(event)
             if wanted.get(name) == version:
                 text = json.dumps(json.loads(data), indent=2, ensure_ascii=False) + "\n"

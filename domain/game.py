@@ -17,10 +17,21 @@ from typing import Any, Literal
 
 import msgspec
 
+from domain import table as tbl
 from domain.cards import Seat
+from domain.deal import claims
 from domain.deal import decider as deal
-from domain.deal.messages import DealEnded, DealEvent, DealStarted, SeatCommand, StartDeal
-from domain.deal.state import AwaitingDeal, DealFinished, DealState
+from domain.deal.messages import (
+    Claim,
+    DealEnded,
+    DealEvent,
+    DealStarted,
+    LookAtCards,
+    LookAtHand,
+    SeatCommand,
+    StartDeal,
+)
+from domain.deal.state import AwaitingDeal, DealFinished, DealState, Playing
 from domain.deal.view import SeatView, redact_event, seat_view
 from domain.errors import DealOver, IllegalAction, InvalidLayout, NotYourTurn, WrongPhase, refuse
 from domain.outcome import DealOutcome
@@ -28,6 +39,23 @@ from domain.rules import Rules
 from domain.scoring import score_deal
 from domain.settlement import Settlement, settle
 from domain.sheet import DealScore, PoolSheet, apply_score, empty_sheet, is_closed
+from domain.table import (
+    AbandonSeat,
+    LeaveSeat,
+    PlayedFor,
+    PlayerAbsent,
+    PlayerReturned,
+    PlayFor,
+    ReturnToSeat,
+    SeatAbandoned,
+    SeatClock,
+    SeatLeft,
+    TableCommand,
+    TableEvent,
+    TableState,
+    TimedOut,
+    TimeOut,
+)
 
 
 class GameCommand(
@@ -103,8 +131,11 @@ class GameEnded(GameEvent, frozen=True, tag="game_ended"):
     settlement: Settlement
 
 
-Event = GameCreated | PlayerSeated | DealScored | LastRoundStarted | GameEnded | DealEvent
-Command = CreateGame | TakeSeat | DealCards | SeatCommand
+Event = (
+    GameCreated | PlayerSeated | DealScored | LastRoundStarted | GameEnded | tbl.TableEvents
+    | DealEvent
+)  # fmt: skip
+Command = CreateGame | TakeSeat | DealCards | tbl.TableCommands | SeatCommand
 
 
 class NoGame(msgspec.Struct, frozen=True):
@@ -126,6 +157,8 @@ class Pulka(msgspec.Struct, frozen=True, kw_only=True):
     """When the game was created (ms since the epoch), if known."""
     last_round_dealer: Seat | None = None
     """Once the control time has run out: the seat that deals first in the last round."""
+    table: TableState = TableState()
+    """The clock and who is there (`domain.table`)."""
 
 
 class PulkaClosed(Pulka, frozen=True, kw_only=True):
@@ -170,22 +203,38 @@ def decide(command: Command, state: GameState) -> list[Event]:
         return [GameCreated(rules=command.rules, first_dealer=command.first_dealer, at=command.at)]
     if isinstance(state, NoGame):
         raise WrongPhase("the game has not been created", code="illegal.no_game")
+    mover: Seat | None = None
+    own = False
     match command:
         case TakeSeat():
             return [_take_seat(command, state)]
         case DealCards():
-            return _deal_cards(command, state)
-    return _seat_command(command, state)
+            events = _deal_cards(command, state)
+        case TableCommand():
+            events = _table_command(command, state)
+            if isinstance(command, TimeOut | PlayFor):
+                mover = command.seat  # a move, but not the player's own
+        case _:
+            events = _seat_command(command, state)
+            own = True
+            mover = None if isinstance(command, LookAtCards | LookAtHand) else command.seat
+    return events + _clock_after(state, events, command.at, mover, own)
 
 
 def _take_seat(command: TakeSeat, state: Pulka) -> PlayerSeated:
-    if not 0 <= command.seat < len(state.players):
-        raise refuse("no_such_seat", f"seat {command.seat} is not at this table")
-    if state.players[command.seat] is not None:
-        raise refuse("seat_taken", f"seat {command.seat} is already taken")
+    seat = command.seat
+    if not 0 <= seat < len(state.players):
+        raise refuse("no_such_seat", f"seat {seat} is not at this table")
+    if any(player == command.player for _, player in state.table.abandoned_by):
+        raise refuse("abandoned", "you abandoned this game: you cannot sit down at it again")
+    taken_over = seat in state.table.abandoned and state.rules.table.reseat
+    if state.players[seat] is not None and not taken_over:
+        if seat in state.table.abandoned:
+            raise refuse("no_reseat", f"seat {seat} was abandoned, and this table is not reseated")
+        raise refuse("seat_taken", f"seat {seat} is already taken")
     if command.player in state.players:
         raise refuse("already_seated", "this player already has a seat at this table")
-    return PlayerSeated(seat=command.seat, player=command.player)
+    return PlayerSeated(seat=seat, player=command.player)
 
 
 def _deal_cards(command: DealCards, state: Pulka) -> list[Event]:
@@ -203,10 +252,104 @@ def _deal_cards(command: DealCards, state: Pulka) -> list[Event]:
 
 
 def _seat_command(command: SeatCommand, state: Pulka) -> list[Event]:
+    """A player's own command at his seat: in time, and bringing him back if he was absent."""
+    seat, table = command.seat, state.table
+    if 0 <= seat < len(state.players) and seat in table.abandoned:
+        raise refuse("abandoned", "this seat was abandoned: it is played for to the end")
+    due = tbl.deadline(state.rules, table, seat) if table.turns else None
+    if due is not None and command.at is not None and command.at >= due:
+        raise refuse(
+            "time_out", "your time to act ran out: the move is being made for you by the table"
+        )
+    try:
+        events = _move(command, state)
+    except IllegalAction as refusal:
+        if table.timeouts and table.timeouts[seat] and refusal.code != "illegal.timed_out":
+            raise refuse(
+                "timed_out",
+                f"your time ran out and the table moved for you: {refusal.message}",
+            ) from refusal
+        raise
+    if seat in table.absent:
+        player = state.players[seat]
+        assert player is not None
+        events.insert(0, PlayerReturned(seat=seat, player=player, at=command.at))
+    return events
+
+
+def _table_command(command: TableCommand, state: Pulka) -> list[Event]:
+    seat, table = command.seat, state.table
+    if not 0 <= seat < len(state.players):
+        raise refuse("no_such_seat", f"seat {seat} is not at this table")
+    player = state.players[seat]
+    match command:
+        case LeaveSeat():
+            if player is None:
+                raise refuse("seat_free", f"seat {seat} is free: nobody is there to leave it")
+            if seated(state):
+                raise refuse("game_started", "the game has started: abandon it instead")
+            return [SeatLeft(seat=seat, player=player, at=command.at)]
+        case AbandonSeat():
+            if not seated(state):
+                raise refuse("not_started", "the game has not started: leave the seat instead")
+            if seat in table.abandoned:
+                raise refuse("already_abandoned", f"seat {seat} was already abandoned")
+            assert player is not None
+            return [SeatAbandoned(seat=seat, player=player, at=command.at)]
+        case ReturnToSeat():
+            if seat not in table.absent:
+                raise refuse("not_absent", "you are not marked absent")
+            assert player is not None
+            return [PlayerReturned(seat=seat, player=player, at=command.at)]
+    assert isinstance(command, TimeOut | PlayFor)
+    if seat not in to_act(state):
+        raise refuse("not_to_act", f"seat {seat} is not to act")
+    if command.move.seat != seat:
+        raise refuse("wrong_seat", f"the move must be seat {seat}'s")
+    move = msgspec.structs.replace(command.move, at=command.at)
+    if isinstance(command, PlayFor):
+        reason = tbl.played_for(table, seat)
+        if reason is None:
+            raise refuse("present", f"seat {seat}'s player is there: nobody plays for him")
+        return [PlayedFor(seat=seat, reason=reason), *_move(move, state)]
+    due = tbl.deadline(state.rules, table, seat)
+    if due is None:
+        raise refuse("no_clock", "this table has no clock")
+    if command.at is None or command.at < due:
+        raise refuse("not_timed_out", f"seat {seat}'s time has not run out")
+    in_a_row = table.timeouts[seat] + 1
+    events: list[Event] = [TimedOut(seat=seat, at=command.at, in_a_row=in_a_row)]
+    limit = state.rules.table.timeouts_to_absent
+    if limit and in_a_row >= limit and tbl.played_for(table, seat) is None:
+        assert player is not None
+        events.append(PlayerAbsent(seat=seat, player=player, timeouts=in_a_row, at=command.at))
+    return events + _move(move, state)
+
+
+def _clock_after(
+    state: Pulka, events: list[Event], at: int | None, mover: Seat | None, own: bool
+) -> list[Event]:
+    """The `domain.table.TurnClock` that follows a command's ``events`` at a clocked table."""
+    if at is None or not tbl.clocked(state.rules) or not events:
+        return []
+    after = fold(events, state)
+    if type(after) is not Pulka:
+        return []
+    clock = tbl.next_clock(
+        state.rules, after.table, at=at, mover=mover, own=own,
+        before=to_act(state), after=to_act(after),
+    )  # fmt: skip
+    return [] if clock is None else [clock]
+
+
+def _move(command: SeatCommand, state: Pulka) -> list[Event]:
+    """A seat's move in the current deal, and the scoring of the deal it ends."""
     if not seated(state):
         raise refuse("seats_free", "the game starts once every seat is taken")
     if isinstance(state.deal, AwaitingDeal | DealFinished):
         raise WrongPhase("no deal is in progress", code="illegal.no_deal")
+    if isinstance(command, Claim) and not state.rules.table.claims:
+        raise refuse("no_claims", "claims are not allowed at this table")
     events: list[Event] = list(deal.decide(command, state.deal))
     last = events[-1] if events else None
     if isinstance(last, DealEnded):
@@ -323,6 +466,8 @@ def evolve(state: GameState, event: Event) -> GameState:
     if isinstance(event, GameEvent):
         return _GAME_EVOLVERS[type(event)](state, event)
     assert isinstance(state, Pulka)
+    if isinstance(event, TableEvent):
+        return _table_evolved(state, event)
     if isinstance(event, DealStarted):
         return msgspec.structs.replace(
             state,
@@ -341,13 +486,25 @@ def _created(state: GameState, e: GameCreated) -> Pulka:
         deal=deal.initial_state(e.rules),
         next_dealer=e.first_dealer,
         started_at=e.at,
+        table=tbl.new_table(e.rules),
     )
 
 
 def _seated(state: Pulka, e: PlayerSeated) -> Pulka:
     players = list(state.players)
     players[e.seat] = e.player
-    return msgspec.structs.replace(state, players=tuple(players))
+    return msgspec.structs.replace(
+        state, players=tuple(players), table=tbl.taken_over(state.table, e.seat)
+    )
+
+
+def _table_evolved(state: Pulka, e: TableEvent) -> Pulka:
+    table = tbl.TABLE_EVOLVERS[type(e)](state.table, e)
+    if isinstance(e, SeatLeft):
+        players = list(state.players)
+        players[e.seat] = None
+        return msgspec.structs.replace(state, players=tuple(players), table=table)
+    return msgspec.structs.replace(state, table=table)
 
 
 def _scored(state: Pulka, e: DealScored) -> Pulka:
@@ -387,16 +544,22 @@ def fold(events: list[Event] | tuple[Event, ...], state: GameState = INITIAL_STA
 
 
 def seat_of(state: GameState, player: str) -> Seat | None:
-    if isinstance(state, NoGame):
+    """``player``'s seat, unless he has none or abandoned it."""
+    if isinstance(state, NoGame) or player not in state.players:
         return None
-    return state.players.index(player) if player in state.players else None
+    seat = state.players.index(player)
+    return None if seat in state.table.abandoned else seat
 
 
 def legal_actions(state: GameState, seat: Seat) -> list[SeatCommand]:
-    """Every command ``seat`` may send now (none between deals, or once the pulka is closed)."""
+    """Every command ``seat`` may send now (none between deals, or once the pulka is closed):
+    the deal's moves, then the claims the table allows."""
     if type(state) is not Pulka or not seated(state):
         return []
-    return deal.legal_actions(state.deal, seat)
+    actions = deal.legal_actions(state.deal, seat)
+    if state.rules.table.claims and isinstance(state.deal, Playing):
+        actions += claims.claim_offers(state.deal, seat)
+    return actions
 
 
 def to_act(state: GameState) -> tuple[Seat, ...]:
@@ -427,6 +590,8 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     sheet: PoolSheet
     deal: SeatView
     settlement: Settlement | None = None
+    clocks: tuple[SeatClock, ...] = ()
+    """Every seat's time bank, deadline and presence (`domain.table.seat_clocks`)."""
 
 
 def game_view(state: Pulka, viewer: Seat | None) -> GameView:
@@ -439,12 +604,13 @@ def game_view(state: Pulka, viewer: Seat | None) -> GameView:
         sheet=state.sheet,
         deal=seat_view(state.deal, viewer, to_act(state)),
         settlement=state.settlement if isinstance(state, PulkaClosed) else None,
+        clocks=tbl.seat_clocks(state.rules, state.table),
     )
 
 
 def redact(event: Event, viewer: Seat | None, before: GameState) -> Event:
     """``event`` as ``viewer`` may see it, given the game state before it."""
-    if isinstance(event, GameEvent) or isinstance(before, NoGame):
+    if isinstance(event, GameEvent | TableEvent) or isinstance(before, NoGame):
         return event
     current = before.deal
     if isinstance(event, DealStarted):
@@ -454,6 +620,7 @@ def redact(event: Event, viewer: Seat | None, before: GameState) -> Event:
 
 __all__ = [
     "INITIAL_STATE",
+    "AbandonSeat",
     "Command",
     "CreateGame",
     "DealCards",
@@ -465,13 +632,17 @@ __all__ = [
     "GameView",
     "IllegalAction",
     "LastRoundStarted",
+    "LeaveSeat",
     "NoGame",
     "NotYourTurn",
+    "PlayFor",
     "PlayerSeated",
     "Pulka",
     "PulkaClosed",
+    "ReturnToSeat",
     "Status",
     "TakeSeat",
+    "TimeOut",
     "check_layouts",
     "dealer_of",
     "decide",

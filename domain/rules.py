@@ -205,6 +205,33 @@ class Players4Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=T
     any all-pass trick. Needs ``raspasy.use_talon``."""
 
 
+class TableRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The table around the cards (docs/tables.md): clocks, timeouts, absence, leaving, claims.
+    Not rules of the card game: scoring never reads them, and every preset leaves them off but
+    claims."""
+
+    move_seconds: Annotated[int, Meta(ge=0, le=3600)] = 0
+    """Time for each move; 0: no time per move."""
+    bank_seconds: Annotated[int, Meta(ge=0, le=86_400)] = 0
+    """Each player's time bank (запас времени), spent once a move's own time is used up; when
+    both are spent the move times out. 0: no bank. No clock at all while both are 0."""
+    increment_seconds: Annotated[int, Meta(ge=0, le=3600)] = 0
+    """Added to a player's bank after each move he makes himself."""
+    timeouts_to_absent: Annotated[int, Meta(ge=0, le=100)] = 3
+    """After this many timeouts in a row the seat is marked absent and played for until its
+    player acts again; 0: never."""
+    stand_in: Literal["basic", "simplest"] = "basic"
+    """Who moves for a seat that timed out, is absent or was abandoned: the ``basic`` bot, or the
+    simplest legal move (the first listed; a claim is rejected)."""
+    claims: bool = True
+    """The declarer (in an all-pass any player) may claim tricks (docs/tables.md, Claims)."""
+    reseat: bool = False
+    """A seat its player abandoned may be taken by another player, who plays it from then on."""
+    abandon_rating: Literal["last", "as_played"] = "last"
+    """How ratings count a player who abandoned the game: as finishing last, or by the result
+    of his seat as it was played for him to the end."""
+
+
 class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The whole rules of a game. Immutable, stored with the game."""
 
@@ -220,6 +247,7 @@ class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     settlement: SettlementRules = SettlementRules()
     classic: ClassicRules = ClassicRules()
     players4: Players4Rules = Players4Rules()
+    table: TableRules = TableRules()
 
     def __post_init__(self) -> None:
         if self.pool.target < 1:

@@ -13,6 +13,7 @@ import msgspec
 
 from domain import game as g
 from domain.cards import DECK
+from domain.deal.messages import Claim
 from domain.rules import Rules
 
 
@@ -39,11 +40,14 @@ def play_random_pulka(
     *,
     stop_after: int | None = None,
     ms_per_command: int | None = None,
+    claims: float = 0.0,
 ) -> tuple[g.GameState, list[list[g.Event]]]:
     """A pulka played with random legal actions: the final state and the events, grouped as each
     command produced them. ``stop_after`` stops after that many commands (a game still running).
     ``ms_per_command`` stamps the n-th command with ``at = n × ms_per_command``, a clock made of
-    data, so that a time limit runs out; without it commands carry no time.
+    data, so that a time limit runs out; without it commands carry no time. A claim the table
+    offers is made with probability ``claims`` (else only the deal's moves are chosen), and
+    answered at random.
     """
     players = players or [f"player-{seat}" for seat in range(rules.players)]
     state: g.GameState = g.INITIAL_STATE
@@ -65,6 +69,9 @@ def play_random_pulka(
         if g.needs_cards(state):
             do(random_deal(rng, rules.players, state.next_dealer))
             continue
-        (seat,) = g.to_act(state)
-        do(rng.choice(g.legal_actions(state, seat)))
+        seat = g.to_act(state)[0]
+        actions = g.legal_actions(state, seat)
+        moves = [a for a in actions if not isinstance(a, Claim)]
+        claiming = len(moves) < len(actions) and rng.random() < claims
+        do(rng.choice(actions[len(moves) :] if claiming else moves))
     return state, appends

@@ -12,8 +12,9 @@ error. This module is the deal's public surface::
     ├── whisting      what follows a contract, whisting calls (the dealer's at four), open or
     │                 closed play
     │   └── whisting_rules    who speaks, what he may say, how the calls resolve
-    └── play          play a card, win a trick, end the deal
-        └── play_rules        following suit, trumping, who wins a trick
+    ├── play          play a card, win a trick, end the deal
+    │   └── play_rules        following suit, trumping, who wins a trick
+    └── claims        claim the tricks left, answer a claim
     evolve     evolve, fold: the state from the events, no rules
     legal      legal_actions, to_act (from the *_rules predicates)
     view       seat_view, redact_event: the only door through which cards leave
@@ -26,12 +27,14 @@ its ``*_rules`` twin holds the predicates, shared with `legal`.
 from __future__ import annotations
 
 from domain.cards import DECK, SORT_KEY
-from domain.deal import auction, declaring, play, whisting
+from domain.deal import auction, claims, declaring, play, whisting
 from domain.deal.evolve import evolve, fold
 from domain.deal.legal import legal_actions, to_act
 from domain.deal.messages import (
+    AnswerClaim,
     CallWhist,
     ChoosePlay,
+    Claim,
     Concede,
     DealEvent,
     DealStarted,
@@ -103,6 +106,10 @@ def decide(command: StartDeal | SeatCommand, state: DealState) -> list[DealEvent
     match command, state:  # the commonest first: some 30 of a deal's 35 commands play a card
         case PlayCard(), Playing():
             return play.play_card(command, state)
+        case Claim(), Playing():
+            return claims.claim(command, state)
+        case AnswerClaim(), Playing():
+            return claims.answer(command, state)
         case LookAtCards(), Bidding():
             return auction.look_at_cards(command, state)
         case MakeBid(), Bidding():

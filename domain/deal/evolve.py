@@ -22,6 +22,8 @@ from domain.deal.messages import (
     BidMade,
     CardPlayed,
     CardsLooked,
+    ClaimAnswered,
+    ClaimMade,
     Conceded,
     ContractDeclared,
     DealEnded,
@@ -51,6 +53,7 @@ from domain.deal.state import (
     Declaring,
     Discarding,
     Hands,
+    PendingClaim,
     Playing,
     TotusDiscarding,
     Whisting,
@@ -249,6 +252,18 @@ def _evolve_trick(state: Playing, e: TrickWon) -> Playing:
     )
 
 
+def _evolve_claim(state: Playing, e: ClaimMade) -> Playing:
+    claim = PendingClaim(seat=e.seat, tricks=e.tricks, remaining=e.remaining, asked=e.asked)
+    return _replace(state, claim=claim)
+
+
+def _evolve_claim_answer(state: Playing, e: ClaimAnswered) -> Playing:
+    pending = state.claim
+    if not e.accept or pending is None:
+        return _replace(state, claim=None)
+    return _replace(state, claim=_replace(pending, accepted=(*pending.accepted, e.seat)))
+
+
 def _evolve_ended(state: Contracted | Playing, e: DealEnded) -> DealFinished:
     """A deal ends in play, or before it (a concession, or both defenders passing)."""
     fields = table_fields(state)
@@ -286,6 +301,8 @@ _EVOLVERS: dict[type[DealEvent], Callable[[Any, Any], DealState]] = {
     TalonCardTurned: _evolve_turned,
     CardPlayed: _evolve_card,
     TrickWon: _evolve_trick,
+    ClaimMade: _evolve_claim,
+    ClaimAnswered: _evolve_claim_answer,
     DealEnded: _evolve_ended,
 }
 """One function per event type. Their arguments are typed ``Any`` here because a dict cannot

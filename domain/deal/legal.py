@@ -1,7 +1,9 @@
 """What may be done now: `legal_actions` (every command a seat may send) and `to_act` (who).
 
 `decide` accepts exactly the commands listed here and refuses anything else with a typed error;
-the property tests hold the two to that.
+the property tests hold the two to that. One exception: claims (`domain.deal.claims`), which end
+the play by agreement rather than play it, are offered by `claims.claim_offers` and listed by the
+table (`domain.game.legal_actions`); the answers to a pending claim are listed here.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from domain.cards import BID_RANK, MISER, MISER_WT, Seat
 from domain.deal import auction_rules, whisting_rules
 from domain.deal.messages import (
+    AnswerClaim,
     CallWhist,
     ChoosePlay,
     Concede,
@@ -66,6 +69,11 @@ def legal_actions(state: DealState, seat: Seat) -> list[SeatCommand]:
         case Whisting():
             return _legal_whisting(state, seat)
         case Playing():
+            if state.claim is not None:
+                pending = state.claim
+                if seat in pending.asked and seat not in pending.accepted:
+                    return [AnswerClaim(seat=seat, accept=a) for a in (True, False)]
+                return []
             if state.controllers[state.turn] != seat:
                 return []
             return [PlayCard(seat=seat, card=c) for c in playable(state, state.hands[state.turn])]
@@ -73,11 +81,14 @@ def legal_actions(state: DealState, seat: Seat) -> list[SeatCommand]:
 
 
 def to_act(state: DealState) -> tuple[Seat, ...]:
-    """The seats that may act now (one, except none once the deal is over)."""
+    """The seats that may act now: one; none once the deal is over; while a claim waits, the
+    seats yet to answer it."""
     match state:
         case Bidding():
             return (state.turn,)
         case Playing():
+            if state.claim is not None:  # the seats yet to answer the claim
+                return tuple(s for s in state.claim.asked if s not in state.claim.accepted)
             return (state.controllers[state.turn],)
         case AwaitingTalon() | Discarding() | Declaring():
             return (state.declarer,)

@@ -8,7 +8,7 @@ outcome) is recorded as its own event, so folding needs no rules.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -105,6 +105,20 @@ class PlayCard(Command, frozen=True, tag="play"):
     cards in open play sends the passer's card."""
 
     card: Card
+
+
+class Claim(Command, frozen=True, tag="claim"):
+    """Claim ``tricks`` of the tricks still to play, the one in progress included (заявка): the
+    declarer in a contract or a misère, any player in an all-pass, on his turn. The others answer
+    (`AnswerClaim`); if all accept the deal ends so (docs/tables.md, Claims)."""
+
+    tricks: Annotated[int, msgspec.Meta(ge=0, le=10)]
+
+
+class AnswerClaim(Command, frozen=True, tag="answer_claim"):
+    """Accept or reject the pending claim; one rejection ends it and play goes on."""
+
+    accept: bool
 
 
 class StartDeal(msgspec.Struct, frozen=True, kw_only=True, tag="start_deal", tag_field="type"):
@@ -296,6 +310,24 @@ class TrickWon(Event, frozen=True, tag="trick_won"):
     leader: Seat | None = None
 
 
+class ClaimMade(Event, frozen=True, tag="claim_made"):
+    """``seat`` claims ``tricks`` of the ``remaining`` ones; ``asked`` must all accept (the seats
+    that play the other hands). Play waits for their answers."""
+
+    seat: Seat
+    tricks: int
+    remaining: int
+    asked: tuple[Seat, ...]
+
+
+class ClaimAnswered(Event, frozen=True, tag="claim_answered"):
+    """An answer to the pending claim. A rejection ends the claim; the last acceptance is followed
+    by the deal's end."""
+
+    seat: Seat
+    accept: bool
+
+
 class DealEnded(Event, frozen=True, tag="deal_ended"):
     """The deal is over; its outcome is ready for scoring."""
 
@@ -316,6 +348,8 @@ DealCommand = (
     | LookAtHand
     | ChoosePlay
     | PlayCard
+    | Claim
+    | AnswerClaim
 )
 SeatCommand = (
     LookAtCards
@@ -330,6 +364,8 @@ SeatCommand = (
     | LookAtHand
     | ChoosePlay
     | PlayCard
+    | Claim
+    | AnswerClaim
 )
 DealEvent = (
     DealStarted
@@ -352,5 +388,7 @@ DealEvent = (
     | TalonCardTurned
     | CardPlayed
     | TrickWon
+    | ClaimMade
+    | ClaimAnswered
     | DealEnded
 )

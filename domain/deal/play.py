@@ -26,6 +26,8 @@ from domain.outcome import DealOutcome
 
 
 def play_card(command: PlayCard, state: Playing) -> list[DealEvent]:
+    if state.claim is not None:
+        raise refuse("claim_pending", "play waits for the answers to the claim")
     hand_seat, card = state.turn, command.card
     controller = state.controllers[hand_seat]
     if command.seat != controller:

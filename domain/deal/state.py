@@ -115,6 +115,17 @@ class Whisting(Contracted, frozen=True, kw_only=True):
     calls: tuple[tuple[Seat, str], ...] = ()
 
 
+class PendingClaim(msgspec.Struct, frozen=True, kw_only=True):
+    """A claim waiting for its answers (`domain.deal.claims`)."""
+
+    seat: Seat
+    tricks: int
+    """The tricks the claimer takes of the ``remaining`` ones."""
+    remaining: int
+    asked: tuple[Seat, ...]
+    accepted: tuple[Seat, ...] = ()
+
+
 class Playing(DealTable, frozen=True, kw_only=True):
     """Cards are played trick by trick (розыгрыш), in a contract, misère or all-pass."""
 
@@ -143,6 +154,8 @@ class Playing(DealTable, frozen=True, kw_only=True):
     played: tuple[str, ...] = ()
     """Cards of finished tricks."""
     last_trick: tuple[tuple[Seat, str], ...] = ()
+    claim: PendingClaim | None = None
+    """A claim waiting for answers; play waits with it."""
 
 
 class DealFinished(DealTable, frozen=True, kw_only=True):

@@ -47,6 +47,17 @@ class PlayedCard(msgspec.Struct, frozen=True, kw_only=True):
     card: str
 
 
+class ClaimView(msgspec.Struct, frozen=True, kw_only=True):
+    """A claim waiting for answers: ``seat`` takes ``tricks`` of the ``remaining`` ones if every
+    seat of ``asked`` accepts; ``accepted`` have."""
+
+    seat: Seat
+    tricks: int
+    remaining: int
+    asked: tuple[Seat, ...]
+    accepted: tuple[Seat, ...] = ()
+
+
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """One viewer's picture of a deal."""
 
@@ -83,6 +94,7 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     talon_card: str | None = None
     last_trick: tuple[PlayedCard, ...] = ()
     tricks: dict[Seat, int] = {}
+    claim: ClaimView | None = None
     outcome: DealOutcome | None = None
 
 
@@ -102,6 +114,7 @@ class _PhaseFields(TypedDict, total=False):
     talon_card: str | None
     last_trick: tuple[PlayedCard, ...]
     tricks: dict[Seat, int]
+    claim: ClaimView | None
     outcome: DealOutcome | None
 
 
@@ -148,6 +161,12 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
             "last_trick": tuple(PlayedCard(seat=s, card=c) for s, c in state.last_trick),
             "tricks": _trick_counts(state.tricks, state.order),
         }
+        if state.claim is not None:
+            c = state.claim
+            phase["claim"] = ClaimView(
+                seat=c.seat, tricks=c.tricks, remaining=c.remaining, asked=c.asked,
+                accepted=c.accepted,
+            )  # fmt: skip
     if isinstance(state, DealFinished):
         phase |= {
             "contract": state.outcome.contract,
