@@ -98,9 +98,7 @@ def test_a_finished_deal_is_scored_as_an_event_and_the_deal_passes_clockwise():
 def test_the_sheet_is_read_from_the_score_events_alone():
     state, events = all_pass_deal(seated())
     score = next(e for e in events if isinstance(e, g.DealScored)).score
-    assert sum(state.sheet.mountain) == sum(
-        e.amount for e in score.entries if e.kind == "mountain"
-    )
+    assert sum(state.sheet.mountain) == sum(e.amount for e in score.entries if e.kind == "mountain")
 
 
 def test_the_exit_from_all_pass_raises_the_minimum_bid_in_leningrad():
