@@ -55,6 +55,8 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     """Suits each seat has shown out of in this deal's play."""
     played: tuple[str, ...]
     """Cards of finished tricks, in order."""
+    played_by: dict[Seat, tuple[str, ...]]
+    """Every card each hand has played in this deal, the trick on the table included."""
     trick: tuple[tuple[Seat, str], ...]
     tricks: dict[Seat, int]
     turned: tuple[str, ...]
@@ -121,9 +123,18 @@ def read(view: BotView) -> Knowledge:
         allowed[c] = locs
     return Knowledge(
         seat=seat, rules=rules, deal=deal, events=events, order=order, hands=hands,
-        hidden=hidden, unseen=unseen, allowed=allowed, voids=voids, played=played, trick=trick,
+        hidden=hidden, unseen=unseen, allowed=allowed, voids=voids, played=played,
+        played_by=_played_by(events), trick=trick,
         tricks=dict(deal.tricks), turned=turned, turn=_hand_on_turn(view, hands),
     )  # fmt: skip
+
+
+def _played_by(events: tuple[DealEvent, ...]) -> dict[Seat, tuple[str, ...]]:
+    out: dict[Seat, list[str]] = {}
+    for e in events:
+        if isinstance(e, CardPlayed):
+            out.setdefault(e.seat, []).append(e.card)
+    return {s: tuple(c) for s, c in out.items()}
 
 
 def _hand_on_turn(view: BotView, hands: Mapping[Seat, tuple[str, ...]]) -> Seat | None:

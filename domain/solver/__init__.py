@@ -11,15 +11,17 @@ be none) and ``paranoid`` (all-pass: one seat's tricks against a coalition of th
 """
 
 from domain.solver.position import Mode, Position, advance, from_playing, position
-from domain.solver.search import Solver
-from domain.solver.solve import Solution, fits, par, solve, solver_for
+from domain.solver.search import SearchAborted, Solver
+from domain.solver.solve import Solution, card_value, fits, par, solve, solver_for
 
 __all__ = [
     "Mode",
     "Position",
+    "SearchAborted",
     "Solution",
     "Solver",
     "advance",
+    "card_value",
     "fits",
     "from_playing",
     "par",

@@ -39,6 +39,15 @@ what each one buys."""
 
 SearchFn = Callable[[int, int, int, int], bool]
 
+NO_LIMIT: Final = 1 << 62
+
+
+class SearchAborted(Exception):
+    """The search expanded more trick starts than `Solver.node_limit` allows (a caller's budget).
+
+    The table keeps only finished results, so the solver stays valid for further searches.
+    """
+
 
 class Solver:
     """A search context: one trump, mode and focus slot, with its transposition table.
@@ -70,7 +79,9 @@ class Solver:
         """key → the lead that last settled the node, tried first next time."""
         self.hands: list[int] = [0, 0, 0]
         self.counter = [0]
-        """Trick starts expanded (for benchmarks)."""
+        """Trick starts expanded so far (for benchmarks and budgets)."""
+        self.limit = [NO_LIMIT]
+        """`SearchAborted` is raised once `nodes` passes this."""
         self.is_max: tuple[bool, bool, bool] = tuple(  # type: ignore[assignment]
             (s == focus_slot) if mode == "contract" else (s != focus_slot) for s in range(3)
         )
@@ -79,6 +90,10 @@ class Solver:
     @property
     def nodes(self) -> int:
         return self.counter[0]
+
+    def limit_nodes(self, more: int | None) -> None:
+        """Allow ``more`` trick starts from now on (None: no limit)."""
+        self.limit[0] = NO_LIMIT if more is None else self.counter[0] + more
 
     def test(self, leader: int, need: int, n: int, k: int) -> bool:
         """Whether the maximising side can make the focus take at least ``need`` of the ``n``
@@ -104,6 +119,7 @@ def _compile(solver: Solver) -> SearchFn:
     table = solver.table
     best = solver.best
     counter = solver.counter
+    limit = solver.limit
     features = solver.features
     reps_t = REPS if "equivalent_cards" in features else _IDENTITY
     use_tt = "tt" in features
@@ -249,6 +265,8 @@ def _compile(solver: Solver) -> SearchFn:
                     if n - qt < hi:
                         hi = n - qt
         counter[0] += 1
+        if counter[0] > limit[0]:
+            raise SearchAborted
         max0 = is_max[lead]
         max1 = is_max[p1]
         max2 = is_max[p2]

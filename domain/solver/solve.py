@@ -12,7 +12,7 @@ from collections.abc import Callable
 import msgspec
 
 from domain.cards import DECK, Seat
-from domain.solver.bits import REPS, SUIT_MASK, legal_mask
+from domain.solver.bits import CARD_INDEX, REPS, SUIT_MASK, legal_mask
 from domain.solver.position import Mode, Position
 from domain.solver.search import Solver
 
@@ -110,6 +110,26 @@ def solve(
         focus=pos.focus, mode=pos.mode, turn=pos.turn, tricks_left=n, focus_tricks=par,
         values=dict(sorted(out.items(), key=lambda kv: DECK.index(kv[0]))),
     )  # fmt: skip
+
+
+def card_value(pos: Position, card: str, *, par: int, solver: Solver | None = None) -> int:
+    """The focus tricks from ``pos`` once the hand on turn plays ``card`` (legal), given the
+    position's ``par``: cheaper than `solve` with every value when only one card matters."""
+    if solver is None:
+        solver = solver_for(pos)
+    elif not fits(solver, pos):
+        raise ValueError("this solver was made for another trump, mode, focus or talon")
+    root = _Root(solver, pos)
+    bit = 1 << CARD_INDEX[card]
+    if not legal_mask(pos.hands[pos.turn], pos.led, pos.trump) & bit:
+        raise ValueError(f"{card} may not be played by seat {pos.turn} now")
+
+    def after(need: int) -> bool:
+        return root.test_after(bit, need)
+
+    if solver.is_max[root.turn_slot]:
+        return _mtd(after, 0, par, par)
+    return _mtd(after, par, pos.tricks_left, par)
 
 
 def par(pos: Position, *, solver: Solver | None = None, guess: int | None = None) -> int:
