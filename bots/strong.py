@@ -65,7 +65,23 @@ MAX_SAMPLES = 400
 
 def decide(view: BotView, rng: random.Random, budget_s: float = DEFAULT_BUDGET_S) -> SeatCommand:
     """A legal action chosen over sampled layouts within ``budget_s`` seconds."""
-    clock = Clock(budget_s)
+    return decide_with_stats(view, rng, budget_s)[0]
+
+
+def decide_with_stats(
+    view: BotView, rng: random.Random, budget_s: float = DEFAULT_BUDGET_S
+) -> tuple[SeatCommand, Clock]:
+    """`decide`, with the decision's clock: layouts solved, solver nodes and time."""
+    clock = Clock(budget_s * BUDGET_SHARE)
+    return _decide(view, rng, budget_s, clock), clock
+
+
+BUDGET_SHARE = 0.88
+"""The share of the budget the search may use: the rest covers reading the view, sampling and
+the overshoot of the last solve."""
+
+
+def _decide(view: BotView, rng: random.Random, budget_s: float, clock: Clock) -> SeatCommand:
     legal = view.legal
     if len(legal) == 1:
         return legal[0]
@@ -101,6 +117,9 @@ class Clock:
     nodes: int = 0
     spent: float = 0.0
     samples: int = 0
+    """Layouts solved."""
+    exhaustive: bool = False
+    """Whether the layouts were every possible one (else a random sample)."""
 
     def left(self) -> float:
         return self.budget_s - (time.perf_counter() - self.start)
@@ -279,7 +298,7 @@ def play(k: Knowledge, plays: list[PlayCard], rng: random.Random, clock: Clock) 
     totals = dict.fromkeys(cards, 0.0)
     wsum = 0.0
     solvers = Solvers()
-    _, layouts = weighted_worlds(k, rng)
+    clock.exhaustive, layouts = weighted_worlds(k, rng)
     for n, (world, w) in enumerate(layouts):
         if n >= MAX_SAMPLES or (n and clock.left() <= 0):
             break
@@ -304,9 +323,26 @@ def play(k: Knowledge, plays: list[PlayCard], rng: random.Random, clock: Clock) 
 # ---- evaluating contracts over layouts -------------------------------------------------------
 
 
-def _declarer_result(
-    k: Knowledge, declarer: Seat, contract: str, tricks: int, *, defence: str = "single"
-) -> float:
+class _Results:
+    """The declarer's worth of each (contract, tricks) in one decision, each computed once."""
+
+    def __init__(self, k: Knowledge, declarer: Seat) -> None:
+        self.k = k
+        self.declarer = declarer
+        self.memo: dict[tuple[str, int], float] = {}
+
+    def __call__(self, contract: str, tricks: int) -> float:
+        key = (contract, tricks)
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = _declarer_result(self.k, self.declarer, contract, tricks)
+        return got
+
+    def mean(self, contract: str, tricks: list[int]) -> float:
+        return _mean([self(contract, t) for t in tricks])
+
+
+def _declarer_result(k: Knowledge, declarer: Seat, contract: str, tricks: int) -> float:
     """The declarer's worth of ``tricks`` in ``contract``, defended by one whister (closed)."""
     first = k.order[(k.order.index(declarer) + 1) % 3]
     second = k.order[(k.order.index(declarer) + 2) % 3]
@@ -365,7 +401,7 @@ def _evaluate(
     tally = _Tally()
     solvers = Solvers()
     me = k.seat
-    _, layouts = weighted_worlds(k, rng)
+    clock.exhaustive, layouts = weighted_worlds(k, rng)
     for n, (world, _w) in enumerate(layouts):
         if n >= MAX_SAMPLES or (n >= min_layouts and clock.left() <= 0):
             break
@@ -445,11 +481,12 @@ def bid(
     tally = _evaluate(k, rng, clock, options)
     if not tally.tricks:
         return fallback
+    worth = _Results(k, k.seat)
     best_value = 0.0
     best_call: SeatCommand | None = None
     if consider_miser and miser_bid is not None:
         ts = next((v for (s, _), v in tally.tricks.items() if s == MISER), [])
-        v = _mean([_declarer_result(k, k.seat, MISER, t) for t in ts])
+        v = worth.mean(MISER, ts)
         if v > best_value:
             best_value, best_call = v, miser_bid
     if lowest is not None:
@@ -461,7 +498,7 @@ def bid(
                 contract = f"{level}{s}"
                 if BID_RANK[contract] < BID_RANK[lowest.bid]:
                     continue
-                v = _mean([_declarer_result(k, k.seat, contract, t) for t in ts])
+                v = worth.mean(contract, ts)
                 if v > best_value:
                     best_value, best_call = v, lowest
     if best_call is not None:
@@ -505,15 +542,16 @@ def discard(
     tally = _evaluate(k, rng, clock, options)
     if not tally.tricks:
         return fallback
+    worth = _Results(k, k.seat)
     floor = BID_RANK[minimum] if minimum is not None else BID_RANK[f"{max(6, k.deal.min_level)}S"]
     best: tuple[float, tuple[str, ...]] | None = None
     for (s, pair), ts in tally.tricks.items():
         if s == MISER:
-            v = _mean([_declarer_result(k, k.seat, MISER, t) for t in ts])
+            v = worth.mean(MISER, ts)
         else:
             v = (
                 max(
-                    _mean([_declarer_result(k, k.seat, f"{lvl}{s}", t) for t in ts])
+                    worth.mean(f"{lvl}{s}", ts)
                     for lvl in range(6, 11)
                     if BID_RANK[f"{lvl}{s}"] >= floor
                 )
@@ -571,12 +609,13 @@ def declare(
     tally = _evaluate(k, rng, clock, options)
     if not tally.tricks:
         return fallback
+    worth = _Results(k, k.seat)
     best: tuple[float, SeatCommand] | None = None
     for (s, _), ts in tally.tricks.items():
         for d in declares:
             if (strain_of(d.contract) or "NT") != s:
                 continue
-            v = _mean([_declarer_result(k, k.seat, d.contract, t) for t in ts])
+            v = worth.mean(d.contract, ts)
             if best is None or v > best[0]:
                 best = (v, d)
     concede = of_type(legal, Concede)
@@ -620,7 +659,7 @@ def whist(
     totals = dict.fromkeys(choices, 0.0)
     count = 0
     solvers = Solvers()
-    _, layouts = weighted_worlds(k, rng)
+    clock.exhaustive, layouts = weighted_worlds(k, rng)
     for n, (world, _w) in enumerate(layouts):
         if n >= MAX_SAMPLES or (n and clock.left() <= 0):
             break
@@ -688,4 +727,4 @@ def _whist_value(
     return float(deal_results(o, k.rules)[me])
 
 
-__all__ = ["DEFAULT_BUDGET_S", "Clock", "decide"]
+__all__ = ["DEFAULT_BUDGET_S", "Clock", "decide", "decide_with_stats"]
