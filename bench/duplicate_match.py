@@ -40,6 +40,7 @@ from fractions import Fraction
 from bots import LEVELS
 from bots.table import Table
 from bots.value import deal_results
+from domain.outcome import DealOutcome
 from domain.rules import rules_for
 from domain.simulation import random_deal
 
@@ -61,7 +62,7 @@ def rotations(players: int, dealer: int, full: bool) -> list[tuple[str, ...]]:
 
 def play_one(
     args: tuple[str, int, int, str, str, float, int, bool],
-) -> tuple[int, list[tuple[tuple[str, ...], tuple[Fraction, ...], str]], float]:
+) -> tuple[int, list[tuple[tuple[str, ...], tuple[Fraction, ...], str, tuple[str, ...]]], float]:
     """Deal ``index`` of the match, in every rotation: (index, [(assignment, results, kind)],
     seconds)."""
     preset, players, index, a, b, budget, seed, full = args
@@ -78,8 +79,23 @@ def play_one(
         outcome = table.play_deal(cards, strategies, bot_rng, budget)
         results = deal_results(outcome, rules)
         kind = outcome.kind if outcome.kind != "game" else f"game {outcome.contract}"
-        out.append((assignment, results, kind))
+        out.append((assignment, results, kind, _roles(outcome)))
     return index, out, time.perf_counter() - t0
+
+
+def _roles(outcome: DealOutcome) -> tuple[str, ...]:
+    """Each seat's part in the deal: declarer, defender (of a game or a misère), all-pass."""
+    out = []
+    for seat in range(outcome.seats):
+        if seat not in outcome.hands:
+            out.append("out")
+        elif outcome.kind == "raspasy":
+            out.append("all-pass")
+        elif seat == outcome.declarer:
+            out.append(f"{outcome.kind} declarer")
+        else:
+            out.append(f"{outcome.kind} defender")
+    return tuple(out)
 
 
 def interval(values: Sequence[float]) -> tuple[float, float]:
@@ -114,14 +130,16 @@ def run_pair(
     per_b: list[float] = []
     margin: list[float] = []
     kinds: dict[str, int] = {}
+    by_role: dict[str, list[float]] = {}
     for _, plays, _ in sorted(done):
         sa: list[Fraction] = []
         sb: list[Fraction] = []
-        for assignment, results, kind in plays:
+        for assignment, results, kind, roles in plays:
             kinds[kind.split()[0]] = kinds.get(kind.split()[0], 0) + 1
             for seat, x in enumerate(assignment):
                 if x == "A":
                     sa.append(results[seat])
+                    by_role.setdefault(roles[seat], []).append(float(results[seat]))
                 elif x == "B":
                     sb.append(results[seat])
         ma, mb = float(sum(sa) / len(sa)), float(sum(sb) / len(sb))
@@ -141,6 +159,10 @@ def run_pair(
     total = sum(kinds.values())
     mix = ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sorted(kinds.items()))
     print(f"  deal kinds: {mix}")
+    roles = ", ".join(
+        f"{r} {statistics.fmean(v):+.1f} (n={len(v)})" for r, v in sorted(by_role.items())
+    )
+    print(f"  {a}'s mean result by its part in the deal: {roles}")
     sys.stdout.flush()
 
 

@@ -61,6 +61,9 @@ from domain.solver.solve import fits
 DEFAULT_BUDGET_S = 1.5
 MAX_SAMPLES = 400
 """No decision draws more layouts than this, however much time is left."""
+MIN_LAYOUTS = 5
+"""An auction, discard, contract or whist decision trusts the solver only over at least this
+many layouts; with fewer (a short budget) the basic bot's judgement stands."""
 
 
 def decide(view: BotView, rng: random.Random, budget_s: float = DEFAULT_BUDGET_S) -> SeatCommand:
@@ -411,21 +414,15 @@ def _evaluate(
             guess = (
                 0
                 if strain == MISER
-                else round(declarer_tricks(kept, None if strain == "NT" else strain))
+                else min(10, round(declarer_tricks(kept, None if strain == "NT" else strain) + 1.5))
             )
             solution = clock.solve(pos, solvers.for_(pos), values=False, guess=guess)
             if solution is None:
-                return tally if tally.tricks else _partial(tally, results)
+                return tally  # out of time: this layout is left out
             results.append(((strain, dropped), solution.focus_tricks))
         for key, t in results:
             tally.add(key, t)
         clock.samples += 1
-    return tally
-
-
-def _partial(tally: _Tally, results: list[tuple[tuple[str, tuple[str, ...]], int]]) -> _Tally:
-    for key, t in results:
-        tally.add(key, t)
     return tally
 
 
@@ -479,7 +476,7 @@ def bid(
         return out
 
     tally = _evaluate(k, rng, clock, options)
-    if not tally.tricks:
+    if clock.samples < MIN_LAYOUTS:
         return fallback
     worth = _Results(k, k.seat)
     best_value = 0.0
@@ -532,15 +529,15 @@ def discard(
         candidates = [(MISER, p) for p in pairs]
     else:
         candidates = []
-        for s in _strains_to_try(hand):
-            for p in _trick_pairs(hand, None if s == "NT" else s, 3):
+        for i, s in enumerate(_strains_to_try(hand)):
+            for p in _trick_pairs(hand, None if s == "NT" else s, 3 if i == 0 else 1):
                 candidates.append((s, p))
 
     def options(world: World) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
         return [(s, p, tuple(c for c in hand if c not in p)) for s, p in candidates]
 
     tally = _evaluate(k, rng, clock, options)
-    if not tally.tricks:
+    if clock.samples < MIN_LAYOUTS:
         return fallback
     worth = _Results(k, k.seat)
     floor = BID_RANK[minimum] if minimum is not None else BID_RANK[f"{max(6, k.deal.min_level)}S"]
@@ -607,7 +604,7 @@ def declare(
         ]
 
     tally = _evaluate(k, rng, clock, options)
-    if not tally.tricks:
+    if clock.samples < MIN_LAYOUTS:
         return fallback
     worth = _Results(k, k.seat)
     best: tuple[float, SeatCommand] | None = None
@@ -680,7 +677,7 @@ def whist(
                                            hands)  # fmt: skip
         count += 1
         clock.samples += 1
-    if not count:
+    if count < MIN_LAYOUTS:
         return fallback
     pick = max(choices, key=lambda c: (totals[c], c == "pass"))
     return next(c for c in calls if c.choice == pick)
