@@ -9,6 +9,8 @@
     basic       ``basic``: rules of thumb for every decision
     strong      ``strong``: sampled layouts weighed by the auction and play, decided by the
                 double-dummy solver within a time budget
+    inference   the weight of a layout given the auction and the whisting
+    rollout     fast all-pass play-outs with every hand known
     table       Table: a pulka played by one strategy per seat (harnesses, benchmarks)
 
 A strategy is ``decide(view, rng, budget_s) -> SeatCommand`` and always returns one of
