@@ -14,8 +14,10 @@ The search is the one strong solvers use (DDS, BOTS.md §1.1), in pure Python:
 - move ordering: the lead that last settled the node, then (in a contract) the leads that are
   not winners before cashing, the cheapest winner or a low card later in the trick, and in misère
   and all-pass the highest card that ducks;
-- sure-trick bounds (quick tricks) in contract play, and the target cut-offs: stop once the
-  tricks won reach the target, or once the tricks left cannot.
+- sure-trick bounds: quick tricks in contract play; in misère and all-pass, a focus seat whose
+  every card is below all the others' cards of its suit is safe for good (it never wins a
+  trick, so it never leads; measured on realistic misère hands: 4× fewer nodes). And the target
+  cut-offs: stop once the tricks won reach the target, or once the tricks left cannot.
 
 Internally the three active seats are slots 0, 1, 2 in the order of play (slot 0 the first
 hand). The maximising side wants the focus seat to take tricks: the declarer himself in a
@@ -123,7 +125,7 @@ def _compile(solver: Solver) -> SearchFn:
     features = solver.features
     reps_t = REPS if "equivalent_cards" in features else _IDENTITY
     use_tt = "tt" in features
-    use_qt = contract and "quick_tricks" in features
+    use_qt = "quick_tricks" in features
     ordering = "ordering" in features
     keyed = use_tt or ordering
     rel_t = RELATIVE
@@ -249,7 +251,7 @@ def _compile(solver: Solver) -> SearchFn:
         else:
             lo = 0
             hi = n
-        if use_qt:
+        if use_qt and contract:
             qt = quick_tricks(lead, present)
             if qt:
                 if is_max[lead]:
@@ -264,6 +266,21 @@ def _compile(solver: Solver) -> SearchFn:
                         return False
                     if n - qt < hi:
                         hi = n - qt
+        elif use_qt and lead != g and k >= n_talon and not (g == 0 and k + 1 < forced):
+            # misère and all-pass: the focus is safe for good when each of its cards is below
+            # every card the others hold in that suit. The others lead (the focus never wins,
+            # so it never leads), and whatever they lead, the focus follows under or throws.
+            hg = h[g]
+            others = present & ~hg
+            for sm in sm_t:
+                d = hg & sm
+                if d:
+                    o = others & sm
+                    if o and (o & -o) < d:
+                        break
+            else:
+                table[key] = lo << 4  # no more tricks for the focus
+                return False
         counter[0] += 1
         if counter[0] > limit[0]:
             raise SearchAborted
