@@ -1,7 +1,7 @@
 """The ``basic`` level: rules of thumb for every decision, in well under a millisecond or two.
 
-- Bidding: the best strain's expected tricks (`bots.evaluate`) plus about one for the talon set
-  the highest bid; misère when the hand has at most one dangerous card.
+- Bidding: the best strain's expected tricks (`bots.evaluate`), plus what the talon and the
+  lead add, set the highest bid; misère when the hand has at most one dangerous card.
 - Discard: the pair that keeps the most tricks (misère: the least danger).
 - Contract: the highest level the hand expects to make in its best strain, at least the bid;
   concede when it expects to go down by more than the concession costs.
@@ -144,8 +144,6 @@ def _sure_tricks(hand: tuple[str, ...]) -> int:
             if r != 7 - i:
                 break
             total += 1
-        else:
-            total += 0
     return total
 
 

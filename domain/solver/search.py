@@ -84,9 +84,13 @@ class Solver:
         """Trick starts expanded so far (for benchmarks and budgets)."""
         self.limit = [NO_LIMIT]
         """`SearchAborted` is raised once `nodes` passes this."""
-        self.is_max: tuple[bool, bool, bool] = tuple(  # type: ignore[assignment]
-            (s == focus_slot) if mode == "contract" else (s != focus_slot) for s in range(3)
+        contract = mode == "contract"
+        self.is_max: tuple[bool, bool, bool] = (
+            (focus_slot == 0) == contract,
+            (focus_slot == 1) == contract,
+            (focus_slot == 2) == contract,
         )
+        """Per slot: whether it wants the focus to take tricks."""
         self._search = _compile(self)
 
     @property
