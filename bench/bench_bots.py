@@ -1,0 +1,116 @@
+"""How long each bot level takes to decide, and how many layouts the strong one solves.
+
+    python bench/bench_bots.py [--deals 12] [--budget 1.5] [--preset sochi] [--seed 1]
+
+Seeded deals are played with one strong seat (rotating) among basic ones; every decision of
+every seat is timed. It prints, per level, the decision time p50 / p95 / max over all decisions
+and per kind of decision (bidding, discard, contract, whisting, play), and for the strong level
+the layouts (samples) solved per decision at each trick of the play and in the other phases,
+apart for decisions that sampled layouts and those that enumerated every one (a misère catcher
+or an open whister, late in the play, or when voids leave few). Contract and misère layouts are
+each solved double-dummy for every legal card; all-pass layouts are played out by rules of
+thumb for every legal card (`bots.rollout`), so many more fit in the budget.
+
+The default strong budget is 1.5 s per decision (the target: at most that at p95, on one core);
+the basic level should stay under 5 ms. Timings are never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections import defaultdict
+
+from bots import basic, random_bot, strong
+from bots.knowledge import read
+from bots.table import Table
+from bots.view import BotView
+from domain.deal.messages import SeatCommand
+from domain.rules import rules_for
+from domain.simulation import random_deal
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--deals", type=int, default=12)
+    p.add_argument("--budget", type=float, default=1.5)
+    p.add_argument("--preset", default="sochi")
+    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    rules = rules_for(args.preset, {"players": args.players})
+    rng = random.Random(args.seed)
+    times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    samples: dict[str, list[int]] = defaultdict(list)
+    exhaustive: dict[str, list[int]] = defaultdict(list)
+
+    def timed(level: str, view: BotView, r: random.Random, budget: float) -> SeatCommand:
+        phase = view.game.deal.phase
+        t = time.perf_counter()
+        if level == "strong":
+            action, clock = strong.decide_with_stats(view, r, budget)
+            if phase == "playing":
+                k = read(view)
+                kind = basic.kind_of(k)
+                how = "all-pass play-outs" if kind == "raspasy" else f"{kind}, solved"
+                key = f"{how}: trick {k.tricks_played + 1:2d}"
+            else:
+                key = f"{phase}, solved"
+            if len(view.legal) > 1:
+                (exhaustive if clock.exhaustive else samples)[key].append(clock.samples)
+        elif level == "basic":
+            action = basic.decide(view, r, budget)
+        else:
+            action = random_bot.decide(view, r, budget)
+        times[level][phase].append(time.perf_counter() - t)
+        return action
+
+    for d in range(args.deals):
+        dealer = d % rules.players
+        table = Table(rules, first_dealer=dealer)
+        cards = random_deal(rng, rules.players, dealer)
+        strong_seat = (dealer + 1 + d // rules.players) % rules.players
+        strategies = [
+            (lambda v, r, b, lvl=("strong" if s == strong_seat else "basic"): timed(lvl, v, r, b))
+            for s in range(rules.players)
+        ]
+        table.play_deal(cards, strategies, random.Random(d), args.budget)
+    for _ in range(200):  # the random level's decisions, the floor of the scale
+        table = Table(rules)
+        cards = random_deal(rng, rules.players, 0)
+        table.play_deal(cards, [lambda v, r, b: timed("random", v, r, b)] * rules.players, rng, 0.0)
+    print(f"{args.preset}, {args.players} players, {args.deals} deals, strong budget "
+          f"{args.budget:g} s")  # fmt: skip
+    for level in ("random", "basic", "strong"):
+        every = [t for ts in times[level].values() for t in ts]
+        if not every:
+            continue
+        p50, p95, top = (1000 * pct(every, 0.5), 1000 * pct(every, 0.95), 1000 * max(every))
+        print(f"{level:>7}: {len(every):5d} decisions  p50 {p50:8.2f} ms  p95 {p95:8.2f} ms  "
+              f"max {top:8.2f} ms")  # fmt: skip
+        for phase, ts in sorted(times[level].items()):
+            print(f"         {phase:<15} {len(ts):5d}  p50 {1000 * pct(ts, 0.5):8.2f} ms  "
+                  f"p95 {1000 * pct(ts, 0.95):8.2f} ms")  # fmt: skip
+    print("strong: layouts solved per decision with a choice (median, min–max, decisions)")
+    print(f"  {'':<32} {'sampled layouts':<24}  every layout (enumerated)")
+    for key in sorted(set(samples) | set(exhaustive)):
+        cols = []
+        for table_ in (samples, exhaustive):
+            xs = table_.get(key, [])
+            cols.append(
+                f"{statistics.median(xs):5.0f} {min(xs):4d}–{max(xs):<4d} (n={len(xs):3d})"
+                if xs
+                else " " * 22
+            )
+        print(f"  {key:<32} {cols[0]:<24}  {cols[1]}")
+
+
+if __name__ == "__main__":
+    main()

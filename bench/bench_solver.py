@@ -1,0 +1,167 @@
+"""The double-dummy solver's speed, beside baselines measured in the same run.
+
+    python bench/bench_solver.py [--deals 100] [--endings 200] [--seed 1] [--baseline-deals 10]
+
+It prints, on one core:
+
+- whole deals from the opening lead (30 cards in play): the par of random contract deals (a
+  random trump or no-trump, a random declarer), realistic misère hands (the declarer keeps the
+  ten lowest of twelve cards drawn towards low ranks) and all-pass deals solved from one seat
+  (paranoid), as median / p95 / max; then the same contract deals valued for every opening lead;
+- the baseline for whole deals: the same search with only its transposition table (no
+  equivalent cards, ordering or quick tricks), on the first ``--baseline-deals`` deals;
+- positions with 5 tricks left (random endings of every mode, a trick sometimes partly played),
+  every legal card valued: the solver, the plain zero-window alpha-beta without any enhancement,
+  and the brute-force minimax of the tests, on the same positions.
+
+Targets (BOTS.md and the issue): a whole deal in a median under 100 ms and a p95 under 1 s;
+positions with 5 tricks left under 5 ms. Timings are never asserted in tests; the machine is
+shared, so compare the figures with the baselines of the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+from domain.cards import DECK, RANK_OF, SUITS
+from domain.solver import Position, position, solve, solver_for
+from domain.solver.reference import brute_force, random_ending
+from domain.solver.search import Solver
+
+TARGET_DEAL_MEDIAN_S = 0.100
+TARGET_DEAL_P95_S = 1.0
+TARGET_ENDING_S = 0.005
+
+
+def contract_deals(rng: random.Random, n: int) -> list[Position]:
+    out = []
+    for _ in range(n):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        hands = {s: deck[s * 10 : (s + 1) * 10] for s in range(3)}
+        trump = rng.choice((*SUITS, None))
+        out.append(position(hands, order=(0, 1, 2), turn=0, focus=rng.randrange(3), trump=trump))
+    return out
+
+
+def misere_deals(rng: random.Random, n: int) -> list[Position]:
+    out = []
+    for _ in range(n):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        drawn = sorted(deck, key=lambda c: rng.random() * (1 + RANK_OF[c]) ** 1.5)[:12]
+        mine = sorted(drawn, key=lambda c: RANK_OF[c])[:10]
+        rest = [c for c in deck if c not in mine]
+        d = rng.randrange(3)
+        hands = {d: mine, (d + 1) % 3: rest[:10], (d + 2) % 3: rest[10:20]}
+        out.append(position(hands, order=(0, 1, 2), turn=0, focus=d, mode="misere"))
+    return out
+
+
+def all_pass_deals(rng: random.Random, n: int) -> list[Position]:
+    out = []
+    for _ in range(n):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        hands = {s: deck[s * 10 : (s + 1) * 10] for s in range(3)}
+        out.append(
+            position(
+                hands,
+                order=(0, 1, 2),
+                turn=0,
+                focus=rng.randrange(3),
+                mode="paranoid",
+                talon=(deck[30], deck[31]),
+            )
+        )
+    return out
+
+
+def timed(positions: list[Position], run: Callable[[Position], object]) -> list[float]:
+    out = []
+    for p in positions:
+        t = time.perf_counter()
+        run(p)
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def stats(times: list[float]) -> str:
+    s = sorted(times)
+    p95 = s[min(len(s) - 1, int(0.95 * len(s)))]
+    return (
+        f"median {1000 * statistics.median(s):7.1f} ms   p95 {1000 * p95:7.1f} ms   "
+        f"max {1000 * s[-1]:7.1f} ms   (n={len(s)})"
+    )
+
+
+def with_features(features: frozenset[str]) -> Callable[[Position], object]:
+    def run(p: Position) -> object:
+        solver = Solver(
+            trump=p.trump, mode=p.mode, focus_slot=p.order.index(p.focus),
+            talon_leads=p.talon_leads, forehand_leads_until=p.forehand_leads_until,
+            features=features,
+        )  # fmt: skip
+        return solve(p, solver=solver)
+
+    return run
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--endings", type=int, default=200)
+    p.add_argument("--baseline-deals", type=int, default=10)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    rng = random.Random(args.seed)
+    print(f"python {platform.python_version()} on {platform.machine()}, one core")
+    print("targets: whole deal median < 100 ms, p95 < 1 s; 5 tricks left < 5 ms\n")
+
+    contracts = contract_deals(rng, args.deals)
+    print("whole deals from the opening lead (30 cards), par only:")
+    full = timed(contracts, lambda q: solve(q, values=False))
+    print(f"  contract          {stats(full)}")
+    misere = misere_deals(rng, max(1, args.deals // 2))
+    print(f"  misère            {stats(timed(misere, lambda q: solve(q, values=False, guess=0)))}")
+    paranoid = all_pass_deals(rng, max(1, args.deals // 2))
+    print(f"  all-pass (1 seat) {stats(timed(paranoid, lambda q: solve(q, values=False)))}")
+    print("  contract, every opening lead valued:")
+    print(f"                    {stats(timed(contracts, lambda q: solve(q)))}")
+    base = contracts[: args.baseline_deals]
+    tt_only = timed(base, lambda q: solve(q, values=False, solver=_tt_only(q)))
+    ours = timed(base, lambda q: solve(q, values=False))
+    print(f"baseline, table only, first {len(base)} contract deals:")
+    print(f"  table only        {stats(tt_only)}")
+    print(f"  full solver       {stats(ours)}   ×{sum(tt_only) / sum(ours):.1f} faster")
+    print()
+
+    erng = random.Random(args.seed + 1)
+    endings = [random_ending(erng, 5) for _ in range(args.endings)]
+    print("positions with 5 tricks left, every legal card valued:")
+    solver_t = timed(endings, lambda q: solve(q, solver=solver_for(q)))
+    print(f"  solver            {stats(solver_t)}")
+    plain_t = timed(endings, with_features(frozenset()))
+    print(f"  plain alpha-beta  {stats(plain_t)}   ×{sum(plain_t) / sum(solver_t):.1f}")
+    brute_t = timed(endings[: max(1, args.endings // 4)], brute_force)
+    mean_solver = statistics.fmean(solver_t[: len(brute_t)])
+    print(f"  brute force       {stats(brute_t)}   ×{statistics.fmean(brute_t) / mean_solver:.0f}")
+    sys.stdout.flush()
+
+
+def _tt_only(q: Position) -> Solver:
+    return Solver(
+        trump=q.trump, mode=q.mode, focus_slot=q.order.index(q.focus),
+        talon_leads=q.talon_leads, forehand_leads_until=q.forehand_leads_until,
+        features=frozenset({"tt"}),
+    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

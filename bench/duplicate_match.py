@@ -1,0 +1,197 @@
+"""A duplicate match between bot levels: luck removed by playing every deal from every seat.
+
+    python bench/duplicate_match.py [--presets sochi,leningrad,rostov] [--players 3]
+        [--deals 200] [--pairs strong:basic,basic:random] [--strong-budget 0.25]
+        [--jobs 2] [--seed 1] [--full]
+
+For each preset and each pair of levels (A against B) the same seeded deals are played in
+rotations: A in one active seat and B in the other two, in each of the three seats in turn
+(``--full`` adds the three rotations with two A's against one B). So each level meets every
+layout from every seat, and a deal's luck (who holds the cards) cancels in the comparison.
+
+Every deal is scored alone on an empty sheet with the preset's own scoring
+(`domain.scoring.score_deal`) and the closed-form settlement (`domain.settlement`): its
+results sum to zero, in whist-equivalents. It prints, per preset and pair:
+
+- the deals played and the rotations per deal;
+- each level's mean result per seat per deal, with a 95% confidence interval over the deals
+  (each deal's rotations averaged first, so the interval is over independent deals);
+- A's margin over B per deal, with its 95% interval; the margin is real when the interval
+  excludes zero.
+
+At a table of four the sitting-out dealer belongs to no level (his consolation is left out of
+the means). ``--strong-budget`` sets the strong level's time per decision (the default budget
+is 1.5 s; a reduced one keeps a match within minutes); the report says which was used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from fractions import Fraction
+
+from bots import LEVELS
+from bots.table import Table
+from bots.value import deal_results
+from domain.outcome import DealOutcome
+from domain.rules import rules_for
+from domain.simulation import random_deal
+
+
+def rotations(players: int, dealer: int, full: bool) -> list[tuple[str, ...]]:
+    """Seat assignments ("A"/"B" per seat; "-" for a sitting-out dealer)."""
+    active = [s for s in range(players) if not (players == 4 and s == dealer)]
+    out: list[tuple[str, ...]] = []
+    for lone, rest in (("A", "B"), ("B", "A")) if full else (("A", "B"),):
+        for seat in active:
+            out.append(
+                tuple(
+                    "-" if s not in active else (lone if s == seat else rest)
+                    for s in range(players)
+                )
+            )
+    return out
+
+
+def play_one(
+    args: tuple[str, int, int, str, str, float, int, bool],
+) -> tuple[int, list[tuple[tuple[str, ...], tuple[Fraction, ...], str, tuple[str, ...]]], float]:
+    """Deal ``index`` of the match, in every rotation: (index, [(assignment, results, kind)],
+    seconds)."""
+    preset, players, index, a, b, budget, seed, full = args
+    rules = rules_for(preset, {"players": players})
+    deal_rng = random.Random(f"{seed}:{preset}:{players}:{index}")
+    dealer = index % players
+    cards = random_deal(deal_rng, players, dealer)
+    out = []
+    t0 = time.perf_counter()
+    for assignment in rotations(players, dealer, full):
+        table = Table(rules, first_dealer=dealer)
+        strategies = [LEVELS[a if x == "A" else b] for x in assignment]
+        bot_rng = random.Random(f"{seed}:{index}:{''.join(assignment)}")
+        outcome = table.play_deal(cards, strategies, bot_rng, budget)
+        results = deal_results(outcome, rules)
+        kind = outcome.kind if outcome.kind != "game" else f"game {outcome.contract}"
+        out.append((assignment, results, kind, _roles(outcome)))
+    return index, out, time.perf_counter() - t0
+
+
+def _roles(outcome: DealOutcome) -> tuple[str, ...]:
+    """Each seat's part in the deal: declarer, defender (of a game or a misère), all-pass."""
+    out = []
+    for seat in range(outcome.seats):
+        if seat not in outcome.hands:
+            out.append("out")
+        elif outcome.kind == "raspasy":
+            out.append("all-pass")
+        elif seat == outcome.declarer:
+            out.append(f"{outcome.kind} declarer")
+        else:
+            out.append(f"{outcome.kind} defender")
+    return tuple(out)
+
+
+def interval(values: Sequence[float]) -> tuple[float, float]:
+    """(mean, half-width of the 95% confidence interval)."""
+    n = len(values)
+    mean = statistics.fmean(values)
+    if n < 2:
+        return mean, math.inf
+    return mean, 1.96 * statistics.stdev(values) / math.sqrt(n)
+
+
+def run_pair(
+    preset: str,
+    players: int,
+    a: str,
+    b: str,
+    deals: int,
+    budget: float,
+    seed: int,
+    jobs: int,
+    full: bool,
+) -> None:
+    work = [(preset, players, i, a, b, budget, seed, full) for i in range(deals)]
+    t0 = time.perf_counter()
+    if jobs > 1:
+        with multiprocessing.Pool(jobs) as pool:
+            done = list(pool.imap_unordered(play_one, work))
+    else:
+        done = [play_one(w) for w in work]
+    wall = time.perf_counter() - t0
+    per_a: list[float] = []
+    per_b: list[float] = []
+    margin: list[float] = []
+    kinds: dict[str, int] = {}
+    by_role: dict[str, list[float]] = {}
+    for _, plays, _ in sorted(done):
+        sa: list[Fraction] = []
+        sb: list[Fraction] = []
+        for assignment, results, kind, roles in plays:
+            kinds[kind.split()[0]] = kinds.get(kind.split()[0], 0) + 1
+            for seat, x in enumerate(assignment):
+                if x == "A":
+                    sa.append(results[seat])
+                    by_role.setdefault(roles[seat], []).append(float(results[seat]))
+                elif x == "B":
+                    sb.append(results[seat])
+        ma, mb = float(sum(sa) / len(sa)), float(sum(sb) / len(sb))
+        per_a.append(ma)
+        per_b.append(mb)
+        margin.append(ma - mb)
+    ra, rb, rm = interval(per_a), interval(per_b), interval(margin)
+    strong_note = f", strong budget {budget:g} s/decision" if "strong" in (a, b) else ""
+    print(
+        f"{preset}, {players} players: {a} vs {b}: {len(done)} deals × "
+        f"{len(rotations(players, 0, full))} rotations{strong_note} ({wall:.0f} s wall)"
+    )
+    print(f"  {a:>7}: {ra[0]:+7.2f} ± {ra[1]:.2f} whists per seat per deal")
+    print(f"  {b:>7}: {rb[0]:+7.2f} ± {rb[1]:.2f} whists per seat per deal")
+    verdict = "real" if abs(rm[0]) > rm[1] else "not shown"
+    print(f"  margin {a} − {b}: {rm[0]:+.2f} ± {rm[1]:.2f} per deal (95% CI; {verdict})")
+    total = sum(kinds.values())
+    mix = ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sorted(kinds.items()))
+    print(f"  deal kinds: {mix}")
+    roles = ", ".join(
+        f"{r} {statistics.fmean(v):+.1f} (n={len(v)})" for r, v in sorted(by_role.items())
+    )
+    print(f"  {a}'s mean result by its part in the deal: {roles}")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--presets", default="sochi,leningrad,rostov")
+    p.add_argument("--players", type=int, default=3, choices=(3, 4))
+    p.add_argument("--deals", type=int, default=200)
+    p.add_argument("--pairs", default="strong:basic,basic:random")
+    p.add_argument("--strong-budget", type=float, default=0.25)
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--full", action="store_true", help="also two A's against one B")
+    args = p.parse_args()
+    for preset in args.presets.split(","):
+        for pair in args.pairs.split(","):
+            a, b = pair.split(":")
+            run_pair(
+                preset,
+                args.players,
+                a,
+                b,
+                args.deals,
+                args.strong_budget,
+                args.seed,
+                args.jobs,
+                args.full,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Computer players: strategies over one seat's view, pure and I/O-free.
+
+    view        BotView (a strategy's only input), seat_input, SeatFeed
+    knowledge   read: the facts of the deal as the seat knows them
+    sampling    layouts of the unseen cards consistent with them
+    evaluate    hand evaluation by rules of thumb
+    value       deal_results: a deal's zero-sum worth to each seat, from the preset's scoring
+    random_bot  ``random``: uniform over the legal actions
+    basic       ``basic``: rules of thumb for every decision
+    strong      ``strong``: sampled layouts weighed by the auction and play, decided by the
+                double-dummy solver within a time budget
+    inference   the weight of a layout given the auction and the whisting
+    rollout     fast all-pass play-outs with every hand known
+    table       Table: a pulka played by one strategy per seat (harnesses, benchmarks)
+
+A strategy is ``decide(view, rng, budget_s) -> SeatCommand`` and always returns one of
+``view.legal``. `LEVELS` names them; each is wrapped so that an action of a kind it does not
+know, or a bug, still yields a legal default rather than an exception.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from bots import basic, random_bot, strong
+from bots.common import default_action
+from bots.view import BotView, SeatFeed, seat_input
+from domain.deal.messages import SeatCommand
+
+Strategy = Callable[[BotView, random.Random, float], SeatCommand]
+
+
+def guarded(strategy: Strategy) -> Strategy:
+    """``strategy``, returning a legal default if it fails or answers with something illegal."""
+
+    def decide(view: BotView, rng: random.Random, budget_s: float = 1.5) -> SeatCommand:
+        try:
+            action = strategy(view, rng, budget_s)
+        except Exception:
+            return default_action(view.legal)
+        return action if action in view.legal else default_action(view.legal)
+
+    decide.__doc__ = strategy.__doc__
+    return decide
+
+
+LEVELS: dict[str, Strategy] = {
+    "random": guarded(random_bot.decide),
+    "basic": guarded(basic.decide),
+    "strong": guarded(strong.decide),
+}
+"""The strategies by level, weakest first."""
+
+__all__ = ["LEVELS", "BotView", "SeatFeed", "Strategy", "guarded", "seat_input"]
