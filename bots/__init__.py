@@ -23,18 +23,28 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from bots import basic, random_bot, strong
+import msgspec
+
+from bots import basic, claims, random_bot, strong
 from bots.common import default_action
 from bots.view import BotView, SeatFeed, seat_input
-from domain.deal.messages import SeatCommand
+from domain.deal.messages import AnswerClaim, Claim, SeatCommand
 
 Strategy = Callable[[BotView, random.Random, float], SeatCommand]
 
 
 def guarded(strategy: Strategy) -> Strategy:
-    """``strategy``, returning a legal default if it fails or answers with something illegal."""
+    """``strategy``, returning a legal default if it fails or answers with something illegal.
+    Claims are the table's, not the strategy's: a claim to answer is answered by
+    `bots.claims.answer`, and the claims a seat may make are taken out of the view's legal
+    actions before the strategy sees them."""
 
     def decide(view: BotView, rng: random.Random, budget_s: float = 1.5) -> SeatCommand:
+        if any(isinstance(a, AnswerClaim) for a in view.legal):
+            return claims.answer(view)
+        moves = tuple(a for a in view.legal if not isinstance(a, Claim))
+        if len(moves) < len(view.legal):
+            view = msgspec.structs.replace(view, legal=moves)
         try:
             action = strategy(view, rng, budget_s)
         except Exception:

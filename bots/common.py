@@ -22,7 +22,7 @@ from domain.outcome import WhistChoice
 T = TypeVar("T")
 
 OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
-"""Tricks the defence must take between them (RULES.md §D.1)."""
+"""Tricks the defence must take between them (docs/rules.md §D.1)."""
 
 
 def of_type(legal: Sequence[SeatCommand], kind: type[T]) -> list[T]:

@@ -24,7 +24,6 @@ from domain.deal.messages import (
     TrickWon,
 )
 from domain.deal.view import SeatView
-from domain.game import DealScored, GameCreated, GameEnded, PlayerSeated
 from domain.rules import Rules
 
 REST: Seat = -1
@@ -74,11 +73,8 @@ def current_deal(view: BotView) -> tuple[DealEvent, ...]:
     history = view.history
     for i in range(len(history) - 1, -1, -1):
         if isinstance(history[i], DealStarted):
-            return tuple(e for e in history[i:] if not isinstance(e, _GAME_EVENTS))
+            return tuple(e for e in history[i:] if isinstance(e, DealEvent))
     return ()
-
-
-_GAME_EVENTS = (GameCreated, PlayerSeated, DealScored, GameEnded)
 
 
 def read(view: BotView) -> Knowledge:

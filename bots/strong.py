@@ -295,6 +295,8 @@ def play(k: Knowledge, plays: list[PlayCard], rng: random.Random, clock: Clock) 
     fallback = basic.play(k, plays)
     if len(cards) == 1:
         return plays[0]
+    if k.seat not in k.order:
+        return fallback  # the whisting dealer at four plays an opponent's hand by rule of thumb
     kind = basic.kind_of(k)
     mover = k.turn if k.turn is not None else k.seat
     if kind == "raspasy":
@@ -706,8 +708,8 @@ def whist(
         return fallback
     contract = k.deal.contract
     declarer = k.deal.declarer
-    if contract is None or contract == MISER or declarer is None:
-        return fallback
+    if contract is None or contract == MISER or declarer is None or k.seat not in k.order:
+        return fallback  # the dealer at four, asked last, whists by the rules of thumb
     me = k.seat
     partner = next(s for s in k.order if s not in (me, declarer))
     s = strain_of(contract) or "NT"

@@ -52,7 +52,7 @@ class Table:
         """Deal ``cards`` and let the strategies play the deal out; its outcome."""
         self._do(cards)
         while True:
-            (seat,) = g.to_act(self.state)
+            seat = g.to_act(self.state)[0]  # two, while a claim waits: answered in turn
             view = self.feeds[seat].view()
             action = strategies[seat](view, rng, budget_s)
             if on_decision is not None:

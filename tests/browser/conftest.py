@@ -100,9 +100,7 @@ async def chromium() -> AsyncIterator[Any]:
 
 
 def app_on(dsn: str) -> Any:
-    settings = Settings(
-        database_url=dsn, pool_min_size=1, pool_max_size=10, rate_limits=False
-    )
+    settings = Settings(database_url=dsn, pool_min_size=1, pool_max_size=10, rate_limits=False)
     return create_app(
         settings,
         migrate=False,

@@ -352,8 +352,10 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
     log = EventLog(store, codec)
 
     def context(name: str) -> CommandContext:
-        return CommandContext(idempotency=IdempotencyKey("p-1", name, b"h")) if keyed else (
-            CommandContext()
+        return (
+            CommandContext(idempotency=IdempotencyKey("p-1", name, b"h"))
+            if keyed
+            else (CommandContext())
         )
 
     async def lobby() -> list[tuple[str, int]]:

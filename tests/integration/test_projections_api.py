@@ -197,7 +197,7 @@ async def test_an_imported_game_is_listed_readable_and_followable_and_counted_on
         ]
         view = await there.get(f"/v1/games/{first.game_id}")
         assert view.status_code == 200 and view.json()["view"]["status"] == "finished"
-        page = (await there.get(f"/v1/games/{first.game_id}/events", params={"limit": 500}))
+        page = await there.get(f"/v1/games/{first.game_id}/events", params={"limit": 500})
         assert page.status_code == 200 and page.json()["items"][0]["version"] == 1
         names = {p["id"]: p["name"] for p in players}
         for seat_player in first.state.players:

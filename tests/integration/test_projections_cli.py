@@ -84,9 +84,7 @@ async def test_games_import_reads_an_export_into_another_server_as_the_same_game
 
     code, out, err = await preferans(other_database_dsn, "games", "import", str(export))
     assert code == 0, err
-    assert out.strip() == (
-        f"imported game {game_id}: {len(played)} events, 3 guest players added"
-    )
+    assert out.strip() == (f"imported game {game_id}: {len(played)} events, 3 guest players added")
     other = await create_pool(other_database_dsn, min_size=1, max_size=2)
     try:
         there = game_log(other, announce=False)

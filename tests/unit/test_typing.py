@@ -14,11 +14,11 @@ from mypy import api as mypy
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_domain_service_and_projections_are_clean_under_mypy_strict(
+def test_bots_domain_service_and_projections_are_clean_under_mypy_strict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(ROOT)
-    packages = ["domain", "projections", "service"]
+    packages = ["bots", "domain", "projections", "service"]
     stdout, stderr, status = mypy.run(
         ["--strict", "--cache-dir", str(ROOT / ".mypy_cache"), *packages]
     )
