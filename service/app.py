@@ -8,10 +8,18 @@ updates' poller, the projection runner). Controllers get them by dependency inje
     events       `service.event_log.EventLog`        the games' streams, decoded
     games        `service.games.GameService`         create, join, act, read a game
     players      `service.players.Players`           registration, tokens, names
-    lobby        `service.lobby.Lobby`               the list of games
-    live         `service.live.Live`                 the SSE fan-out
+    lobby        `service.lobby.Lobby`               the list of games, a player's games
+    invites      `service.invites.Invites`           codes to private tables
+    notes        `service.notes.Notes`               a player's notifications
+    notes_hub    `service.notes.NotesHub`            the per-player SSE fan-out
+    bots         `service.bot_players.BotPlayers`    the service's bots as players
+    live         `service.live.Live`                 the games' SSE fan-out
     projections  `service.projection_runner.Projections`
     caller / viewer                                  the authenticated player (`service.api.auth`)
+
+The background workers: the live poller, the notifications hub, the steward
+(`service.steward`: timeouts, moves for absent seats and bots), the purger of expired keys and
+old notifications, the rate limiter.
 
 Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); the reference web
 client (`service/web/`, static files, no build step) is served at ``/`` by
@@ -50,8 +58,10 @@ from service.api.games import GamesController
 from service.api.health import HealthController
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
+from service.api.table import ROUTES as TABLE_ROUTES
 from service.api.views import ViewsController
 from service.api.web import web_client
+from service.bot_players import BotPlayers
 from service.database import (
     app_dsn,
     head_revision,
@@ -62,13 +72,16 @@ from service.database import (
 from service.errors import EXCEPTION_HANDLERS
 from service.event_log import game_log
 from service.games import GameService
+from service.invites import Invites
 from service.key_purger import KeyPurger
 from service.live import Live
 from service.lobby import Lobby
+from service.notes import Notes, NotesHub
 from service.players import Players
 from service.projection_runner import Projections
 from service.rate_limits import Policy, RateLimiter
 from service.settings import Settings
+from service.steward import Steward
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +95,7 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     ViewsController,
     ActionsController,
     EventsController,
+    *TABLE_ROUTES,
     *read_models.ROUTE_HANDLERS,
 ]
 """Everything under /v1."""
@@ -124,7 +138,10 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
             log.error("%r did not stop within %s s; abandoned", context, SHUTDOWN_TIMEOUT)
 
 
-_COLLABORATORS = ("events", "games", "players", "lobby", "live", "projections")
+_COLLABORATORS = (
+    "events", "games", "players", "lobby", "invites", "notes", "notes_hub", "bots", "live",
+    "projections",
+)  # fmt: skip
 
 
 def _limiter_of(scope: Any) -> RateLimiter | None:
@@ -185,15 +202,29 @@ def create_app(
         pool = await pool_from_settings(settings, app_dsn(admin, settings))
         events = game_log(pool, announce=settings.notify)
         lobby = Lobby(pool)
+        players = Players(pool)
+        invites = Invites(pool)
+        bots = BotPlayers()
+        await bots.ensure(pool)
         games = GameService(
             events,
             lobby,
+            players=players,
+            invites=invites,
             retries=settings.command_retries,
             cache_size=settings.state_cache_size,
             key_ttl=settings.idempotency_ttl,
         )
         live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
         events.add_listener(live.poke)
+        notes = Notes(pool)
+        notes_hub = NotesHub(pool, poll_interval=settings.notes_poll_interval)
+        live.watch(notes_hub.hint)
+        live.watch_news(players.on_news)
+        events.add_listener(notes_hub.hint)
+        steward = Steward(games, pool, bots=bots, poll_interval=settings.steward_poll_interval)
+        live.watch(steward.hint)
+        events.add_listener(steward.hint)
         runner = Projections(events)
         limiter = None
         if settings.rate_limits:
@@ -207,19 +238,25 @@ def create_app(
         app.state.update(
             events=events,
             games=games,
-            players=Players(pool),
+            players=players,
             lobby=lobby,
+            invites=invites,
+            notes=notes,
+            notes_hub=notes_hub,
+            bots=bots,
+            steward=steward,
             live=live,
             projections=runner,
             limiter=limiter,
         )
+        purger = KeyPurger(events.store, interval=settings.key_purge_interval, also=notes.purge)
         background = [
             asyncio.create_task(live.run(), name="live-updates"),
-            asyncio.create_task(
-                KeyPurger(events.store, interval=settings.key_purge_interval).run(),
-                name="key-purger",
-            ),
+            asyncio.create_task(notes_hub.run(), name="notifications"),
+            asyncio.create_task(purger.run(), name="key-purger"),
         ]
+        if settings.steward:
+            background.append(asyncio.create_task(steward.run(), name="steward"))
         if limiter is not None:
             background.append(asyncio.create_task(limiter.run(), name="rate-limits"))
         try:
@@ -231,6 +268,7 @@ def create_app(
         finally:
             await events.close()
             live.close()
+            notes_hub.close()
             for task in background:
                 await stop_task(task)
             try:

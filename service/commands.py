@@ -201,6 +201,11 @@ class CommandHandler(Generic[C, S, E]):
             self._cache_state(stream_id, version, state)
         return version, state
 
+    def cached(self, stream_id: str) -> S | None:
+        """The stream's state as this process last saw it (no I/O; may be behind)."""
+        held = self._cache.get(stream_id)
+        return held[1] if held is not None else None
+
     def _cache_state(self, stream_id: str, version: int, state: S) -> None:
         held = self._cache.get(stream_id)
         if held is None or held[0] < version:  # a concurrent command may have cached a newer one

@@ -39,12 +39,16 @@ from service.event_store import (
     InvalidIdempotencyKey,
     StoredResponse,
     StreamConflict,
+    WriteRefused,
 )
 from service.exceptions import (
     AlreadyImported,
     BadRequest,
+    Forbidden,
     GameNotFound,
     ImportRefused,
+    InviteExpired,
+    InviteNotFound,
     NotFound,
     NotSeated,
     NotYet,
@@ -52,6 +56,7 @@ from service.exceptions import (
     PlayerNotFound,
     RateLimited,
     RequestTimeout,
+    TokenNotFound,
     Unauthenticated,
     Unavailable,
     UnsupportedMediaType,
@@ -160,7 +165,23 @@ _KINDS = (
         "Only a seated player acts, and only for his own seat; the seat comes from the token, "
         "never from the request. Join first with `POST /v1/games/{id}/seats`.",
     ),
+    Kind(
+        "forbidden",
+        403,
+        "This token may not do that",
+        "The token is valid but may not do this: `code` says why (`insufficient_scope`: a "
+        "`read` token sent a write; `private_table`: the table is joined with an invite; "
+        "`not_invited`: the invite names another player).",
+    ),
     Kind("not-found", 404, "No such resource", "The path names nothing this service has."),
+    Kind("token-not-found", 404, "No such token", "None of your tokens has this id."),
+    Kind("invite-not-found", 404, "No such invite", "No invite has this code."),
+    Kind(
+        "invite-expired",
+        410,
+        "The invite has expired",
+        "The invite code was valid, and its time is over. Ask for a new one.",
+    ),
     Kind("game-not-found", 404, "No such game", "No game has this id."),
     Kind("player-not-found", 404, "No such player", "No player has this id."),
     Kind("method-not-allowed", 405, "Method not allowed", "The path exists, not with this method."),
@@ -365,6 +386,17 @@ def map_exception(exc: Exception) -> Mapped:
             headers["WWW-Authenticate"] = 'Bearer realm="preferans"'
         case NotSeated():
             problem = _problem("not-seated", exc.message)
+        case Forbidden():
+            problem = _problem("forbidden", exc.message, code=exc.code)
+        case WriteRefused():
+            problem = _problem("unauthenticated", "this bearer token was revoked")
+            headers["WWW-Authenticate"] = 'Bearer realm="preferans", error="invalid_token"'
+        case TokenNotFound():
+            problem = _problem("token-not-found", exc.message)
+        case InviteNotFound():
+            problem = _problem("invite-not-found", exc.message)
+        case InviteExpired():
+            problem = _problem("invite-expired", exc.message)
         case GameNotFound():
             problem = _problem("game-not-found", exc.message)
         case PlayerNotFound():

@@ -42,7 +42,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -66,6 +66,7 @@ log = logging.getLogger(__name__)
 _CONFLICT = "P0409"
 _KEY_REUSED = "P0422"
 _KEY_IN_FLIGHT = "P0423"
+_WRITE_REFUSED = "P0401"
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -84,6 +85,11 @@ class StreamConflict(EventStoreError):
         self.expected = expected
         self.actual = actual
         """The stream's version when the append was refused; None if it did not exist."""
+
+
+class WriteRefused(EventStoreError):
+    """What the command writes beside its events refused it (``api.command_effects``: the
+    writing token was revoked); nothing was written. The message names why."""
 
 
 class DuplicateEventId(EventStoreError):
@@ -532,12 +538,18 @@ class FeedHints:
     def __init__(self) -> None:
         self._arrived = asyncio.Event()
         self._pending: dict[str, int] = {}
+        self.others: list[Callable[[str], None]] = []
+        """Called with every payload on the channel that is not a stream's hint (other news
+        that shares the one LISTEN connection, e.g. a revoked token)."""
 
     def on_notify(self, conn: object, pid: int, channel: str, payload: str) -> None:
         """asyncpg listener callback."""
         stream_id, _, version = payload.rpartition(":")
         if version.isdigit():
             self._pending[stream_id] = max(int(version), self._pending.get(stream_id, 0))
+        elif payload:
+            for other in self.others:
+                other(payload)
         self._arrived.set()
 
     async def wait(self, timeout: float) -> dict[str, int]:
@@ -558,6 +570,8 @@ def _translate(exc: asyncpg.PostgresError, stream_id: str) -> EventStoreError | 
         return StreamConflict(stream_id, detail.get("expected"), detail.get("actual"))
     if exc.sqlstate == _KEY_REUSED:
         return IdempotencyKeyReused("the idempotency key was used before with another request")
+    if exc.sqlstate == _WRITE_REFUSED:
+        return WriteRefused(exc.message)
     if exc.sqlstate == _KEY_IN_FLIGHT:
         return IdempotencyKeyInFlight("the first request with this idempotency key is running")
     if getattr(exc, "constraint_name", None) == "events_event_id_key":

@@ -5,9 +5,14 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     ServiceError             base
     ├── Unauthenticated      no bearer token where one is needed, or one we never issued
     ├── NotSeated            the caller has no seat at this game, so cannot act in it
+    ├── Forbidden            the token may not do this (a read-only token writing, a private
+    │                        table without its invite)
     ├── NotFound
     │   ├── GameNotFound
-    │   └── PlayerNotFound
+    │   ├── PlayerNotFound
+    │   ├── TokenNotFound
+    │   └── InviteNotFound
+    ├── InviteExpired        an invite code whose time is over
     ├── BadRequest           a malformed header, query parameter or body field (names it)
     │   ├── InvalidCursor    a page cursor this list did not hand out
     │   └── TooDeep          a JSON body nested deeper than any request of this API
@@ -46,8 +51,28 @@ class NotSeated(ServiceError):
     """The caller has no seat at this game: a player acts only for his own seat."""
 
 
+class Forbidden(ServiceError):
+    """Authenticated, but this token may not do this."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class NotFound(ServiceError):
     """No such resource."""
+
+
+class TokenNotFound(NotFound):
+    """None of the caller's tokens has this id."""
+
+
+class InviteNotFound(NotFound):
+    """No invite has this code."""
+
+
+class InviteExpired(ServiceError):
+    """The invite code was valid once; its time is over."""
 
 
 class GameNotFound(NotFound):

@@ -19,6 +19,7 @@ from domain.deal.messages import SeatCommand
 from domain.errors import refuse
 from domain.game import INITIAL_STATE, CreateGame, GameState, NoGame, Pulka, TakeSeat
 from domain.rules import Rules
+from domain.table import PlayFor, TableCommands, TimeOut
 from service.commands import Decider
 from service.dealing import DealSource
 from service.exceptions import GameNotFound, NotSeated
@@ -34,6 +35,9 @@ class GameCommand:
     """Fresh randomness for any shuffle this command causes (`service.dealing.ENTROPY_BYTES`)."""
     at: int | None = None
     """When the service received it, in milliseconds since the epoch."""
+    token: bytes | None = None
+    """The sha256 of the bearer token it came with: the write is refused if it was revoked
+    (`service.lobby.lobby_effects`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,6 +47,7 @@ class Create(GameCommand):
     rules: Rules
     first_dealer: int = 0
     take_seat: int | None = None
+    private: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,6 +62,22 @@ class Act(GameCommand):
     """A seat's command; ``build`` makes it for the caller's seat (never a seat he sent)."""
 
     build: Callable[[int], SeatCommand]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AtTable(GameCommand):
+    """The caller about his own seat: leave it, abandon the game, come back
+    (`domain.table`); ``build`` makes the command for his seat."""
+
+    build: Callable[[int], TableCommands]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Steward(GameCommand):
+    """The service acting at the table itself (`service.steward`): a timeout, or a move for an
+    absent or abandoned seat. ``player`` names the service."""
+
+    command: TimeOut | PlayFor
 
 
 def decide_game(command: GameCommand, state: GameState) -> list[game.Event]:
@@ -75,17 +96,27 @@ def decide_game(command: GameCommand, state: GameState) -> list[game.Event]:
             raise GameNotFound("no game has this id")
         case Join():
             events = game.decide(_seat_for(command, state), state)
-        case Act():
-            seat = game.seat_of(state, command.player)
-            if seat is None:
-                raise NotSeated("you have no seat at this game")
+        case Act() | AtTable():
+            seat = _seat_of(command.player, state)
             action = command.build(seat)
             if command.at is not None:  # the service's clock, never one the client sent
                 action = msgspec.structs.replace(action, at=command.at)
             events = game.decide(action, state)
+        case Steward():
+            events = game.decide(msgspec.structs.replace(command.command, at=command.at), state)
         case _:
             raise TypeError(f"not a game command: {command!r}")
     return events + _deals(command, game.fold(events, state))
+
+
+def _seat_of(player: str, state: Pulka) -> int:
+    """The seat ``player`` acts for; `NotSeated`, or a refusal if he abandoned it."""
+    seat = game.seat_of(state, player)
+    if seat is None:
+        if player in state.players:
+            raise refuse("abandoned", "you abandoned this game: its seat is played for you")
+        raise NotSeated("you have no seat at this game")
+    return seat
 
 
 def _seat_for(command: Join, state: Pulka) -> TakeSeat:

@@ -9,6 +9,7 @@ caller gets is redacted for his seat (`domain.game.redact`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import uuid
@@ -23,15 +24,17 @@ from domain.deal.messages import SeatCommand
 from domain.errors import InvalidRules, PreferansError
 from domain.game import INITIAL_STATE, GameState
 from domain.rules import Rules, rules_for
+from domain.table import PlayFor, TableCommands, TimeOut
 from service.commands import CommandContext, CommandHandler, CommandResult, Expected
 from service.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout
 from service.event_log import EventLog
 from service.event_store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
-from service.exceptions import GameNotFound, NotSeated
-from service.game_commands import GAME_DECIDER, Act, Create, GameCommand, Join
-from service.lobby import Lobby, lobby_effects
+from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
+from service.game_commands import GAME_DECIDER, Act, AtTable, Create, GameCommand, Join, Steward
+from service.invites import Invites
+from service.lobby import Lobby, SeatSummary, lobby_effects
 from service.lru import Lru
-from service.players import Player
+from service.players import Caller, Player, Players
 from service.streams import game_stream
 
 
@@ -67,6 +70,8 @@ class Outcome:
     seat: int | None
     events: list[SeenEvent]
     state: GameState
+    seated: tuple[SeatSummary, ...] = ()
+    """Each seat's player, named."""
 
 
 Render = Callable[[Outcome], StoredResponse]
@@ -90,6 +95,7 @@ class GameSpec:
     first_dealer: int
     source: DealSource
     take_seat: int | None
+    private: bool = False
 
 
 def game_spec(
@@ -101,6 +107,7 @@ def game_spec(
     layouts: Sequence[Layout],
     seed: str | None,
     seat: int | None,
+    private: bool = False,
 ) -> GameSpec:
     """A new game's request, checked: `InvalidRules`, `InvalidLayout` or `NotationError`."""
     overrides = dict(overrides or {})
@@ -114,6 +121,7 @@ def game_spec(
         first_dealer=first_dealer,
         source=DealSource(seats=seats, layouts=checked, seed=seed),
         take_seat=seat,
+        private=private,
     )
 
 
@@ -126,6 +134,11 @@ class _World(TypedDict):
     source: DealSource
     entropy: bytes
     at: int
+    token: bytes | None
+
+
+STEWARD = "service:steward"
+"""The actor of the commands the service sends a table itself (`service.steward`)."""
 
 
 class GameService:
@@ -136,12 +149,16 @@ class GameService:
         log: EventLog[game.Event],
         lobby: Lobby,
         *,
+        players: Players | None = None,
+        invites: Invites | None = None,
         retries: int = 3,
         cache_size: int = 1024,
         key_ttl: float = 86_400.0,
     ) -> None:
         self.log = log
         self.lobby = lobby
+        self.players = players
+        self.invites = invites
         self.handler: CommandHandler[GameCommand, GameState, game.Event] = CommandHandler(
             log,
             GAME_DECIDER,
@@ -166,15 +183,18 @@ class GameService:
         render_refusal: RenderRefusal,
     ) -> Done:
         """Create a game (and seat its creator if asked); its lobby row commits with it."""
+        _may_play(creator)
         game_id = uuid7()
         command = Create(
             player=creator.id,
             source=spec.source,
             entropy=os.urandom(ENTROPY_BYTES),
             at=_now(),
+            token=_token(creator),
             rules=spec.rules,
             first_dealer=spec.first_dealer,
             take_seat=spec.take_seat,
+            private=spec.private,
         )
         done = await self._run(
             game_id, command, key, fingerprint, NO_STREAM, render, render_refusal
@@ -194,9 +214,31 @@ class GameService:
         expected: Expected,
         render: Render,
         render_refusal: RenderRefusal,
+        invite: str | None = None,
     ) -> Done:
-        command = Join(wanted=seat, **await self._world(game_id, player))
+        """Seat ``player``; a private table needs an ``invite`` code for it."""
+        world = await self._world(game_id, player)
+        if invite is not None:
+            await self._check_invite(game_id, player, invite)
+        elif await self.lobby.is_private(game_id) and not await self._holds_seat(game_id, player):
+            raise Forbidden("this table is private: join it with an invite", code="private_table")
+        command = Join(wanted=seat, **world)
         return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
+
+    async def _check_invite(self, game_id: uuid.UUID, player: Player, code: str) -> None:
+        if self.invites is None:
+            raise InviteNotFound("no invite has this code")
+        invited = await self.invites.find(code)
+        if invited.game_id != game_id:
+            raise InviteNotFound("no invite to this game has this code")
+        if invited.expired:
+            raise InviteExpired("this invite has expired: ask for a new one")
+        if invited.invitee is not None and invited.invitee != player.id:
+            raise Forbidden("this invite is for another player", code="not_invited")
+
+    async def _holds_seat(self, game_id: uuid.UUID, player: Player) -> bool:
+        _, state = await self.state(game_id)
+        return isinstance(state, game.Pulka) and player.id in state.players
 
     async def act(
         self,
@@ -213,15 +255,143 @@ class GameService:
         command = Act(build=build, **await self._world(game_id, player))
         return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
 
+    async def at_table(
+        self,
+        game_id: uuid.UUID,
+        player: Player,
+        build: Callable[[int], TableCommands],
+        *,
+        key: str | None,
+        fingerprint: bytes,
+        expected: Expected,
+        render: Render,
+        render_refusal: RenderRefusal,
+    ) -> Done:
+        """The caller about his own seat: leave it, abandon the game, come back."""
+        command = AtTable(build=build, **await self._world(game_id, player))
+        return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
+
+    async def steward(
+        self, game_id: uuid.UUID, move: TimeOut | PlayFor, version: int, at: int
+    ) -> CommandResult[GameState, game.Event]:
+        """The service's own command to a table (`service.steward`), decided at exactly
+        ``version``: `StreamConflict` if anything happened since, so that of two processes that
+        see the same deadline, one acts. Its idempotency key names the game, version and seat."""
+        command = Steward(
+            player=STEWARD,
+            source=await self.deal_source(game_id),
+            entropy=os.urandom(ENTROPY_BYTES),
+            at=at,
+            command=move,
+        )
+        key = f"{move.__struct_config__.tag}:{game_id}:{version}:{move.seat}"
+        return await self.handler.handle(
+            game_stream(game_id),
+            command,
+            context=CommandContext(
+                actor=STEWARD,
+                seat=move.seat,
+                idempotency=IdempotencyKey(STEWARD, key, key.encode()),
+            ),
+            expected=version,
+            render=_steward_response,
+        )
+
+    async def play_as_bot(
+        self, game_id: uuid.UUID, bot: str, move: SeatCommand, version: int
+    ) -> CommandResult[GameState, game.Event]:
+        """A move of the service's bot player ``bot`` (`service.steward`), at exactly
+        ``version``, under an idempotency key of game, version and bot."""
+        command = Act(
+            player=bot,
+            source=await self.deal_source(game_id),
+            entropy=os.urandom(ENTROPY_BYTES),
+            at=_now(),
+            build=lambda seat: msgspec.structs.replace(move, seat=seat),
+        )
+        key = f"bot:{game_id}:{version}:{bot}"
+        return await self.handler.handle(
+            game_stream(game_id),
+            command,
+            context=CommandContext(
+                actor=bot, seat=move.seat, idempotency=IdempotencyKey(bot, key, key.encode())
+            ),
+            expected=version,
+            render=_steward_response,
+        )
+
+    async def seat_bot(
+        self,
+        game_id: uuid.UUID,
+        caller: Player,
+        bot: Player,
+        seat: int | None,
+        *,
+        key: str | None,
+        fingerprint: bytes,
+        render: Render,
+        render_refusal: RenderRefusal,
+    ) -> Done:
+        """Seat the service's ``bot`` at ``game_id``, for ``caller``: its creator, or a player
+        seated there. The response is the caller's view."""
+        _may_play(caller)
+        summary = await self.lobby.summary(game_id)
+        if caller.id != summary.created_by and caller.id not in summary.players:
+            raise Forbidden(
+                "only the game's creator or a player seated there seats a bot",
+                code="not_at_table",
+            )
+        world = await self._world(game_id, caller)
+        world["player"] = bot.id
+        command = Join(wanted=seat, **world)
+        done = await self._run(game_id, command, key, fingerprint, ANY, render, render_refusal,
+                               viewer=caller.id)  # fmt: skip
+        return done
+
     async def _world(self, game_id: uuid.UUID, player: Player) -> _World:
-        """What a command to an existing game brings from the world: who, the deal source, fresh
-        entropy for a shuffle, and the time."""
+        """What a command to an existing game brings from the world: who (with a token that
+        may write), the deal source, fresh entropy for a shuffle, and the time."""
+        _may_play(player)
+        await self._know_names(game_id)
         return {
             "player": player.id,
             "source": await self.deal_source(game_id),
             "entropy": os.urandom(ENTROPY_BYTES),
             "at": _now(),
+            "token": _token(player),
         }
+
+    async def _know_names(self, game_id: uuid.UUID) -> None:
+        """Have the names of the game's players at hand for the response (one read the first
+        time this process meets them; names never change)."""
+        if self.players is None:
+            return
+        cached = self.handler.cached(game_stream(game_id))
+        if cached is not None and isinstance(cached, game.Pulka):
+            await self.players.many(cached.players)
+
+    def seated(self, state: GameState) -> tuple[SeatSummary, ...]:
+        """Each seat's player of ``state``, named from the players known to this process."""
+        if not isinstance(state, game.Pulka):
+            return ()
+        out = []
+        for seat, player_id in enumerate(state.players):
+            known = self.players.cached(player_id) if self.players and player_id else None
+            out.append(
+                SeatSummary(
+                    seat=seat,
+                    player=player_id,
+                    name=known.name if known else None,
+                    kind=known.kind if known else None,
+                )
+            )
+        return tuple(out)
+
+    async def named(self, state: GameState) -> tuple[SeatSummary, ...]:
+        """`seated`, reading any name this process does not know yet."""
+        if self.players is not None and isinstance(state, game.Pulka):
+            await self.players.many(state.players)
+        return self.seated(state)
 
     async def _run(
         self,
@@ -232,15 +402,22 @@ class GameService:
         expected: Expected,
         render: Render,
         render_refusal: RenderRefusal,
+        *,
+        viewer: str | None = None,
     ) -> Done:
+        """Run ``command``; the response is rendered for ``viewer`` (the command's player if
+        not given) and stored under his key."""
+        viewer = viewer or command.player
+
         def render_any(result: Any) -> StoredResponse:
             if isinstance(result, Exception):
                 return render_refusal(result)
-            return render(outcome_of(game_id, command.player, result))
+            outcome = outcome_of(game_id, viewer, result)
+            return render(dataclasses.replace(outcome, seated=self.seated(outcome.state)))
 
         context = CommandContext(
             actor=command.player,
-            idempotency=IdempotencyKey(command.player, key, fingerprint) if key else None,
+            idempotency=IdempotencyKey(viewer, key, fingerprint) if key else None,
         )
         result = await self.handler.handle(
             game_stream(game_id),
@@ -280,6 +457,22 @@ class GameService:
         state = game.fold([item.event for item in logged[:after]], INITIAL_STATE)
         seen, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
         return seen, seen[-1].version if seen else after
+
+
+def _may_play(player: Player) -> None:
+    if isinstance(player, Caller):
+        player.may_play()
+
+
+def _token(player: Player) -> bytes | None:
+    return player.token_hash if isinstance(player, Caller) else None
+
+
+def _steward_response(result: Any) -> StoredResponse:
+    """What the steward's idempotency key keeps: only that it was done (or why not)."""
+    if isinstance(result, Exception):
+        return StoredResponse(409, (), str(result).encode())
+    return StoredResponse(200, (), b"")
 
 
 def outcome_of(game_id: uuid.UUID, player: str, result: CommandResult[Any, Any]) -> Outcome:

@@ -1,4 +1,5 @@
-"""The purge of expired idempotency keys: one process of the deployment does it, on a schedule.
+"""The purge of expired idempotency keys (and of old notifications and invites): one process of
+the deployment does it, on a schedule.
 
 Keys are kept ``PREFERANS_IDEMPOTENCY_TTL`` seconds (24 h); past that ``es.command`` already
 treats one as unused, and the purger deletes them in batches so the table stays bounded under
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from service.event_store import EventStore
 
@@ -22,8 +24,17 @@ _RESIGN = "SELECT pg_advisory_unlock(hashtext('preferans:key-purger'))"
 class KeyPurger:
     """Purges expired keys every ``interval`` seconds while it leads (see the module doc)."""
 
-    def __init__(self, store: EventStore, *, interval: float = 60.0, batch: int = 5000) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        interval: float = 60.0,
+        batch: int = 5000,
+        also: Callable[[], Awaitable[int]] | None = None,
+    ) -> None:
         self.store = store
+        self.also = also
+        """Another purge on the same schedule (old notifications and invites)."""
         self.interval = interval
         self.batch = batch
         self.purged = 0
@@ -37,6 +48,8 @@ class KeyPurger:
                         try:
                             while True:
                                 self.purged += await self.store.purge_idempotency_keys(self.batch)
+                                if self.also is not None:
+                                    await self.also()
                                 await asyncio.sleep(self.interval)
                         finally:
                             await lock.fetchval(_RESIGN)

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from domain import game
@@ -106,6 +106,19 @@ class Live:
         self._streams: dict[str, _Stream] = {}
         self._hints: FeedHints | None = None
         self._closed = False
+        self._watchers: list[Callable[[set[str]], None]] = []
+        self._news: list[Callable[[str], None]] = []
+
+    def watch_news(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener`` with every payload on the hints' channel that is not a stream's
+        hint, and with ``""`` whenever the LISTEN connection was (re)opened, since news may
+        have been missed meanwhile."""
+        self._news.append(listener)
+
+    def watch(self, watcher: Callable[[set[str]], None]) -> None:
+        """Call ``watcher`` with the streams hinted after every batch of hints (from any
+        process), and with an empty set on each periodic look."""
+        self._watchers.append(watcher)
 
     def poke(self, stream_id: str, version: int) -> None:
         """An in-process hint: ``stream_id`` reached ``version``."""
@@ -123,10 +136,15 @@ class Live:
             try:
                 async with self.store.listen() as hints:
                     self._hints = hints
+                    hints.others = self._news
+                    for listener in self._news:
+                        listener("")
                     hints.on_notify(None, 0, NOTIFY_CHANNEL, "")  # look at once: we missed some
                     last_full = 0.0
                     while not self._closed:
                         hinted = await hints.wait(self.poll_interval)
+                        for watcher in self._watchers:
+                            watcher(set(hinted))
                         # Every poll_interval, and on an empty hint, look at every stream
                         # followed: a hint may be lost, or never sent (PREFERANS_NOTIFY=false).
                         now = time.monotonic()

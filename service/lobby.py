@@ -1,12 +1,18 @@
-"""The lobby: every game's summary (status, seats, players) in ``api.games``, kept in step with
-its stream.
+"""The lobby: every game's summary in ``api.games`` (status, seats, whose turn and until when),
+and the notifications a command sends its players, kept in step with the game's stream.
 
-The summary is a synchronous read model: `lobby_effects` gives the command handler the row a
-command's events call for (a new game's, or a changed status or seat list), and ``es.command``
-writes it in the statement that appends those events, so the lobby can never disagree with the
-log. A new game's deal source (`service.dealing.DealSource`) goes with its row into
-``api.deal_sources``, which the request path's role cannot read: it tells every hand to come,
-and ``api.deal_source`` gives it back only while the game is being dealt.
+Both are written by the statement that appends a command's events (``es.command`` calls
+``api.command_effects``), so neither can disagree with the log: `lobby_effects` gives the
+command handler what a command's events call for, from the game's state before and after them.
+
+- The row: a new game's (with its deal source, which goes into ``api.deal_sources``, a table
+  the request path's role cannot read: it tells every hand to come), or its changed status,
+  players, seats to act, deadline and ``due_at``: when the service must act at the table itself
+  (a deadline, an absent or abandoned seat to play for; ``api.command_effects`` adds a bot to
+  move). `service.steward` acts on ``due_at``.
+- The notifications (`notes`): a seat's turn (or a claim to answer), a game started or ended,
+  an opponent absent, back or gone, a timeout.
+- The writing token, so that a token revoked a moment ago cannot write.
 
 The SQL reading ``api.games`` lives here.
 """
@@ -15,18 +21,31 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import asyncpg
 import msgspec
 
 from domain import game
+from domain import table as tbl
+from domain.deal.state import Playing
 from domain.game import GameState, NoGame, Pulka, Status
 from service.cursors import decode_cursor, encode_cursor
 from service.dealing import DealSource, Layout
 from service.exceptions import GameNotFound, InvalidCursor
 from service.game_commands import Create
 from service.streams import game_id_of
+
+
+class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """Who sits at a seat, as the lobby shows it."""
+
+    seat: int
+    player: str | None
+    """The player's id; null while the seat is free."""
+    name: str | None = None
+    kind: str | None = None
+    """``human``, ``bot``, ``program`` (a bot playing through the API) or ``guest``."""
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,40 +60,50 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     created_by: str | None
     """Who created it; null for an imported game."""
     created_at: datetime
-
-
-_SOURCE = "SELECT seats, seed, layouts FROM api.deal_source($1)"
-_COLUMNS = "game_id, status, preset, seats, players::text[], created_by::text, created_at"
-_LIST = f"""
-SELECT {_COLUMNS}
-  FROM api.games
- WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR game_id < $2)
- ORDER BY game_id DESC
- LIMIT $3"""
-_SUMMARY = f"SELECT {_COLUMNS} FROM api.games WHERE game_id = $1"
-
-_CURSOR = "games"
+    seated: tuple[SeatSummary, ...] = ()
+    """Each seat's player with his name and kind."""
+    to_act: tuple[int, ...] = ()
+    """The seats to act now."""
+    deadline: datetime | None = None
+    """When the first of their clocks runs out (tables with a clock)."""
+    private: bool = False
+    """Joined with an invite only; never listed in the public lobby."""
+    version: int = 0
+    """The game's version this summary reflects."""
 
 
 Summary = dict[str, Any]
-"""The lobby's row of a game as ``es.command`` takes it: ``{"op": "insert" | "update", …}``."""
+"""What ``api.command_effects`` takes: ``{"op": "insert" | "update", …, "notes": […],
+"token": …}``."""
 
 
 def lobby_effects(
     stream_id: str, command: Any, before: GameState, after: GameState, version: int
 ) -> Summary | None:
-    """The lobby's row for a command's events: a new game's, or its changed summary."""
+    """What a command's events write beside them: the lobby's row, the notifications, the
+    token check (see the module docstring)."""
     game_id = game_id_of(stream_id)
     if game_id is None or not isinstance(after, Pulka):
         return None
+    effects: Summary = {}
+    token = getattr(command, "token", None)
+    if token is not None:
+        effects["token"] = token.hex()
+    at = getattr(command, "at", None)
     if isinstance(before, NoGame):
-        if not isinstance(command, Create):
-            return None
-        return new_game_summary(game_id, after, command.source, created_by=command.player)
+        if isinstance(command, Create):
+            effects |= new_game_summary(
+                game_id, after, command.source, created_by=command.player, private=command.private
+            )
+        return effects or None
     assert isinstance(before, Pulka)
-    if (game.status(before), before.players) == (game.status(after), after.players):
-        return None
-    return {"op": "update", "game_id": game_id, **_seats(after)}
+    row = _row(after, at)
+    if _row_key(before) != _row_key(after):
+        effects |= {"op": "update", "game_id": str(game_id), **row}
+    notes = notifications(game_id, before, after, version)
+    if notes:
+        effects["notes"] = notes
+    return effects or None
 
 
 def new_game_summary(
@@ -84,6 +113,7 @@ def new_game_summary(
     *,
     created_by: str | None,
     imported: bool = False,
+    private: bool = False,
 ) -> Summary:
     """The row that lists a new game (created here, or imported), with its deal source."""
     return {
@@ -93,14 +123,140 @@ def new_game_summary(
         "seats": source.seats,
         "created_by": created_by,
         "imported": imported,
+        "private": private,
         "seed": source.seed,
         "layouts": msgspec.to_builtins(source.layouts),
-        **_seats(state),
+        **_row(state, None),
     }
 
 
-def _seats(state: Pulka) -> dict[str, Any]:
-    return {"status": game.status(state), "players": list(state.players)}
+def _row_key(state: Pulka) -> tuple[Any, ...]:
+    clocks = tuple(
+        (tbl.deadline(state.rules, state.table, s), tbl.played_for(state.table, s))
+        for s in game.to_act(state)
+    )
+    return game.status(state), state.players, game.to_act(state), clocks
+
+
+def _row(state: Pulka, at: int | None) -> dict[str, Any]:
+    """The columns of a game's row that change as it is played."""
+    to_act = game.to_act(state)
+    deadlines = [d for s in to_act if (d := tbl.deadline(state.rules, state.table, s)) is not None]
+    played_for = [s for s in to_act if tbl.played_for(state.table, s) is not None]
+    due = at if played_for and at is not None else min(deadlines, default=None)
+    return {
+        "status": game.status(state),
+        "players": list(state.players),
+        "to_act": list(to_act),
+        "deadline_ms": min(deadlines, default=None),
+        "due_ms": due,
+    }
+
+
+NoteKind = Literal[
+    "your_turn",
+    "claim",
+    "game_started",
+    "game_ended",
+    "player_absent",
+    "player_returned",
+    "player_left",
+    "timed_out",
+    "invited",
+]
+
+
+def notifications(
+    game_id: uuid.UUID | str, before: Pulka, after: Pulka, version: int
+) -> list[dict[str, Any]]:
+    """The notifications a change from ``before`` to ``after`` sends the game's players."""
+    notes: list[dict[str, Any]] = []
+
+    def note(to: int, kind: NoteKind, **data: Any) -> None:
+        player = after.players[to]
+        if player is not None and to not in after.table.abandoned:
+            data["version"] = version
+            notes.append(
+                {"player": player, "kind": kind, "game_id": str(game_id), "data": data,
+                 "order": len(notes)}
+            )  # fmt: skip
+
+    seats = range(len(after.players))
+    was, now = game.status(before), game.status(after)
+    if was == "seating" and now != "seating":
+        for seat in seats:
+            note(seat, "game_started")
+    for seat in seats:
+        if after.table.timeouts and after.table.timeouts[seat] > (
+            before.table.timeouts[seat] if before.table.timeouts else 0
+        ):
+            note(seat, "timed_out", seat=seat)
+    changes: tuple[tuple[frozenset[int], NoteKind], ...] = (
+        (after.table.absent - before.table.absent, "player_absent"),
+        (before.table.absent - after.table.absent - after.table.abandoned, "player_returned"),
+        (after.table.abandoned - before.table.abandoned, "player_left"),
+    )
+    for moved, kind in changes:
+        for gone in sorted(moved):
+            for seat in seats:
+                if seat != gone:
+                    note(seat, kind, seat=gone, player=after.players[gone])
+    if now != "finished":
+        waiting = set(game.to_act(before))
+        claim = after.deal.claim if isinstance(after.deal, Playing) else None
+        for seat in game.to_act(after):
+            if seat in waiting:
+                continue
+            deadline = tbl.deadline(after.rules, after.table, seat)
+            if claim is not None and seat in claim.asked:
+                note(seat, "claim", seat=seat, by=claim.seat, tricks=claim.tricks,
+                     remaining=claim.remaining, deadline=deadline)  # fmt: skip
+            else:
+                note(seat, "your_turn", seat=seat, deadline=deadline)
+    elif was != "finished":
+        assert isinstance(after, game.PulkaClosed)
+        result = list(after.settlement.result)
+        for seat in seats:
+            note(seat, "game_ended", seat=seat, result=result[seat])
+    return notes
+
+
+_SOURCE = "SELECT seats, seed, layouts FROM api.deal_source($1)"
+_COLUMNS = """
+g.game_id, g.status, g.preset, g.seats, g.players::text[], g.created_by::text, g.created_at,
+ARRAY(SELECT p.name FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
+        LEFT JOIN api.players p ON p.player_id = s.id ORDER BY s.n) AS names,
+ARRAY(SELECT p.kind FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
+        LEFT JOIN api.players p ON p.player_id = s.id ORDER BY s.n) AS kinds,
+g.to_act, g.deadline, g.private, g.version"""
+_LIST = f"""
+SELECT {_COLUMNS}
+  FROM api.games g
+ WHERE NOT g.private AND ($1::text IS NULL OR g.status = $1)
+   AND ($2::uuid IS NULL OR g.game_id < $2)
+ ORDER BY g.game_id DESC
+ LIMIT $3"""
+_SUMMARY = f"SELECT {_COLUMNS} FROM api.games g WHERE g.game_id = $1"
+_ACTIVE = f"""
+SELECT {_COLUMNS}
+  FROM api.games g
+ WHERE g.players @> ARRAY[$1::uuid] AND g.status <> 'finished'
+ ORDER BY (g.players[g.to_act[1] + 1] = $1::uuid) IS TRUE DESC, g.deadline NULLS LAST,
+          g.game_id DESC
+ LIMIT $2"""
+_FINISHED = f"""
+SELECT {_COLUMNS}
+  FROM api.games g
+ WHERE g.players @> ARRAY[$1::uuid] AND g.status = 'finished'
+   AND ($2::uuid IS NULL OR g.game_id < $2)
+ ORDER BY g.game_id DESC
+ LIMIT $3"""
+_PRIVATE = "SELECT private, status FROM api.games WHERE game_id = $1"
+
+_CURSOR = "games"
+_MINE = "my-games"
+ACTIVE_LIMIT = 200
+"""Active games listed at most (a player has a few at a time)."""
 
 
 class Lobby:
@@ -123,19 +279,42 @@ class Lobby:
             raise GameNotFound("no game has this id")
         return _summary(row)
 
+    async def is_private(self, game_id: uuid.UUID) -> bool:
+        row = await self.pool.fetchrow(_PRIVATE, game_id)
+        if row is None:
+            raise GameNotFound("no game has this id")
+        return bool(row[0])
+
     async def page(
         self, status: Status | None, cursor: str | None, limit: int
     ) -> tuple[list[GameSummary], str | None]:
-        """A page of the lobby, newest first, and the cursor of the next page (None: the end)."""
-        after = _game_of(cursor) if cursor else None
+        """A page of the public lobby, newest first, and the cursor of the next page (None: the
+        end). Private tables are never listed."""
+        after = _game_of(_CURSOR, cursor) if cursor else None
         rows = await self.pool.fetch(_LIST, status, after, limit + 1)
         items = [_summary(row) for row in rows[:limit]]
         more = len(rows) > limit
         return items, encode_cursor(_CURSOR, str(items[-1].id)) if more else None
 
+    async def games_of(
+        self, player_id: str, cursor: str | None, limit: int
+    ) -> tuple[list[GameSummary], list[GameSummary], str | None]:
+        """A player's games: every active one (those where it is his turn first, then by
+        deadline), and a page of his finished ones, newest first, with the next page's cursor.
+        A cursor pages the finished games only (the active ones come on the first page)."""
+        player = uuid.UUID(player_id)
+        active: list[GameSummary] = []
+        if cursor is None:
+            active = [_summary(r) for r in await self.pool.fetch(_ACTIVE, player, ACTIVE_LIMIT)]
+        after = _game_of(_MINE, cursor) if cursor else None
+        rows = await self.pool.fetch(_FINISHED, player, after, limit + 1)
+        finished = [_summary(row) for row in rows[:limit]]
+        more = len(rows) > limit
+        return active, finished, encode_cursor(_MINE, str(finished[-1].id)) if more else None
 
-def _game_of(cursor: str) -> uuid.UUID:
-    value = decode_cursor(_CURSOR, cursor)
+
+def _game_of(kind: str, cursor: str) -> uuid.UUID:
+    value = decode_cursor(kind, cursor)
     try:
         return uuid.UUID(value)
     except ValueError:
@@ -143,12 +322,21 @@ def _game_of(cursor: str) -> uuid.UUID:
 
 
 def _summary(row: asyncpg.Record) -> GameSummary:
+    players = tuple(row[4])
     return GameSummary(
         id=row[0],
         status=row[1],
         preset=row[2],
         seats=row[3],
-        players=tuple(row[4]),
+        players=players,
         created_by=row[5],
         created_at=row[6],
+        seated=tuple(
+            SeatSummary(seat=s, player=p, name=n, kind=k)
+            for s, (p, n, k) in enumerate(zip(players, row[7], row[8], strict=True))
+        ),
+        to_act=tuple(row[9]),
+        deadline=row[10],
+        private=row[11],
+        version=row[12],
     )

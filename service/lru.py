@@ -37,3 +37,6 @@ class Lru(Generic[K, V]):
 
     def pop(self, key: K) -> V | None:
         return self._items.pop(key, None)
+
+    def clear(self) -> None:
+        self._items.clear()

@@ -1,30 +1,47 @@
-"""Players: a name, a kind, and the sha256 of a random bearer token.
+"""Players and their tokens: a name, a kind, and any number of bearer tokens (one per device).
 
-A ``human`` player registers with ``POST /v1/players`` and gets his token once; the service keeps
-only its hash, and a lookup hashes the presented token. A ``guest`` is a player of an imported
-game who is not registered here: named, listed, without a token, so nobody can log in as him.
-Names are personal data and stay out of the event log, which only ever holds player ids.
+Kinds: a ``human`` registers with ``POST /v1/players`` and gets his first token; a ``program``
+(a bot that plays through the API) registers the same way and is shown and rated as a bot; a
+``bot`` is one of the service's own players (`service.bot_players`), with no token, so nobody
+logs in as one; a ``guest`` is a player of an imported game who is not registered here.
 
-The SQL of ``api.players`` lives here.
+A token is 32 random bytes shown once; the service keeps its sha256 with a name, a scope
+(``play``: everything; ``read``: only reads), its creation, last use and revocation
+(``api.tokens``). A lookup hashes the presented token. Tokens are cached per process (a minute
+at most); a revocation is announced on the event store's hint channel and every process drops
+the token the moment the news arrives (`Players.on_news`); a write by a revoked token is refused
+anyway by the statement that would write it (``api.command_effects``). Names are personal data
+and stay out of the event log, which only ever holds player ids.
+
+The SQL of ``api.players`` and ``api.tokens`` lives here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import secrets
+import time
 import unicodedata
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Literal
 
 import asyncpg
 import msgspec
 
-from service.event_store import uuid7
-from service.exceptions import BadRequest, PlayerNotFound
+from service.event_store import NOTIFY_CHANNEL, IdempotencyKeyReused, uuid7
+from service.exceptions import BadRequest, Forbidden, PlayerNotFound, TokenNotFound
 from service.lru import Lru
 
-PlayerKind = Literal["human", "guest"]
+log = logging.getLogger(__name__)
+
+PlayerKind = Literal["human", "guest", "bot", "program"]
+Scope = Literal["play", "read"]
+BOT_KINDS: frozenset[str] = frozenset({"bot", "program"})
+"""Kinds shown and rated as bots."""
 
 
 class Player(msgspec.Struct, frozen=True, kw_only=True):
@@ -32,27 +49,64 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     kind: PlayerKind = "human"
 
+    @property
+    def is_bot(self) -> bool:
+        return self.kind in BOT_KINDS
+
+
+class Caller(Player, frozen=True, kw_only=True):
+    """A player as his bearer token presents him: which token, and what it may do."""
+
+    token_id: str
+    token_hash: bytes
+    scope: Scope = "play"
+
+    def may_play(self) -> None:
+        """`Forbidden` unless the token may write."""
+        if self.scope != "play":
+            raise Forbidden(
+                "this token has the 'read' scope: it reads, it may not act",
+                code="insufficient_scope",
+            )
+
+
+class TokenInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A token as its player lists it (never the token itself)."""
+
+    id: str
+    name: str
+    scope: Scope
+    created_at: datetime
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
+
 
 NAME_LENGTH = 64
+TOKENS_PER_PLAYER = 50
+REVOKED = "revoked-token:"
+"""The prefix of a revoked token's hash (hex) announced on the event store's hint channel: every
+process drops it from its cache (`Players.on_news`)."""
+TOKEN_TTL = 60.0
+"""Seconds a token stays cached before it is looked up again (should news be lost)."""
 
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 """Control, format (bidi overrides, zero-width joiners and spaces), private-use, surrogate and
 unassigned code points, and line and paragraph separators: nothing a name shows or needs."""
 
 
-def clean_name(text: str) -> str:
-    """A player's name as stored: NFC, trimmed, 1 to 64 printable characters. `BadRequest`
-    naming the fault otherwise (a name that reverses text, hides characters or is blank)."""
+def clean_name(text: str, where: str = "body.name") -> str:
+    """A name as stored: NFC, trimmed, 1 to 64 printable characters. `BadRequest` naming the
+    fault otherwise (a name that reverses text, hides characters or is blank)."""
     name = unicodedata.normalize("NFC", text).strip()
     if not name:
-        raise BadRequest("a name needs at least one visible character", where="body.name")
+        raise BadRequest("a name needs at least one visible character", where=where)
     if len(name) > NAME_LENGTH:
-        raise BadRequest(f"a name has at most {NAME_LENGTH} characters", where="body.name")
+        raise BadRequest(f"a name has at most {NAME_LENGTH} characters", where=where)
     for char in name:
         if unicodedata.category(char) in _REFUSED_CATEGORIES:
             raise BadRequest(
                 f"a name may not hold U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})",
-                where="body.name",
+                where=where,
             )
     return name
 
@@ -67,51 +121,201 @@ def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-_INSERT = "INSERT INTO api.players (player_id, name, token_hash, kind) VALUES ($1, $2, $3, $4)"
-_BY_TOKEN = "SELECT player_id::text, name, kind FROM api.players WHERE token_hash = $1"
+_REGISTER = """
+INSERT INTO api.players (player_id, name, kind, registration, registration_request)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (registration) DO NOTHING
+RETURNING player_id"""
+_REGISTERED = """
+SELECT player_id::text, name, kind, registration_request FROM api.players WHERE registration = $1"""
+_ADD_TOKEN = """
+INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)
+SELECT $1, $2, $3, $4, $5
+ WHERE (SELECT count(*) FROM api.tokens WHERE player_id = $3 AND revoked_at IS NULL) < $6
+RETURNING created_at"""
+_BY_TOKEN = """
+SELECT p.player_id::text, p.name, p.kind, t.token_id::text, t.scope
+  FROM api.tokens t JOIN api.players p USING (player_id)
+ WHERE t.token_hash = $1 AND t.revoked_at IS NULL"""
+_TOUCH = """
+UPDATE api.tokens SET last_used_at = now()
+ WHERE token_hash = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')"""
+_TOKENS = """
+SELECT token_id::text, name, scope, created_at, last_used_at, revoked_at
+  FROM api.tokens WHERE player_id = $1 ORDER BY created_at, token_id"""
+_REVOKE = """
+UPDATE api.tokens SET revoked_at = now()
+ WHERE token_id = $1 AND player_id = $2 AND revoked_at IS NULL
+RETURNING token_hash"""
+_OWNED = "SELECT revoked_at FROM api.tokens WHERE token_id = $1 AND player_id = $2"
+_NOTIFY_REVOKED = "SELECT pg_notify($1, $2)"
 _BY_ID = "SELECT player_id::text, name, kind FROM api.players WHERE player_id = $1"
+_BY_IDS = "SELECT player_id::text, name, kind FROM api.players WHERE player_id = ANY($1::uuid[])"
 _KNOWN = "SELECT player_id::text FROM api.players WHERE player_id = ANY($1::uuid[])"
 _GUESTS = """
 INSERT INTO api.players (player_id, name, kind)
 SELECT id, name, 'guest' FROM unnest($1::uuid[], $2::text[]) AS g(id, name)
 ON CONFLICT (player_id) DO NOTHING"""
+_BOT = "INSERT INTO api.players (player_id, name, kind) VALUES ($1, $2, 'bot')"
 
 
 class Players:
-    """Registers players and finds them by token or id, over a pool."""
+    """Registers players, issues and revokes their tokens, finds them by token or id."""
 
     def __init__(self, pool: asyncpg.Pool, *, token_cache: int = 16_384) -> None:
         self.pool = pool
-        self._tokens: Lru[bytes, Player] = Lru(token_cache)
+        self._tokens: Lru[bytes, tuple[Caller, float]] = Lru(token_cache)
+        self._players: Lru[str, Player] = Lru(token_cache)
 
-    async def register(self, name: str) -> tuple[Player, str]:
-        """A new player and his bearer token (returned this once, stored only as a hash)."""
+    # --- registering and tokens --------------------------------------------------------------
+
+    async def register(
+        self,
+        name: str,
+        *,
+        kind: Literal["human", "program"] = "human",
+        device: str = "first device",
+        key: bytes | None = None,
+        request: bytes = b"",
+    ) -> tuple[Player, str, TokenInfo]:
+        """A new player and his first token (returned this once, stored only as a hash).
+
+        With ``key`` (the sha256 of an Idempotency-Key) a repeat of the same request gives
+        the same player again, with a fresh token (the first one's response may never have
+        arrived, and the service cannot show it twice); the same key with another request is
+        `IdempotencyKeyReused`."""
         name = clean_name(name)
-        player_id, token = uuid7(), new_token()
-        digest = token_hash(token)
-        await self.pool.execute(_INSERT, player_id, name, digest, "human")
-        player = Player(id=str(player_id), name=name)
-        self._tokens.put(digest, player)
-        return player, token
+        device = clean_name(device, "body.device")
+        async with self.pool.acquire() as conn, conn.transaction():
+            inserted = await conn.fetchval(_REGISTER, uuid7(), name, kind, key, request)
+            if inserted is not None:
+                player = Player(id=str(inserted), name=name, kind=kind)
+            else:
+                row = await conn.fetchrow(_REGISTERED, key)
+                assert row is not None
+                if row[3] != request:
+                    raise IdempotencyKeyReused(
+                        "the idempotency key was used before with another request"
+                    )
+                player = Player(id=row[0], name=row[1], kind=row[2])
+            token, info = await self._issue(conn, player, device, "play")
+        self._players.put(player.id, player)
+        return player, token, info
 
-    async def authenticate(self, token: str) -> Player | None:
-        """The player holding ``token``, or None."""
+    async def issue(self, player: Player, name: str, scope: Scope) -> tuple[str, TokenInfo]:
+        """Another token for ``player`` (a new device), and its listing."""
+        async with self.pool.acquire() as conn:
+            return await self._issue(conn, player, clean_name(name), scope)
+
+    async def _issue(
+        self, conn: asyncpg.Connection, player: Player, name: str, scope: Scope
+    ) -> tuple[str, TokenInfo]:
+        token, token_id = new_token(), uuid7()
         digest = token_hash(token)
-        player = self._tokens.get(digest)
-        if player is None:
-            row = await self.pool.fetchrow(_BY_TOKEN, digest)
-            if row is None:
-                return None
-            player = Player(id=row[0], name=row[1], kind=row[2])
-            self._tokens.put(digest, player)
-        return player
+        created = await conn.fetchval(
+            _ADD_TOKEN, token_id, digest, uuid.UUID(player.id), name, scope, TOKENS_PER_PLAYER
+        )
+        if created is None:
+            raise Forbidden(
+                f"a player holds at most {TOKENS_PER_PLAYER} tokens: revoke one first",
+                code="too_many_tokens",
+            )
+        info = TokenInfo(id=str(token_id), name=name, scope=scope, created_at=created)
+        return token, info
+
+    async def token_info(self, caller: Caller) -> TokenInfo:
+        """The listing of the token ``caller`` called with."""
+        for info in await self.tokens(caller):
+            if info.id == caller.token_id:
+                return info
+        raise TokenNotFound("this token is gone")
+
+    async def still_valid(self, caller: Caller) -> bool:
+        """Whether ``caller``'s token is still good (cached; read again once dropped)."""
+        if self._tokens.get(caller.token_hash) is not None:
+            return True
+        row = await self.pool.fetchrow(_BY_TOKEN, caller.token_hash)
+        return row is not None
+
+    async def tokens(self, player: Player) -> list[TokenInfo]:
+        rows = await self.pool.fetch(_TOKENS, uuid.UUID(player.id))
+        return [
+            TokenInfo(
+                id=r[0], name=r[1], scope=r[2], created_at=r[3], last_used_at=r[4], revoked_at=r[5]
+            )
+            for r in rows
+        ]
+
+    async def revoke(self, player: Player, token_id: uuid.UUID) -> None:
+        """Revoke one of ``player``'s tokens, in every process at once; `TokenNotFound` if he
+        has no such token. Revoking a revoked token again changes nothing."""
+        async with self.pool.acquire() as conn:
+            digest = await conn.fetchval(_REVOKE, token_id, uuid.UUID(player.id))
+            if digest is None:
+                if await conn.fetchrow(_OWNED, token_id, uuid.UUID(player.id)) is None:
+                    raise TokenNotFound("none of your tokens has this id")
+                return
+            self._tokens.pop(bytes(digest))
+            await conn.execute(_NOTIFY_REVOKED, NOTIFY_CHANNEL, REVOKED + bytes(digest).hex())
+
+    def on_news(self, payload: str) -> None:
+        """News from the hint channel (`service.live.Live.watch_news`): a revoked token is
+        dropped; ``""`` (news may have been missed) drops every cached token."""
+        if not payload:
+            self._tokens.clear()
+        elif payload.startswith(REVOKED):
+            with contextlib.suppress(ValueError):
+                self._tokens.pop(bytes.fromhex(payload.removeprefix(REVOKED)))
+
+    async def authenticate(self, token: str) -> Caller | None:
+        """Who holds ``token`` (and what it may do), or None if it is unknown or revoked."""
+        digest = token_hash(token)
+        held = self._tokens.get(digest)
+        if held is not None and time.monotonic() - held[1] < TOKEN_TTL:
+            return held[0]
+        row = await self.pool.fetchrow(_BY_TOKEN, digest)
+        if row is None:
+            self._tokens.pop(digest)
+            return None
+        caller = Caller(
+            id=row[0], name=row[1], kind=row[2], token_id=row[3], token_hash=digest, scope=row[4]
+        )
+        self._tokens.put(digest, (caller, time.monotonic()))
+        with contextlib.suppress(asyncpg.PostgresError):
+            await self.pool.execute(_TOUCH, digest)
+        return caller
+
+    # --- looking players up ------------------------------------------------------------------
 
     async def get(self, player_id: uuid.UUID) -> Player:
         """The player with this id; `PlayerNotFound` if there is none."""
+        cached = self._players.get(str(player_id))
+        if cached is not None:
+            return cached
         row = await self.pool.fetchrow(_BY_ID, player_id)
         if row is None:
             raise PlayerNotFound("no player has this id")
-        return Player(id=row[0], name=row[1], kind=row[2])
+        player = Player(id=row[0], name=row[1], kind=row[2])
+        self._players.put(player.id, player)
+        return player
+
+    async def many(self, ids: Iterable[str | None]) -> dict[str, Player]:
+        """The players among ``ids`` known here (names never change, so they are cached)."""
+        wanted = {i for i in ids if i is not None}
+        found = {i: p for i in wanted if (p := self._players.get(i)) is not None}
+        missing = []
+        for i in wanted - found.keys():
+            with contextlib.suppress(ValueError):
+                missing.append(uuid.UUID(i))
+        if missing:
+            for row in await self.pool.fetch(_BY_IDS, missing):
+                player = Player(id=row[0], name=row[1], kind=row[2])
+                self._players.put(player.id, player)
+                found[player.id] = player
+        return found
+
+    def cached(self, player_id: str) -> Player | None:
+        return self._players.get(player_id)
 
     async def name_of(self, player_id: str | None) -> str | None:
         """The player's name, or None for a free seat or an id unknown here."""
@@ -121,6 +325,15 @@ class Players:
             return (await self.get(uuid.UUID(player_id))).name
         except (ValueError, PlayerNotFound):
             return None
+
+    async def add_bot(self, name: str) -> Player:
+        """One of the service's own players (kind ``bot``: no token)."""
+        player_id = uuid7()
+        name = clean_name(name)
+        await self.pool.execute(_BOT, player_id, name)
+        player = Player(id=str(player_id), name=name, kind="bot")
+        self._players.put(player.id, player)
+        return player
 
 
 async def add_guests(

@@ -21,6 +21,11 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_PROJECTIONS         run the projection runner in this process (true)
     PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400)
     PREFERANS_KEY_PURGE_INTERVAL  seconds between purges of expired keys (60)
+    PREFERANS_STEWARD             run the steward in this process: timeouts, moves for absent
+                                  seats and bots (true)
+    PREFERANS_STEWARD_POLL_INTERVAL  seconds the steward sleeps at most between looks (1)
+    PREFERANS_NOTES_POLL_INTERVAL    seconds between looks at followed players' notifications,
+                                  hints aside (2)
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
     PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
     PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
@@ -63,6 +68,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     projections: bool = True
     idempotency_ttl: float = 86_400.0
     key_purge_interval: float = 60.0
+    steward: bool = True
+    steward_poll_interval: float = 1.0
+    notes_poll_interval: float = 2.0
     rate_limits: bool = True
     reads_per_minute: int = 1200
     writes_per_minute: int = 300

@@ -26,7 +26,7 @@ from service.api.schemas import Action, GameOutcome, canonical, to_command
 from service.commands import request_hash
 from service.errors import problem_responses
 from service.games import GameService
-from service.players import Player
+from service.players import Caller
 
 _render = outcome_renderer(200)
 
@@ -95,7 +95,7 @@ class ActionsController(Controller):
                 schema_extra={"discriminator": DISCRIMINATOR},
             ),
         ],
-        caller: NamedDependency[Player],
+        caller: NamedDependency[Caller],
         games: NamedDependency[GameService],
         idempotency_key: IdempotencyKeyHeader = None,
         if_match: IfMatchHeader = None,

@@ -1,12 +1,15 @@
 """Bearer tokens: who is calling.
 
-A player gets a random token once, at ``POST /v1/players``; the service keeps only its sha256
-(`service.players.token_hash`). Every game command needs ``Authorization: Bearer <token>``, and the
-seat it acts for is the seat that token's player holds: never one named in the request.
+A player gets a random token at ``POST /v1/players`` and more with ``POST
+/v1/players/me/tokens`` (one per device); the service keeps only their sha256
+(`service.players`). Every game command needs ``Authorization: Bearer <token>`` with a token of
+scope ``play``, and the seat it acts for is the seat that token's player holds: never one named
+in the request.
 
 Two Litestar dependencies:
 
-- ``caller``: the authenticated `Player`; a missing or unknown token is `Unauthenticated` (401).
+- ``caller``: the authenticated `Caller` (the player and his token); a missing, unknown or
+  revoked token is `Unauthenticated` (401).
 - ``viewer``: the same, or None without an Authorization header (a spectator may read a game);
   a token that is sent but unknown is still 401, so a client never mistakes a typo for
   spectating.
@@ -20,7 +23,7 @@ from litestar import Request
 from litestar.di import NamedDependency, Provide
 
 from service.exceptions import Unauthenticated
-from service.players import Player, Players
+from service.players import Caller, Players
 
 SECURITY: list[dict[str, list[str]]] = [{"bearer": []}]
 """OpenAPI security requirement of the routes that need a token."""
@@ -39,25 +42,25 @@ def _token(request: Request[Any, Any, Any]) -> str | None:
     return token
 
 
-async def caller(request: Request[Any, Any, Any], players: NamedDependency[Players]) -> Player:
+async def caller(request: Request[Any, Any, Any], players: NamedDependency[Players]) -> Caller:
     token = _token(request)
     if token is None:
         raise Unauthenticated("this needs a bearer token: 'Authorization: Bearer <token>'")
     player = await players.authenticate(token)
     if player is None:
-        raise Unauthenticated("this bearer token is not one we issued")
+        raise Unauthenticated("this bearer token is not one we issued, or it was revoked")
     return player
 
 
 async def viewer(
     request: Request[Any, Any, Any], players: NamedDependency[Players]
-) -> Player | None:
+) -> Caller | None:
     token = _token(request)
     if token is None:
         return None
     player = await players.authenticate(token)
     if player is None:
-        raise Unauthenticated("this bearer token is not one we issued")
+        raise Unauthenticated("this bearer token is not one we issued, or it was revoked")
     return player
 
 

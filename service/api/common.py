@@ -5,6 +5,7 @@ refusal of query parameters a route does not take."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Annotated, Any
 
 import msgspec
@@ -100,6 +101,11 @@ def not_modified(if_none_match: str | None, version: int) -> bool:
     )
 
 
+def now_ms() -> int:
+    """The server's clock, ms since the epoch (the clock of every deadline)."""
+    return time.time_ns() // 1_000_000
+
+
 def legal(state: game.GameState, seat: int | None) -> list[Action]:
     """Everything ``seat`` may send now, as request bodies."""
     if seat is None:
@@ -120,6 +126,8 @@ def outcome_renderer(status: int, *, location: bool = False) -> Render:
             events=outcome.events,
             view=game.game_view(state, outcome.seat),
             legal_actions=legal(state, outcome.seat),
+            seated=outcome.seated,
+            server_time=now_ms(),
         )
         headers = [("Content-Type", JSON), ("ETag", etag(outcome.version))]
         if location:

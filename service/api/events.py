@@ -26,7 +26,7 @@ from service.errors import problem_responses
 from service.exceptions import BadRequest
 from service.games import GameService, SeenEvent
 from service.live import Live
-from service.players import Player
+from service.players import Caller
 from service.streams import game_stream
 
 _encoder = msgspec.json.Encoder()
@@ -56,12 +56,12 @@ async def _sse(
         yield b": ping\n\n" if seen is None else sse_frame(seen)
 
 
-def _resume_point(after: int | None, last_event_id: str | None) -> int:
+def resume_point(after: int | None, last_event_id: str | None) -> int:
     if last_event_id is not None:
         text = last_event_id.strip()
         if not text.isdigit() or len(text) > 18:
             raise BadRequest(
-                f"Last-Event-ID is an event version, not {last_event_id!r}",
+                f"Last-Event-ID is the number of the last event you hold, not {last_event_id!r}",
                 where="header.Last-Event-ID",
             )
         return int(text)
@@ -87,7 +87,7 @@ class EventsController(Controller):
     async def list_events(
         self,
         game_id: FromPath[uuid.UUID],
-        viewer: NamedDependency[Player | None],
+        viewer: NamedDependency[Caller | None],
         games: NamedDependency[GameService],
         after: Annotated[int, QueryParameter(ge=0, le=10**12)] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
@@ -124,7 +124,7 @@ class EventsController(Controller):
     async def follow(
         self,
         game_id: FromPath[uuid.UUID],
-        viewer: NamedDependency[Player | None],
+        viewer: NamedDependency[Caller | None],
         games: NamedDependency[GameService],
         live: NamedDependency[Live],
         sse: NamedDependency[SseSettings],
@@ -134,7 +134,7 @@ class EventsController(Controller):
         ] = None,
     ) -> Stream:
         await games.state(game_id)  # a 404 now, not inside the stream
-        start = _resume_point(after, last_event_id)
+        start = resume_point(after, last_event_id)
         return Stream(
             _sse(live, game_stream(game_id), viewer.id if viewer else None, start, sse),
             media_type="text/event-stream",

@@ -26,7 +26,7 @@ from service.dealing import Layout
 from service.errors import problem_responses
 from service.games import GameService, game_spec
 from service.lobby import Lobby
-from service.players import Player
+from service.players import Caller
 
 _COMMAND_PROBLEMS = (
     "validation",
@@ -70,7 +70,7 @@ class GamesController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: Annotated[NewGame, Body(examples=NEW_GAME_EXAMPLES)],
-        caller: NamedDependency[Player],
+        caller: NamedDependency[Caller],
         games: NamedDependency[GameService],
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> Response[GameOutcome]:
@@ -84,6 +84,7 @@ class GamesController(Controller):
             ],
             seed=data.seed,
             seat=data.seat,
+            private=data.private,
         )
         path = request.url.path
         done = await games.create(
@@ -100,7 +101,11 @@ class GamesController(Controller):
         "/",
         operation_id="listGames",
         summary="List games",
-        description="Newest first, optionally by status; page with `next_cursor`.",
+        description=(
+            "The public lobby, newest first, optionally by status; page with `next_cursor`. "
+            "Private tables are never listed (their players find them in "
+            "`/v1/players/me/games`)."
+        ),
         responses=problem_responses("validation"),
     )
     async def list_games(
@@ -125,14 +130,18 @@ class GamesController(Controller):
         ),
         security=SECURITY,
         responses=problem_responses(
-            *_COMMAND_PROBLEMS, "game-not-found", "illegal-action", "version-mismatch"
+            *_COMMAND_PROBLEMS,
+            "game-not-found",
+            "illegal-action",
+            "version-mismatch",
+            "forbidden",
         ),
     )
     async def take_seat(
         self,
         request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
-        caller: NamedDependency[Player],
+        caller: NamedDependency[Caller],
         games: NamedDependency[GameService],
         data: JSONBody[JoinGame | None] = None,
         idempotency_key: IdempotencyKeyHeader = None,

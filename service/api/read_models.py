@@ -54,7 +54,7 @@ from service.exceptions import (
 )
 from service.game_export import MEDIA_TYPE as NDJSON
 from service.game_export import ExportPlayer, export_lines
-from service.players import Player, Players
+from service.players import Caller, Players
 from service.projection_runner import Projections, ProjectionStatus
 from service.streams import game_stream
 
@@ -180,7 +180,7 @@ class SheetController(Controller):
         self,
         game_id: FromPath[uuid.UUID],
         deal_no: FromPath[int],
-        viewer: NamedDependency[Player | None],
+        viewer: NamedDependency[Caller | None],
         events: NamedDependency[EventLog[game.Event]],
         at: Annotated[int | None, QueryParameter(ge=1, description="The step (1 … steps).")] = None,
     ) -> Response[Replay]:

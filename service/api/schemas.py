@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import typing
 import uuid
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -23,7 +24,8 @@ from domain.cards import parse_bid, parse_card
 from domain.deal.messages import SeatCommand
 from domain.outcome import WhistChoice
 from service.games import SeenEvent
-from service.lobby import GameSummary
+from service.lobby import GameSummary, NoteKind, SeatSummary
+from service.players import Scope, TokenInfo
 
 CardText = Annotated[
     str,
@@ -128,6 +130,19 @@ class PlayAction(ActionBody, frozen=True, tag="play"):
     card: CardText
 
 
+class ClaimAction(ActionBody, frozen=True, tag="claim"):
+    """Claim ``tricks`` of the tricks left (the one in progress included), on your turn: the
+    declarer of a contract or misère, anyone in an all-pass. The others answer; play waits."""
+
+    tricks: Annotated[int, msgspec.Meta(ge=0, le=10)]
+
+
+class AnswerClaimAction(ActionBody, frozen=True, tag="answer_claim"):
+    """Accept or reject the claim you are asked about; one rejection ends it."""
+
+    accept: bool
+
+
 Action = (
     LookAtCardsAction
     | BidAction
@@ -141,6 +156,8 @@ Action = (
     | ChoosePlayAction
     | LookAtHandAction
     | PlayAction
+    | ClaimAction
+    | AnswerClaimAction
 )
 
 _NOTATION = {"card": parse_card, "bid": parse_bid, "contract": parse_bid}
@@ -185,14 +202,103 @@ def from_command(command: SeatCommand) -> Action:
 
 class NewPlayer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     name: Name
+    kind: Literal["human", "program"] = "human"
+    """``program``: a program that plays through the API; shown and rated as a bot."""
+    device: Name = "first device"
+    """The name of the first token (the device it is for)."""
 
 
 class PlayerCreated(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     name: str
+    kind: Literal["human", "program"] = "human"
     token: str
     """The bearer token: shown this once, stored only as a hash. Send it as
     ``Authorization: Bearer <token>``."""
+    token_id: str
+    """The token's id, to revoke it (``DELETE /v1/players/me/tokens/{id}``)."""
+
+
+class Me(msgspec.Struct, frozen=True, kw_only=True):
+    """The caller, and the token he called with."""
+
+    id: str
+    name: str
+    kind: str
+    token: TokenInfo
+
+
+class NewToken(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: Name
+    """The device or program it is for."""
+    scope: Scope = "play"
+    """``play``: everything; ``read``: reads only (a spectator's screen, a statistics tool)."""
+
+
+class TokenCreated(msgspec.Struct, frozen=True, kw_only=True):
+    token: str
+    """Shown this once, stored only as a hash."""
+    info: TokenInfo
+
+
+class TokenList(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[TokenInfo]
+    """Every token of the caller, revoked ones included, oldest first."""
+
+
+class MyGame(msgspec.Struct, frozen=True, kw_only=True):
+    game: GameSummary
+    seat: int | None
+    """The caller's seat."""
+    my_turn: bool
+    """Whether the caller is to act (a move, or a claim to answer)."""
+
+
+class MyGames(msgspec.Struct, frozen=True, kw_only=True):
+    """The caller's games."""
+
+    active: list[MyGame]
+    """Every game not finished: those where it is the caller's turn first, then by deadline.
+    Only on the first page."""
+    finished: list[MyGame]
+    """A page of the finished ones, newest first."""
+    next_cursor: str | None
+    """Pass as ``cursor`` for the next page of finished games; null on the last."""
+
+
+class Notification(msgspec.Struct, frozen=True, kw_only=True):
+    """One of the caller's notifications (also the ``data`` of a per-player SSE event)."""
+
+    seq: int
+    """1, 2, 3 … per player, without gaps: the SSE event id and the ``after`` of the next poll."""
+    kind: NoteKind
+    game_id: uuid.UUID | None
+    data: dict[str, Any]
+    """``your_turn`` / ``claim``: ``seat``, ``deadline`` (ms since the epoch, or null), the
+    game's ``version``; ``claim`` also ``by``, ``tricks``, ``remaining``; ``game_ended``:
+    ``result`` (whists); ``player_*``: the ``seat`` and ``player``; ``invited``: ``by``,
+    ``expires_at``."""
+    created_at: datetime
+
+
+class NotificationPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[Notification]
+    last_seq: int
+    """The seq of the last item, or ``after`` if none: poll again after it."""
+
+
+class NewInvite(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    player: uuid.UUID | None = None
+    """Invite this player only (he is notified); anyone holding the code, if omitted."""
+    expires_in: Annotated[int, msgspec.Meta(ge=60, le=30 * 86_400)] = 7 * 86_400
+    """Seconds the code seats its holder."""
+
+
+class InviteView(msgspec.Struct, frozen=True, kw_only=True):
+    """What an invite code opens."""
+
+    game: GameSummary
+    expired: bool
 
 
 # --- games --------------------------------------------------------------------------------------
@@ -225,6 +331,9 @@ class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     Without a seed every deal is shuffled by the operating system's CSPRNG."""
     seat: SeatNumber | None = None
     """Take this seat at once."""
+    private: bool = False
+    """A private table: never listed in the lobby, joined only with an invite
+    (``POST /v1/games/{id}/invites``)."""
 
 
 class JoinGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -248,6 +357,11 @@ class GameOutcome(msgspec.Struct, frozen=True, kw_only=True):
     events: list[SeenEvent]
     view: game.GameView
     legal_actions: list[Action]
+    seated: tuple[SeatSummary, ...] = ()
+    """Each seat's player with his name and kind (``bot`` and ``program`` are bots)."""
+    server_time: int = 0
+    """The server's clock (ms since the epoch) when this was written: deadlines in ``view``
+    are on this clock."""
 
 
 class GameSnapshot(msgspec.Struct, frozen=True, kw_only=True):
@@ -260,6 +374,11 @@ class GameSnapshot(msgspec.Struct, frozen=True, kw_only=True):
     view: game.GameView
     legal_actions: list[Action]
     """Everything the caller may send now, as request bodies."""
+    seated: tuple[SeatSummary, ...] = ()
+    """Each seat's player with his name and kind (``bot`` and ``program`` are bots)."""
+    server_time: int = 0
+    """The server's clock (ms since the epoch) when this was read: deadlines in ``view`` are
+    on this clock."""
 
 
 class EventPage(msgspec.Struct, frozen=True, kw_only=True):

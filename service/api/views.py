@@ -11,11 +11,11 @@ from litestar.params import FromPath
 
 from domain import game
 from service.api.auth import OPTIONAL_SECURITY
-from service.api.common import PRIVATE, IfNoneMatchHeader, legal, not_modified
+from service.api.common import PRIVATE, IfNoneMatchHeader, legal, not_modified, now_ms
 from service.api.schemas import GameSnapshot
 from service.errors import etag, problem_responses
 from service.games import GameService
-from service.players import Player
+from service.players import Caller
 
 
 class ViewsController(Controller):
@@ -44,7 +44,7 @@ class ViewsController(Controller):
     async def read_game(
         self,
         game_id: FromPath[uuid.UUID],
-        viewer: NamedDependency[Player | None],
+        viewer: NamedDependency[Caller | None],
         games: NamedDependency[GameService],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[GameSnapshot]:
@@ -60,5 +60,7 @@ class ViewsController(Controller):
             seat=seat,
             view=game.game_view(state, seat),
             legal_actions=legal(state, seat),
+            seated=await games.named(state),
+            server_time=now_ms(),
         )
         return Response(snapshot, headers=headers)

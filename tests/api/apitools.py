@@ -184,3 +184,8 @@ async def read_sse(response: httpx.Response, log: SseLog) -> AsyncIterator[Frame
                 log.retry = int(value)
             else:
                 fields[name] = value
+
+
+def timeless(body: dict[str, Any]) -> dict[str, Any]:
+    """A game's JSON without the server's clock, which moves between two reads."""
+    return {key: value for key, value in body.items() if key != "server_time"}

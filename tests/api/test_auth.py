@@ -131,8 +131,15 @@ async def test_the_token_is_shown_once_and_stored_only_as_its_hash(
 
     row = await pool.fetchrow("SELECT * FROM api.players WHERE player_id = $1::uuid", player.id)
     assert row is not None
-    assert row["token_hash"] == hashlib.sha256(player.token.encode()).digest()
     assert all(player.token not in str(value) for value in row.values())
-    me = await client.get("/v1/players/me", headers=player.auth)
-    assert me.json() == {"id": player.id, "name": "Ada", "kind": "human"}
+    token = await pool.fetchrow("SELECT * FROM api.tokens WHERE player_id = $1::uuid", player.id)
+    assert token["token_hash"] == hashlib.sha256(player.token.encode()).digest()
+    assert all(player.token not in str(value) for value in token.values())
+    me = (await client.get("/v1/players/me", headers=player.auth)).json()
+    assert {k: me[k] for k in ("id", "name", "kind")} == {
+        "id": player.id,
+        "name": "Ada",
+        "kind": "human",
+    }
+    assert me["token"]["scope"] == "play" and me["token"]["name"] == "first device"
     assert "token" not in (await client.get(f"/v1/players/{player.id}")).json()

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apitools import PROBLEM, register, seated_game
+from apitools import PROBLEM, register, seated_game, timeless
 
 pytestmark = pytest.mark.integration
 
@@ -70,7 +70,7 @@ async def test_a_malformed_action_is_a_4xx_problem_and_changes_nothing(
     client: httpx.AsyncClient, body: Any, headers: dict[str, str], status: int, kind: str
 ) -> None:
     game_id, players = await seated_game(client, seed="bad input")
-    before = (await client.get(f"/v1/games/{game_id}")).json()
+    before = timeless((await client.get(f"/v1/games/{game_id}")).json())
     seat = before["view"]["deal"]["to_act"][0]
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
 
@@ -81,7 +81,7 @@ async def test_a_malformed_action_is_a_4xx_problem_and_changes_nothing(
     )
 
     _check_problem(response, status, kind)
-    assert (await client.get(f"/v1/games/{game_id}")).json() == before
+    assert timeless((await client.get(f"/v1/games/{game_id}")).json()) == before
 
 
 OTHERS: list[tuple[str, str, str, Any, int, str]] = [
@@ -181,7 +181,7 @@ async def test_other_malformed_requests_are_4xx_problems(
 ) -> None:
     game_id, _ = await seated_game(client, seed="others")
     outsider = await register(client, "O")
-    before = (await client.get(f"/v1/games/{game_id}")).json()
+    before = timeless((await client.get(f"/v1/games/{game_id}")).json())
     games_before = (await client.get("/v1/games", params={"limit": 200})).json()
 
     response = await client.request(
@@ -189,7 +189,7 @@ async def test_other_malformed_requests_are_4xx_problems(
     )
 
     _check_problem(response, status, kind)
-    assert (await client.get(f"/v1/games/{game_id}")).json() == before
+    assert timeless((await client.get(f"/v1/games/{game_id}")).json()) == before
     assert (await client.get("/v1/games", params={"limit": 200})).json() == games_before
 
 

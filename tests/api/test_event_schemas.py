@@ -34,7 +34,7 @@ def _v1(event_type: str, data: dict[str, Any]) -> dict[str, Any]:
 
 def _next_action(state: g.GameState, rng: random.Random) -> tuple[int, dict[str, Any]]:
     """Seat and body of the next action: one whister who plays open, so the hands open."""
-    (seat,) = g.to_act(state)
+    seat = g.to_act(state)[0]  # two while a claim waits for its answers
     legal = g.legal_actions(state, seat)
     bodies = [msgspec.to_builtins(from_command(c)) for c in legal]
     kinds: dict[str, dict[str, Any]] = {}

@@ -186,10 +186,9 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
         return status, version, stream
 
     assert await row() == ("seating", 3, 3)
+    real_row = lobby._row
     # The lobby's write fails (here the database refuses the row): the append goes with it.
-    monkeypatch.setattr(
-        lobby, "_seats", lambda state: {"status": "bogus", "players": list(state.players)}
-    )
+    monkeypatch.setattr(lobby, "_row", lambda state, at: {**real_row(state, at), "status": "bogus"})
     failed = await client.post(f"/v1/games/{game_id}/seats", json={"seat": 2}, headers=third.auth)
     assert failed.status_code == 500
     assert await row() == ("seating", 3, 3)

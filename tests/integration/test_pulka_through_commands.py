@@ -28,7 +28,7 @@ def next_command(state: game.GameState, rules, rng: random.Random) -> game.Comma
         return game.TakeSeat(seat=free[0], player=f"player-{free[0]}")
     if game.needs_cards(state):
         return random_deal(rng, rules.players, state.next_dealer)
-    (seat,) = game.to_act(state)
+    seat = game.to_act(state)[0]  # two while a claim waits for its answers
     return rng.choice(game.legal_actions(state, seat))
 
 

@@ -1,0 +1,218 @@
+"""The steward (распорядитель): the service acting at a table by itself.
+
+It acts where nobody else will: a seat's time ran out (`domain.table.TimeOut`), a seat to act
+whose player is absent or abandoned the game (`domain.table.PlayFor`), a bot of the service to
+move (`service.bot_players`). Every command's effects keep ``api.games.due_at``, the moment the
+service must act at that table (`service.lobby`); the steward sleeps until the earliest
+``due_at`` (or a hint that something was appended), then claims the due games with a lease:
+``due_at`` moves ``lease`` seconds ahead under ``FOR UPDATE SKIP LOCKED``, so of several
+processes exactly one works on a game at a time, and a process that dies mid-way leaves the game
+to another once the lease runs out. What it finally does is decided at the game's exact version
+(If-Match) under an idempotency key of game, version and seat, so a timeout fires once however
+many processes see it, and a timeout racing a late human move resolves to one of them: the
+domain refuses the move after the deadline, and the version refuses whichever comes second.
+
+The move made for a seat is the table's rule (``table.stand_in``): the ``basic`` bot, seeing
+exactly what the seat sees, or the simplest legal move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import asyncpg
+
+from bots import LEVELS, seat_input
+from bots.common import default_action
+from domain import game
+from domain import table as tbl
+from domain.deal.messages import AnswerClaim, Claim, SeatCommand
+from domain.errors import PreferansError
+from service.bot_players import BotPlayers
+from service.event_store import IdempotencyKeyInFlight, StreamConflict
+from service.exceptions import GameNotFound
+from service.games import GameService
+from service.lru import Lru
+from service.streams import game_stream
+
+log = logging.getLogger(__name__)
+
+_CLAIM = """
+UPDATE api.games SET due_at = now() + make_interval(secs => $2)
+ WHERE game_id IN (SELECT game_id FROM api.games
+                    WHERE due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+RETURNING game_id"""
+_NEXT = "SELECT extract(epoch FROM min(due_at) - now())::float8 FROM api.games"
+_RESTORE = """
+UPDATE api.games
+   SET due_at = greatest(to_timestamp($2::float8 / 1000), now() + interval '20 milliseconds')
+ WHERE game_id = $1 AND version = $3"""
+_CLEAR = "UPDATE api.games SET due_at = NULL WHERE game_id = $1 AND version = $2"
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def simplest(legal: list[SeatCommand]) -> SeatCommand:
+    """The simplest legal move: a claim rejected, else the first move listed (never a claim)."""
+    for action in legal:
+        if isinstance(action, AnswerClaim) and not action.accept:
+            return action
+    return default_action([a for a in legal if not isinstance(a, Claim)])
+
+
+@dataclass
+class _Log:
+    """A game's events as the steward last read them (tail reads bring it up to date)."""
+
+    events: list[game.Event] = field(default_factory=list)
+
+
+class Steward:
+    """See the module docstring. One per process; run `run` as a background task."""
+
+    def __init__(
+        self,
+        games: GameService,
+        pool: asyncpg.Pool,
+        *,
+        bots: BotPlayers | None = None,
+        poll_interval: float = 1.0,
+        lease: float = 5.0,
+        batch: int = 32,
+        think_budget: float = 1.5,
+    ) -> None:
+        self.games = games
+        self.pool = pool
+        self.bots = bots
+        self.poll_interval = poll_interval
+        self.lease = lease
+        self.batch = batch
+        self.think_budget = think_budget
+        self._hinted = asyncio.Event()
+        self._logs: Lru[uuid.UUID, _Log] = Lru(256)
+        self._rng = random.Random()
+        self.acted = 0
+        """Commands this steward has issued (timeouts, moves for absent seats, bot moves)."""
+
+    def hint(self, *_: object) -> None:
+        """Something was appended: a deadline may have moved nearer."""
+        self._hinted.set()
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self._round()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("steward: a round failed", exc_info=True)
+                await asyncio.sleep(self.poll_interval)
+
+    async def _round(self) -> None:
+        due = [r[0] for r in await self.pool.fetch(_CLAIM, self.batch, self.lease)]
+        if due:
+            await asyncio.gather(*(self._serve(game_id) for game_id in due))
+            if len(due) == self.batch:
+                return  # more may be due: claim again at once
+        wait = await self.pool.fetchval(_NEXT)
+        wait = self.poll_interval if wait is None else min(max(wait, 0.0), self.poll_interval)
+        if wait > 0:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._hinted.wait()
+        self._hinted.clear()
+
+    async def _serve(self, game_id: uuid.UUID) -> None:
+        """Act at ``game_id`` while there is something for the service to do now; then give
+        the game back its true ``due_at`` in place of the lease, unless a command did."""
+        for _ in range(64):  # a table of bots plays on; bounded so one table cannot hog us
+            try:
+                if not await self._act_once(game_id):
+                    break
+            except (StreamConflict, IdempotencyKeyInFlight):
+                continue  # someone acted first: look again
+            except (PreferansError, GameNotFound) as refusal:
+                log.info("steward: %s refused: %s", game_id, refusal)
+                break
+        else:
+            return  # still busy: the lease brings it back soon
+        with contextlib.suppress(GameNotFound):
+            version, state = await self.games.state(game_id)
+            due = self._due(state)
+            if due is None:
+                await self.pool.execute(_CLEAR, game_id, version)
+            else:
+                await self.pool.execute(_RESTORE, game_id, due, version)
+
+    def _due(self, state: game.GameState) -> int | None:
+        """When the service must act at this table next (ms since the epoch), if ever."""
+        if not isinstance(state, game.Pulka) or game.is_terminal(state):
+            return None
+        times = []
+        for seat in game.to_act(state):
+            player = state.players[seat]
+            if tbl.played_for(state.table, seat) is not None:
+                times.append(now_ms())
+            elif (due := tbl.deadline(state.rules, state.table, seat)) is not None:
+                times.append(due)
+            elif self.bots is not None and player is not None and self.bots.is_bot(player):
+                times.append(now_ms())
+        return min(times, default=None)
+
+    async def _act_once(self, game_id: uuid.UUID) -> bool:
+        version, state = await self.games.state(game_id)
+        if not isinstance(state, game.Pulka) or game.is_terminal(state):
+            return False
+        now = now_ms()
+        rules, table = state.rules, state.table
+        for seat in game.to_act(state):
+            player = state.players[seat]
+            if tbl.played_for(table, seat) is not None:
+                move = await self._stand_in(game_id, state, seat)
+                await self.games.steward(game_id, tbl.PlayFor(seat=seat, move=move), version, now)
+            elif (due := tbl.deadline(rules, table, seat)) is not None and due <= now:
+                move = await self._stand_in(game_id, state, seat)
+                await self.games.steward(game_id, tbl.TimeOut(seat=seat, move=move), version, now)
+            elif self.bots is not None and player is not None and self.bots.is_bot(player):
+                move = await self._bot_move(game_id, state, seat, self.bots.level(player))
+                await self.games.play_as_bot(game_id, player, move, version)
+            else:
+                continue
+            self.acted += 1
+            return True
+        return False
+
+    async def _stand_in(self, game_id: uuid.UUID, state: game.Pulka, seat: int) -> SeatCommand:
+        legal = game.legal_actions(state, seat)
+        if state.rules.table.stand_in == "basic":
+            return await self._bot_move(game_id, state, seat, "basic")
+        return simplest(legal)
+
+    async def _bot_move(
+        self, game_id: uuid.UUID, state: game.Pulka, seat: int, level: str
+    ) -> SeatCommand:
+        """The move of a bot at ``seat``, from exactly what the seat sees."""
+        events = await self._events(game_id)
+        view = seat_input(events, seat)
+        decide = LEVELS[level]
+        budget = self.think_budget
+        if level == "strong":  # search off the event loop: it takes up to the budget
+            return await asyncio.to_thread(decide, view, random.Random(self._rng.random()), budget)
+        return decide(view, self._rng, budget)
+
+    async def _events(self, game_id: uuid.UUID) -> list[game.Event]:
+        held = self._logs.get(game_id)
+        if held is None:
+            held = _Log()
+            self._logs.put(game_id, held)
+        tail = await self.games.log.read(game_stream(game_id), len(held.events) + 1)
+        held.events.extend(item.event for item in tail)
+        return held.events
