@@ -206,6 +206,8 @@ def create_app(
         invites = Invites(pool)
         bots = BotPlayers()
         await bots.ensure(pool)
+        for bot in bots.players.values():
+            players.remember(bot)
         games = GameService(
             events,
             lobby,

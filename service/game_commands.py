@@ -136,7 +136,7 @@ def _deals(command: GameCommand, state: GameState) -> list[game.Event]:
     while game.needs_cards(state):
         assert isinstance(state, Pulka)
         cards = command.source.cards_for(state, command.entropy)
-        dealt = game.decide(cards, state)
+        dealt = game.decide(msgspec.structs.replace(cards, at=command.at), state)
         events += dealt
         state = game.fold(dealt, state)
     return events

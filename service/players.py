@@ -314,6 +314,10 @@ class Players:
                 found[player.id] = player
         return found
 
+    def remember(self, player: Player) -> None:
+        """Know ``player`` without a lookup (the service's bots)."""
+        self._players.put(player.id, player)
+
     def cached(self, player_id: str) -> Player | None:
         return self._players.get(player_id)
 
