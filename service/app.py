@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -259,6 +260,14 @@ def create_app(
         ]
         if settings.steward:
             background.append(asyncio.create_task(steward.run(), name="steward"))
+        if settings.bot_worker == "inline":
+            bot_steward = Steward(
+                games, pool, duty="bots", bots=bots, think_budget=settings.bot_budget,
+                poll_interval=settings.steward_poll_interval,
+            )  # fmt: skip
+            live.watch(bot_steward.hint)
+            events.add_listener(bot_steward.hint)
+            background.append(asyncio.create_task(bot_steward.run(), name="bots"))
         if limiter is not None:
             background.append(asyncio.create_task(limiter.run(), name="rate-limits"))
         try:
@@ -409,6 +418,7 @@ def run(settings: Settings) -> None:
 
     # The embedded server starts here, once, before any worker; the workers find it by URL.
     os.environ["DATABASE_URL"] = resolve_dsn(settings)
+    bot_worker = _start_bot_worker() if settings.bot_worker == "process" else None
     log.info("serving on http://%s:%d with %d worker(s)", settings.host, settings.port,
              settings.workers)  # fmt: skip
     Granian(
@@ -429,6 +439,30 @@ def run(settings: Settings) -> None:
         respawn_failed_workers=True,
         workers_kill_timeout=5,  # open SSE streams end; their clients resume elsewhere
     ).serve()
+    if bot_worker is not None:
+        bot_worker.terminate()
+        try:
+            bot_worker.wait(timeout=SHUTDOWN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            bot_worker.kill()
+
+
+def _start_bot_worker() -> subprocess.Popen[bytes]:
+    """``preferans bots`` beside the API workers: the bots think in a process of their own,
+    which dies with this one (`bot_worker_entry`)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "from service.app import bot_worker_entry; bot_worker_entry()"],
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def bot_worker_entry() -> None:
+    """The bot worker's process, ended by the kernel if ``preferans serve`` goes."""
+    from service.bot_worker import main
+
+    _die_with_parent()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    sys.exit(main(Settings.from_env()))
 
 
 __all__ = [

@@ -2,6 +2,7 @@
 
     preferans db upgrade [REV]           migrate the database (DATABASE_URL, or the embedded one)
     preferans serve                      run the HTTP API (migrates first); --host, --port
+    preferans bots                       move the service's bots (serve starts one of these)
     preferans openapi [--check]          write openapi/openapi.json from the app, or compare
     preferans projections status         each read model's position, lag and status [--json]
     preferans projections rebuild [N…]   rebuild read models from position zero (blue/green)
@@ -62,6 +63,13 @@ def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     listen = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     run(msgspec.structs.replace(settings, **listen))
     return 0
+
+
+def _cmd_bots(args: argparse.Namespace, settings: Settings) -> int:
+    from service.bot_worker import main as bot_worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    return bot_worker(settings)
 
 
 def _cmd_openapi(args: argparse.Namespace, settings: Settings) -> int:
@@ -194,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="listen address (PREFERANS_HOST, default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="listen port (PREFERANS_PORT, default 8000)")
     serve.set_defaults(handler=_cmd_serve)
+
+    bots = commands.add_parser("bots", help="move the service's bots (a worker process)")
+    bots.set_defaults(handler=_cmd_bots)
 
     spec = commands.add_parser("openapi", help="write the committed OpenAPI document")
     spec.add_argument("--check", action="store_true", help="fail if the committed one is stale")

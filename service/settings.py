@@ -26,6 +26,10 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_STEWARD_POLL_INTERVAL  seconds the steward sleeps at most between looks (1)
     PREFERANS_NOTES_POLL_INTERVAL    seconds between looks at followed players' notifications,
                                   hints aside (2)
+    PREFERANS_BOT_WORKER          where the service's bots think: ``process`` (a worker process
+                                  ``preferans serve`` starts), ``inline`` (in this process), or
+                                  ``off`` (a ``preferans bots`` elsewhere)
+    PREFERANS_BOT_BUDGET          seconds a ``strong`` bot may think over a decision (1.5)
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
     PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
     PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
@@ -42,6 +46,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
@@ -71,6 +76,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     steward: bool = True
     steward_poll_interval: float = 1.0
     notes_poll_interval: float = 2.0
+    bot_worker: Literal["process", "inline", "off"] = "process"
+    bot_budget: float = 1.5
     rate_limits: bool = True
     reads_per_minute: int = 1200
     writes_per_minute: int = 300

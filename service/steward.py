@@ -1,13 +1,16 @@
 """The steward (распорядитель): the service acting at a table by itself.
 
-It acts where nobody else will: a seat's time ran out (`domain.table.TimeOut`), a seat to act
-whose player is absent or abandoned the game (`domain.table.PlayFor`), a bot of the service to
-move (`service.bot_players`). Every command's effects keep ``api.games.due_at``, the moment the
-service must act at that table (`service.lobby`); the steward sleeps until the earliest
-``due_at`` (or a hint that something was appended), then claims the due games with a lease:
-``due_at`` moves ``lease`` seconds ahead under ``FOR UPDATE SKIP LOCKED``, so of several
-processes exactly one works on a game at a time, and a process that dies mid-way leaves the game
-to another once the lease runs out. What it finally does is decided at the game's exact version
+It acts where nobody else will. Its ``table`` duty: a seat's time ran out
+(`domain.table.TimeOut`), a seat to act whose player is absent or abandoned the game
+(`domain.table.PlayFor`). Its ``bots`` duty: a bot of the service to move
+(`service.bot_players`), which thinks, so it runs in a process of its own (``preferans bots``,
+started by ``preferans serve``), never on the API's event loop. Every command's effects keep
+``api.games.due_at`` (the moment the service must act at the table) and ``bot_due_at`` (a bot is
+to move) (`service.lobby`); a steward sleeps until the earliest of its column (or a hint that
+something was appended), then claims the due games with a lease: the column moves ``lease``
+seconds ahead under ``FOR UPDATE SKIP LOCKED``, so of several processes exactly one works on a
+game at a time, and a process that dies mid-way leaves the game to another once the lease runs
+out. What it finally does is decided at the game's exact version
 (If-Match) under an idempotency key of game, version and seat, so a timeout fires once however
 many processes see it, and a timeout racing a late human move resolves to one of them: the
 domain refuses the move after the deadline, and the version refuses whichever comes second.
@@ -25,6 +28,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import Literal
 
 import asyncpg
 
@@ -43,17 +47,25 @@ from service.streams import game_stream
 
 log = logging.getLogger(__name__)
 
-_CLAIM = """
-UPDATE api.games SET due_at = now() + make_interval(secs => $2)
+Duty = Literal["table", "bots"]
+_COLUMN: dict[Duty, str] = {"table": "due_at", "bots": "bot_due_at"}
+
+
+class _Sql:
+    """The steward's statements, over its duty's column."""
+
+    def __init__(self, column: str) -> None:
+        self.claim = f"""
+UPDATE api.games SET {column} = now() + make_interval(secs => $2)
  WHERE game_id IN (SELECT game_id FROM api.games
-                    WHERE due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+                    WHERE {column} <= now() ORDER BY {column} LIMIT $1 FOR UPDATE SKIP LOCKED)
 RETURNING game_id"""
-_NEXT = "SELECT extract(epoch FROM min(due_at) - now())::float8 FROM api.games"
-_RESTORE = """
+        self.next = f"SELECT extract(epoch FROM min({column}) - now())::float8 FROM api.games"
+        self.restore = f"""
 UPDATE api.games
-   SET due_at = greatest(to_timestamp($2::float8 / 1000), now() + interval '20 milliseconds')
+   SET {column} = greatest(to_timestamp($2::float8 / 1000), now() + interval '20 milliseconds')
  WHERE game_id = $1 AND version = $3"""
-_CLEAR = "UPDATE api.games SET due_at = NULL WHERE game_id = $1 AND version = $2"
+        self.clear = f"UPDATE api.games SET {column} = NULL WHERE game_id = $1 AND version = $2"
 
 
 def now_ms() -> int:
@@ -83,6 +95,7 @@ class Steward:
         games: GameService,
         pool: asyncpg.Pool,
         *,
+        duty: Duty = "table",
         bots: BotPlayers | None = None,
         poll_interval: float = 1.0,
         lease: float = 5.0,
@@ -91,7 +104,9 @@ class Steward:
     ) -> None:
         self.games = games
         self.pool = pool
+        self.duty = duty
         self.bots = bots
+        self._sql = _Sql(_COLUMN[duty])
         self.poll_interval = poll_interval
         self.lease = lease
         self.batch = batch
@@ -117,12 +132,12 @@ class Steward:
                 await asyncio.sleep(self.poll_interval)
 
     async def _round(self) -> None:
-        due = [r[0] for r in await self.pool.fetch(_CLAIM, self.batch, self.lease)]
+        due = [r[0] for r in await self.pool.fetch(self._sql.claim, self.batch, self.lease)]
         if due:
             await asyncio.gather(*(self._serve(game_id) for game_id in due))
             if len(due) == self.batch:
                 return  # more may be due: claim again at once
-        wait = await self.pool.fetchval(_NEXT)
+        wait = await self.pool.fetchval(self._sql.next)
         wait = self.poll_interval if wait is None else min(max(wait, 0.0), self.poll_interval)
         if wait > 0:
             with contextlib.suppress(TimeoutError):
@@ -148,9 +163,9 @@ class Steward:
             version, state = await self.games.state(game_id)
             due = self._due(state)
             if due is None:
-                await self.pool.execute(_CLEAR, game_id, version)
+                await self.pool.execute(self._sql.clear, game_id, version)
             else:
-                await self.pool.execute(_RESTORE, game_id, due, version)
+                await self.pool.execute(self._sql.restore, game_id, due, version)
 
     def _due(self, state: game.GameState) -> int | None:
         """When the service must act at this table next (ms since the epoch), if ever."""
@@ -159,12 +174,13 @@ class Steward:
         times = []
         for seat in game.to_act(state):
             player = state.players[seat]
-            if tbl.played_for(state.table, seat) is not None:
+            if self.duty == "bots":
+                if self.bots is not None and player is not None and self.bots.is_bot(player):
+                    times.append(now_ms())
+            elif tbl.played_for(state.table, seat) is not None:
                 times.append(now_ms())
             elif (due := tbl.deadline(state.rules, state.table, seat)) is not None:
                 times.append(due)
-            elif self.bots is not None and player is not None and self.bots.is_bot(player):
-                times.append(now_ms())
         return min(times, default=None)
 
     async def _act_once(self, game_id: uuid.UUID) -> bool:
@@ -175,15 +191,17 @@ class Steward:
         rules, table = state.rules, state.table
         for seat in game.to_act(state):
             player = state.players[seat]
-            if tbl.played_for(table, seat) is not None:
+            if self.duty == "bots":
+                if self.bots is None or player is None or not self.bots.is_bot(player):
+                    continue
+                move = await self._bot_move(game_id, state, seat, self.bots.level(player))
+                await self.games.play_as_bot(game_id, player, move, version)
+            elif tbl.played_for(table, seat) is not None:
                 move = await self._stand_in(game_id, state, seat)
                 await self.games.steward(game_id, tbl.PlayFor(seat=seat, move=move), version, now)
             elif (due := tbl.deadline(rules, table, seat)) is not None and due <= now:
                 move = await self._stand_in(game_id, state, seat)
                 await self.games.steward(game_id, tbl.TimeOut(seat=seat, move=move), version, now)
-            elif self.bots is not None and player is not None and self.bots.is_bot(player):
-                move = await self._bot_move(game_id, state, seat, self.bots.level(player))
-                await self.games.play_as_bot(game_id, player, move, version)
             else:
                 continue
             self.acted += 1

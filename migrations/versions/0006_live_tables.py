@@ -8,8 +8,9 @@ with invites, and each player's notifications.
   one) and ``program`` (a program playing through the API: tokens like a human, shown and rated
   as a bot). ``registration`` keeps the hash of the Idempotency-Key a player registered with.
 - ``api.games`` gains ``to_act`` (the seats to act), ``deadline`` (the earliest of their
-  clocks), ``due_at`` (when the service itself must act: a deadline, an absent or abandoned
-  seat, a bot to move), ``private`` and ``names`` is left to a join with ``api.players``.
+  clocks), ``due_at`` (when the service itself must act at the table: a deadline, an absent or
+  abandoned seat to play for), ``bot_due_at`` (a bot of the service is to move: from then on)
+  and ``private``.
 - ``api.invites``: codes (sha256 only) that seat a player at a private table until they expire.
 - ``api.notifications``: each player's numbered notifications (his turn, a game started or
   ended, an invitation, an opponent gone or back, a claim to answer), gapless per player: the
@@ -64,9 +65,11 @@ ALTER TABLE api.games
   ADD COLUMN to_act smallint[] NOT NULL DEFAULT '{}',
   ADD COLUMN deadline timestamptz,
   ADD COLUMN due_at timestamptz,
+  ADD COLUMN bot_due_at timestamptz,
   ADD COLUMN private boolean NOT NULL DEFAULT false,
   ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
 CREATE INDEX games_due ON api.games (due_at) WHERE due_at IS NOT NULL;
+CREATE INDEX games_bot_due ON api.games (bot_due_at) WHERE bot_due_at IS NOT NULL;
 CREATE INDEX games_by_player ON api.games USING gin (players);
 
 CREATE TABLE api.invites (
@@ -160,20 +163,21 @@ BEGIN
     VALUES (game, (p_effects->>'seats')::smallint, p_effects->>'seed',
             coalesce(p_effects->'layouts', '[]'::jsonb));
   ELSIF p_effects->>'op' = 'update' THEN
-    -- Guarded by the version: a late write never takes the row back in time. A bot to act is
-    -- due at once; otherwise the service acts at the deadline the command computed, if any.
+    -- Guarded by the version: a late write never takes the row back in time. The service acts
+    -- at the table at the time the command computed (a deadline, a seat to play for), and a
+    -- bot of its own to act is due at once.
     UPDATE api.games g
        SET status = p_effects->>'status',
            players = ARRAY(SELECT jsonb_array_elements_text(p_effects->'players'))::uuid[],
            to_act = ARRAY(SELECT jsonb_array_elements_text(p_effects->'to_act'))::smallint[],
            deadline = to_timestamp((p_effects->>'deadline_ms')::double precision / 1000),
-           due_at = CASE
+           due_at = to_timestamp((p_effects->>'due_ms')::double precision / 1000),
+           bot_due_at = CASE
              WHEN EXISTS (SELECT 1 FROM api.players p
                            WHERE p.kind = 'bot' AND p.player_id = ANY (ARRAY(
                              SELECT (p_effects->'players'->>(s::int))::uuid
                                FROM jsonb_array_elements_text(p_effects->'to_act') AS t(s))))
-               THEN now()
-             ELSE to_timestamp((p_effects->>'due_ms')::double precision / 1000) END,
+               THEN now() END,
            version = p_version,
            updated_at = now()
      WHERE game_id = game AND version < p_version;
@@ -320,8 +324,8 @@ REVOKE ALL ON FUNCTION api.notify(jsonb), api.command_effects(text, bigint, json
   api.invite_game(bytea), api.create_invite(bytea, uuid, uuid, uuid, interval),
   api.purge_notifications(interval, int) FROM PUBLIC;
 GRANT SELECT, INSERT, UPDATE ON api.tokens TO {APP_ROLE};
--- The steward's lease on a due game (service.steward), and nothing else of the lobby's row.
-GRANT UPDATE (due_at) ON api.games TO {APP_ROLE};
+-- The stewards' leases on a due game (service.steward), and nothing else of the lobby's row.
+GRANT UPDATE (due_at, bot_due_at) ON api.games TO {APP_ROLE};
 GRANT SELECT ON api.notifications, api.notification_heads TO {APP_ROLE};
 GRANT EXECUTE ON FUNCTION api.invite_game(bytea),
   api.create_invite(bytea, uuid, uuid, uuid, interval),
@@ -345,7 +349,7 @@ DROP FUNCTION api.create_invite(bytea, uuid, uuid, uuid, interval);
 DROP FUNCTION api.invite_game(bytea);
 DROP TABLE api.notifications, api.notification_heads, api.invites;
 ALTER TABLE api.games DROP COLUMN to_act, DROP COLUMN deadline, DROP COLUMN due_at,
-  DROP COLUMN private, DROP COLUMN updated_at;
+  DROP COLUMN bot_due_at, DROP COLUMN private, DROP COLUMN updated_at;
 ALTER TABLE api.players ADD COLUMN token_hash bytea UNIQUE CHECK (length(token_hash) = 32);
 UPDATE api.players p SET token_hash = (
   SELECT t.token_hash FROM api.tokens t WHERE t.player_id = p.player_id AND t.revoked_at IS NULL

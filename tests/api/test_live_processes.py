@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -231,3 +235,62 @@ def test_a_token_revoked_in_one_process_is_refused_at_once_by_the_other(
     wait_for(lambda: httpx.get(f"{b.url}/v1/players/me", headers=phone).status_code == 401, 2)
     assert time.monotonic() - refused_at < 1.0
     assert httpx.get(f"{b.url}/v1/players/me", headers=player["auth"]).status_code == 200
+
+
+def test_a_bot_worker_killed_mid_game_resumes_and_no_bot_acts_twice(
+    database_dsn: str, tmp_path: Path
+) -> None:
+    env = {"DATABASE_URL": database_dsn, "PREFERANS_RATE_LIMITS": "false",
+           "PREFERANS_PROJECTIONS": "false", "PREFERANS_BOT_WORKER": "off"}  # fmt: skip
+    api = ServiceProcess(env, tmp_path / "api.log")
+    worker = BotWorker(env, tmp_path / "bots.log")
+    api.start()
+    try:
+        worker.start()
+        host = register(api.url, "host")
+        created = httpx.post(f"{api.url}/v1/games",
+                             json={"overrides": {"pool": {"target": 3, "max_deals": 10}}},
+                             headers=host["auth"])  # fmt: skip
+        game_id = created.json()["id"]
+        for _ in range(3):
+            seated = httpx.post(f"{api.url}/v1/games/{game_id}/bots", json={"level": "basic"},
+                                headers=host["auth"])  # fmt: skip
+            assert seated.status_code == 200, seated.text
+        wait_for(lambda: len(events(api.url, game_id)) > 60, timeout=30)
+        worker.kill()  # mid-game, perhaps mid-move
+        stalled = len(events(api.url, game_id))
+        time.sleep(0.5)
+        assert len(events(api.url, game_id)) == stalled  # nobody else moves the bots
+        worker.start()
+        wait_for(lambda: events(api.url, game_id)[-1]["type"] == "game_ended", timeout=60)
+        log = events(api.url, game_id)
+        # No move twice: each bid or card follows the rules (the domain refuses a repeat), and
+        # the game's versions are one per event.
+        page = httpx.get(f"{api.url}/v1/games/{game_id}/events", params={"limit": 500}).json()
+        versions = [item["version"] for item in page["items"]]
+        assert versions == list(range(1, len(versions) + 1))
+        assert log[-1]["type"] == "game_ended"
+    finally:
+        worker.kill()
+        api.stop()
+
+
+class BotWorker:
+    """``preferans bots`` in a subprocess."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env = {**os.environ, **env}
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "service.cli", "bots"], env=self.env, stdout=log,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)

@@ -408,3 +408,23 @@ async def test_a_bot_cannot_be_logged_into_and_a_program_is_shown_as_a_bot(
         " WHERE p.kind = 'bot'"
     )
     assert tokens == 0
+
+
+async def test_a_whole_pulka_of_three_bots_ends_and_settles(client: httpx.AsyncClient) -> None:
+    host = await register(client, "host")
+    rules = {"pool": {"target": 2, "max_deals": 12}}
+    created = await client.post("/v1/games", json={"overrides": rules}, headers=host.auth)
+    game_id = created.json()["id"]
+    for level in ("basic", "basic", "random"):
+        seated = await client.post(
+            f"/v1/games/{game_id}/bots", json={"level": level}, headers=host.auth
+        )
+        assert seated.status_code == 200, seated.text
+    for _ in range(600):
+        body = (await client.get(f"/v1/games/{game_id}")).json()
+        if body["view"]["status"] == "finished":
+            break
+        await asyncio.sleep(0.05)
+    assert body["view"]["status"] == "finished"
+    assert sum(body["view"]["settlement"]["result"]) == 0
+    assert [s["kind"] for s in body["seated"]] == ["bot", "bot", "bot"]
