@@ -32,7 +32,7 @@ from clusters import Cluster, ServiceProcess
 BACKGROUND = re.compile(
     r"pg_snapshot_xmin|pg_try_advisory_lock|pg_advisory_unlock|projection_checkpoints|"
     r"rm\.projections|LISTEN|UNLISTEN|pg_notify|purge_idempotency_keys|rate_counts|"
-    r"alembic_version"
+    r"alembic_version|due_at|notification_heads|api\.players \(player_id, name, kind\)"
 )
 """Statements of the background workers, not of the request being measured."""
 
