@@ -263,6 +263,7 @@ def create_app(
         if settings.bot_worker == "inline":
             bot_steward = Steward(
                 games, pool, duty="bots", bots=bots, think_budget=settings.bot_budget,
+                pace=settings.bot_pace,
                 poll_interval=settings.steward_poll_interval,
             )  # fmt: skip
             live.watch(bot_steward.hint)
@@ -457,10 +458,12 @@ def _start_bot_worker() -> subprocess.Popen[bytes]:
 
 
 def bot_worker_entry() -> None:
-    """The bot worker's process, ended by the kernel if ``preferans serve`` goes."""
+    """The bot worker's process, ended by the kernel if ``preferans serve`` goes, and niced:
+    on a busy machine the API's requests come before a bot's thinking."""
     from service.bot_worker import main
 
     _die_with_parent()
+    os.nice(10)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     sys.exit(main(Settings.from_env()))
 

@@ -40,6 +40,7 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     games = GameService(events, Lobby(pool), players=players, cache_size=settings.state_cache_size)
     steward = Steward(
         games, pool, duty="bots", bots=bots, think_budget=settings.bot_budget,
+        pace=settings.bot_pace,
         poll_interval=settings.steward_poll_interval,
     )  # fmt: skip
     events.add_listener(steward.hint)

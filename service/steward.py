@@ -54,13 +54,15 @@ _COLUMN: dict[Duty, str] = {"table": "due_at", "bots": "bot_due_at"}
 class _Sql:
     """The steward's statements, over its duty's column."""
 
-    def __init__(self, column: str) -> None:
+    def __init__(self, column: str, pace: float) -> None:
+        due = f"{column} + interval '{pace:.3f} seconds'"
         self.claim = f"""
 UPDATE api.games SET {column} = now() + make_interval(secs => $2)
  WHERE game_id IN (SELECT game_id FROM api.games
-                    WHERE {column} <= now() ORDER BY {column} LIMIT $1 FOR UPDATE SKIP LOCKED)
+                    WHERE {column} <= now() - interval '{pace:.3f} seconds'
+                    ORDER BY {column} LIMIT $1 FOR UPDATE SKIP LOCKED)
 RETURNING game_id"""
-        self.next = f"SELECT extract(epoch FROM min({column}) - now())::float8 FROM api.games"
+        self.next = f"SELECT extract(epoch FROM min({due}) - now())::float8 FROM api.games"
         self.restore = f"""
 UPDATE api.games
    SET {column} = greatest(to_timestamp($2::float8 / 1000), now() + interval '20 milliseconds')
@@ -101,12 +103,15 @@ class Steward:
         lease: float = 5.0,
         batch: int = 32,
         think_budget: float = 1.5,
+        pace: float = 0.0,
     ) -> None:
+        """``pace``: seconds at least from the moment a bot's turn comes to its move (a bot
+        that answered at once would be hard to follow); counts for the ``bots`` duty."""
         self.games = games
         self.pool = pool
         self.duty = duty
         self.bots = bots
-        self._sql = _Sql(_COLUMN[duty])
+        self._sql = _Sql(_COLUMN[duty], max(0.0, pace) if duty == "bots" else 0.0)
         self.poll_interval = poll_interval
         self.lease = lease
         self.batch = batch
@@ -148,7 +153,9 @@ class Steward:
     async def _serve(self, game_id: uuid.UUID) -> None:
         """Act at ``game_id`` while there is something for the service to do now; then give
         the game back its true ``due_at`` in place of the lease, unless a command did."""
-        for _ in range(64):  # a table of bots plays on; bounded so one table cannot hog us
+        # The table's duties follow one another at once (a seat played for, then the next);
+        # a bot moves once a claim, so that the next bot's move waits for its pace.
+        for _ in range(1 if self.duty == "bots" else 64):
             try:
                 if not await self._act_once(game_id):
                     break
@@ -158,7 +165,8 @@ class Steward:
                 log.info("steward: %s refused: %s", game_id, refusal)
                 break
         else:
-            return  # still busy: the lease brings it back soon
+            if self.duty == "table":
+                return  # still busy: the lease brings it back soon
         with contextlib.suppress(GameNotFound):
             version, state = await self.games.state(game_id)
             due = self._due(state)

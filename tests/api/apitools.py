@@ -23,7 +23,12 @@ def make_app(dsn: str, **options: object) -> Litestar:
     """The app on ``dsn`` as the service role, with the tests' short SSE timings."""
     # Rate limits off: the tests that are about them turn them on with their own limits.
     settings = Settings(
-        database_url=dsn, pool_min_size=1, pool_max_size=20, rate_limits=False, bot_worker="inline"
+        database_url=dsn,
+        pool_min_size=1,
+        pool_max_size=20,
+        rate_limits=False,
+        bot_worker="inline",
+        bot_pace=0.0,
     )
     options = {
         "migrate": False,  # the template is migrated; test_service checks the lifespan's upgrade
