@@ -87,7 +87,11 @@ def settle(sheet: PoolSheet, rules: Rules) -> Settlement:
     exact = [sum(row, Fraction(0)) for row in pairwise]
     assert sum(exact) == 0, "netting is antisymmetric"
     if rules.settlement.rounding == "floor":
-        result = _floor_per_item(sheet, on_mountain, for_pool)
+        # C1 floors the conversions of the mountains and pools as written, with no amnesty;
+        # flooring does not commute with the amnesty, so it must see them unreduced.
+        raw_mountain = [per * m for m in sheet.mountain]
+        raw_pool = [per * weight * p for p in sheet.pool]
+        result = _floor_per_item(sheet, raw_mountain, raw_pool)
     else:
         result = _largest_remainder(exact)
     return Settlement(
@@ -130,7 +134,8 @@ def _largest_remainder(exact: list[Fraction]) -> list[int]:
 def _floor_per_item(
     sheet: PoolSheet, on_mountain: list[Fraction], for_pool: list[Fraction]
 ) -> list[int]:
-    """OpenPref's rounding ([C1]): each conversion is floored to whole whists before netting.
+    """OpenPref's rounding ([C1] ``closePool``): each conversion of a mountain or pool as
+    written is floored to whole whists before netting (docs/rules.md §H.6).
 
     Every item is still a transfer between two players, so the sum stays 0; a result may be off
     the exact value by up to n − 1 whists.

@@ -121,15 +121,24 @@ def test_floor_rounding_floors_each_conversion_and_still_sums_to_zero() -> None:
     floor = rules_for("sochi", {"settlement": {"rounding": "floor"}})
     result = settle(CASE_2A, floor)
     assert sum(result.result) == 0
-    # mountain_whists floored to 20, 66, 0 and pool_whists to 46, 26, 0
+    # as written, no amnesty: mountains (12, 26, 6) floored to 40, 86, 20 whists on each
+    # holder, pools (14, 8, 0) to 46, 26, 0 on each opponent
     assert result.result == (
-        (12 + 66 + 46) - (22 + 20 + 26) + (0 + 0 + 46) - (22 + 20 + 0),
-        (22 + 20 + 26) - (12 + 66 + 46) + (0 + 0 + 26) - (4 + 66 + 0),
-        (22 + 20 + 0) - (0 + 0 + 46) + (4 + 66 + 0) - (0 + 0 + 26),
+        (12 + 86 + 46) - (22 + 40 + 26) + (0 + 20 + 46) - (22 + 40 + 0),
+        (22 + 40 + 26) - (12 + 86 + 46) + (0 + 20 + 26) - (4 + 86 + 0),
+        (22 + 40 + 0) - (0 + 20 + 46) + (4 + 86 + 0) - (0 + 20 + 26),
     )
     assert all(
         abs(r - exact_value(e)) <= 2 for r, e in zip(result.result, result.exact, strict=True)
     )
+
+
+def test_floor_rounding_is_openprefs_close_pool_even_when_the_amnesty_would_change_it() -> None:
+    # docs/rules.md §H.6: mountains 3, 2, 2 and equal pools; C1 gives p0 2 × 6 − 2 × 10 = −8
+    # (flooring 20/3 to 6), where flooring after the amnesty (mountains 1, 0, 0) would give −6.
+    floor = rules_for("sochi", {"settlement": {"rounding": "floor"}})
+    result = settle(sheet((10, 10, 10), (3, 2, 2), ((0,) * 3,) * 3), floor)
+    assert result.result == (-8, 4, 4)
 
 
 def test_exact_values_are_fractions_in_lowest_terms() -> None:
