@@ -66,8 +66,11 @@ RETURNING game_id"""
         self.restore = f"""
 UPDATE api.games
    SET {column} = greatest(to_timestamp($2::float8 / 1000), now() + interval '20 milliseconds')
- WHERE game_id = $1 AND version = $3"""
-        self.clear = f"UPDATE api.games SET {column} = NULL WHERE game_id = $1 AND version = $2"
+ WHERE game_id = $1 AND version <= $3"""
+        # ``<=``: the row's version moves only when a command changes the row (a trick won by
+        # the seat that played last leaves whose turn it is as it was), so the state read may
+        # be newer than the row; a command that did change the row since wrote its own due.
+        self.clear = f"UPDATE api.games SET {column} = NULL WHERE game_id = $1 AND version <= $2"
 
 
 def now_ms() -> int:

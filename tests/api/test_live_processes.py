@@ -241,7 +241,8 @@ def test_a_bot_worker_killed_mid_game_resumes_and_no_bot_acts_twice(
     database_dsn: str, tmp_path: Path
 ) -> None:
     env = {"DATABASE_URL": database_dsn, "PREFERANS_RATE_LIMITS": "false",
-           "PREFERANS_PROJECTIONS": "false", "PREFERANS_BOT_WORKER": "off"}  # fmt: skip
+           "PREFERANS_PROJECTIONS": "false", "PREFERANS_BOT_WORKER": "off",
+           "PREFERANS_BOT_PACE": "0"}  # fmt: skip
     api = ServiceProcess(env, tmp_path / "api.log")
     worker = BotWorker(env, tmp_path / "bots.log")
     api.start()
