@@ -44,6 +44,9 @@ class CardAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     """1 … 10."""
     seat: Seat
     """The hand the card came from."""
+    by: Seat
+    """The seat that chose it: the hand's own player, or the one who plays it for him (a
+    whister playing his partner's open hand)."""
     card: str
     judged: Seat
     """The seat whose tricks par counts: the declarer, or (all-pass) the player himself."""
@@ -74,11 +77,11 @@ class DealAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     """None when the deal ended without play."""
     declarer: Seat | None = None
     contract: str | None = None
-    opening_par: dict[Seat, int] = {}
+    opening_par: tuple[int | None, ...] = ()
     """Par at the opening lead: the declarer's tricks (contract, misère), or each all-pass
-    player's worst case."""
-    result: dict[Seat, int] = {}
-    """Tricks actually taken, per active seat."""
+    player's worst case; by seat, None for a seat not judged."""
+    result: tuple[int | None, ...] = ()
+    """Tricks actually taken, per seat (None: the seat had no hand)."""
     cards: tuple[CardAnalysis, ...] = ()
     mistakes: tuple[Mistake, ...] = ()
     """Every card with a cost, the decisive ones first, then by cost and order of play."""
@@ -109,20 +112,27 @@ def analyse(events: Iterable[object], rules: Rules) -> DealAnalysis:
             step += 1
         state = evolve(state, e)
     outcome = deal_events[-1].outcome
+    seats = len(deal_events[0].hands)
     if not cards:
         return DealAnalysis(kind=None, declarer=outcome.declarer, contract=outcome.contract,
-                            result=dict(outcome.taken()))  # fmt: skip
+                            result=_by_seat(dict(outcome.taken()), seats))  # fmt: skip
     mistakes = _mistakes(cards, outcome.kind, outcome.contract)
     result = dict(outcome.taken())
     return DealAnalysis(
         kind=outcome.kind, declarer=outcome.declarer, contract=outcome.contract,
-        opening_par=opening, result=result, cards=tuple(cards), mistakes=mistakes,
+        opening_par=_by_seat(opening, seats), result=_by_seat(result, seats),
+        cards=tuple(cards), mistakes=mistakes,
         summary=_summary(outcome.kind, outcome.declarer, outcome.contract, opening, result,
                          mistakes),
     )  # fmt: skip
 
 
 _DEAL_EVENTS = DealEvent.__args__
+
+
+def _by_seat(values: dict[Seat, int], seats: int) -> tuple[int | None, ...]:
+    """A per-seat map as a list indexed by seat (JSON clients index seats by integers)."""
+    return tuple(values.get(seat) for seat in range(seats))
 
 
 def _solver(solvers: dict[Seat, Solver], pos: Position, judged: Seat) -> Solver:
@@ -159,8 +169,10 @@ def _judge(
         best = solve(pos, solver=solver, guess=par).best()
     maximising = (pos.turn == judged) == (pos.mode == "contract")
     done = state.tricks[judged]
+    by = state.controllers[e.seat] if state.controllers else e.seat
     return CardAnalysis(
-        step=step, trick=state.tricks_played + 1, seat=e.seat, card=e.card, judged=judged,
+        step=step, trick=state.tricks_played + 1, seat=e.seat, by=e.seat if by < 0 else by,
+        card=e.card, judged=judged,
         par=done + par, after=done + value, cost=par - value if maximising else value - par,
         best=best,
     )  # fmt: skip
@@ -233,3 +245,4 @@ def _summary(
     else:
         lines.append("Every card kept par.")
     return tuple(lines)
+

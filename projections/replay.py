@@ -34,6 +34,7 @@ from domain.deal.view import SeatView, redact_event, seat_view
 from domain.game import DealScored, Event, GameCreated, GameEnded, PlayerSeated
 from domain.rules import Rules
 from domain.sheet import DealScore
+from projections.analysis import DealAnalysis
 
 Visibility = Literal["full", "seat", "public"]
 
@@ -88,6 +89,10 @@ class Replay(msgspec.Struct, frozen=True, kw_only=True):
     """The deal after its first ``at`` events."""
     score: DealScore | None = None
     """What the deal wrote on the sheet."""
+    analysis: DealAnalysis | None = None
+    """The double-dummy analysis of the play (par before every card, what each card cost, the
+    decisive mistakes): only in a full replay, once the analysis projection has reached the
+    game (a moment after its end)."""
 
 
 class DealLog(msgspec.Struct, frozen=True, kw_only=True):

@@ -204,6 +204,15 @@ class GameResult(msgspec.Struct, frozen=True, kw_only=True):
     result: int
 
 
+class ParLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Double-dummy: the tricks the player's cards gave away against perfect play."""
+
+    deals: int
+    """Analysed deals (of finished games) in which he chose a card."""
+    tricks_lost: int
+    tricks_lost_per_deal: float | None
+
+
 class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
     """A player's statistics over every game he sat in."""
 
@@ -221,14 +230,19 @@ class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
     total_result: int
     best_game: GameResult | None
     worst_game: GameResult | None
+    against_par: ParLine
+    """From the analysis of finished games (`projections.game_analysis`)."""
 
 
 def _pct(made: int, declared: int) -> float | None:
     return round(100 * made / declared, 1) if declared else None
 
 
-def player_stats(player_id: str, rows: Iterable[PlayerGame]) -> PlayerStats:
-    """Add up a player's rows (one per game)."""
+def player_stats(
+    player_id: str, rows: Iterable[PlayerGame], par: tuple[int, int] = (0, 0)
+) -> PlayerStats:
+    """Add up a player's rows (one per game); ``par``: his analysed deals and the tricks he
+    lost against par in them."""
     rows = sorted(rows, key=lambda r: r.game_id)
     declared, made = [0] * 5, [0] * 5
     fields = ("deals", "miser_declared", "miser_made", "whists", "whists_failed", "half_whists",
@@ -285,4 +299,9 @@ def player_stats(player_id: str, rows: Iterable[PlayerGame]) -> PlayerStats:
         total_result=sum(r for r, _ in results),
         best_game=GameResult(game_id=best[1], result=best[0]) if best else None,
         worst_game=GameResult(game_id=worst[1], result=worst[0]) if worst else None,
+        against_par=ParLine(
+            deals=par[0],
+            tricks_lost=par[1],
+            tricks_lost_per_deal=round(par[1] / par[0], 3) if par[0] else None,
+        ),
     )

@@ -1,6 +1,7 @@
 """The projection runner: read models that follow the global feed, rebuilt blue/green.
 
-Each projection (`service.read_models`: ``sheet``, ``stats``, ``ratings``) has a generation ``g``
+Each projection (`service.read_models`: ``sheet``, ``stats``, ``ratings``,
+``analysis``) has a generation ``g``
 serving reads (``rm.projections.active``) and a checkpoint ``<name>@<g>`` in
 es.projection_checkpoints (docs/event-store.md §9.4):
 

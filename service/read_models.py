@@ -13,7 +13,11 @@ is skipped, so a batch applied twice writes nothing new.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import concurrent.futures
 import contextlib
+import multiprocessing
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
@@ -22,7 +26,8 @@ import asyncpg
 import msgspec
 
 from domain.game import Event, GameEnded
-from projections import ratings, sheet, stats
+from projections import analysis, game_analysis, ratings, sheet, stats
+from service.codec import domain_codec
 from service.event_store import RecordedEvent
 from service.streams import game_id_of
 
@@ -301,7 +306,98 @@ class RatingsReadModel(ReadModel):
         )
 
 
-READ_MODELS: tuple[type[ReadModel], ...] = (SheetReadModel, StatsReadModel, RatingsReadModel)
+# --- the double-dummy analysis -------------------------------------------------------------------
+
+
+def analyse_stored(rows: Sequence[tuple[str, int, str]]) -> bytes:
+    """`projections.analysis.analyse_game` of a game's stored events ``(type, schema version,
+    JSON)``, as JSON: what the analysis process runs (its arguments and result cross processes
+    as plain data)."""
+    codec = domain_codec()
+    events = [codec.decode(t, v, d) for t, v, d in rows]
+    return _encoder.encode(game_analysis.analyse_game(events))  # type: ignore[arg-type]
+
+
+class _Analyser:
+    """One worker process for the solver, started on first use (spawned: a fork of a process
+    running an event loop and threads is unsafe). The search takes seconds of CPU per game;
+    in its own process it never stalls the event loop nor competes with it for the GIL."""
+
+    def __init__(self) -> None:
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    async def run(self, rows: list[tuple[str, int, str]]) -> bytes:
+        loop = asyncio.get_running_loop()
+        for _ in range(2):
+            if self._pool is None:
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
+                atexit.register(self._pool.shutdown, wait=False, cancel_futures=True)
+            try:
+                return await loop.run_in_executor(self._pool, analyse_stored, rows)
+            except concurrent.futures.process.BrokenProcessPool:
+                self._pool = None  # the worker died (killed, out of memory): a fresh one
+        # Twice broken: analyse in a thread rather than not at all (the loop stays responsive).
+        return await asyncio.to_thread(analyse_stored, rows)
+
+
+_analyser = _Analyser()
+_game_analysis = msgspec.json.Decoder(game_analysis.GameAnalysis)
+
+_GAME_EVENTS = """
+SELECT event_type, schema_version, data::text FROM es.events
+ WHERE stream_id = $1 AND version <= $2 ORDER BY version"""
+
+
+class AnalysisReadModel(ReadModel):
+    """`projections.analysis` of every finished game: each deal's par and costs, and each
+    player's tricks lost against par. Computed once the game is over (a game's information is
+    public then, as its replays are), from the whole stream, in the analysis process."""
+
+    name = "analysis"
+    code_version = 1
+    handled = frozenset({GameEnded.__struct_config__.tag})  # type: ignore[arg-type]
+    tables = ("analysis_deals", "analysis_players")
+
+    async def apply(self, conn: asyncpg.Connection, slot: str, batch: Sequence[Decoded]) -> None:
+        for item in batch:
+            record = item.record
+            game_id = game_id_of(record.stream_id)
+            if game_id is None or not isinstance(item.event, GameEnded):
+                continue
+            rows = await conn.fetch(_GAME_EVENTS, record.stream_id, record.version)
+            try:
+                found = _game_analysis.decode(await _analyser.run([tuple(r) for r in rows]))
+            except Exception as exc:
+                raise PoisonEvent(record, exc) from exc
+            # Idempotent: a deal's row is written once; a player's row is the game's whole sum.
+            await conn.execute(
+                f"""INSERT INTO rm.analysis_deals_{slot} (game_id, deal_no, analysis)
+                    SELECT $1, n, a::jsonb FROM unnest($2::int[], $3::text[]) AS t(n, a)
+                    ON CONFLICT DO NOTHING""",
+                game_id,
+                [d.deal_no for d in found.deals],
+                [_encoder.encode(d.analysis).decode() for d in found.deals],
+            )
+            await conn.execute(
+                f"""INSERT INTO rm.analysis_players_{slot} (player_id, game_id, deals, tricks_lost)
+                    SELECT p, $1, d, l FROM unnest($2::text[], $3::int[], $4::int[]) AS t(p, d, l)
+                    ON CONFLICT (player_id, game_id) DO UPDATE
+                       SET deals = EXCLUDED.deals, tricks_lost = EXCLUDED.tricks_lost""",
+                game_id,
+                [p.player for p in found.players],
+                [p.deals for p in found.players],
+                [p.tricks_lost for p in found.players],
+            )
+
+
+READ_MODELS: tuple[type[ReadModel], ...] = (
+    SheetReadModel,
+    StatsReadModel,
+    RatingsReadModel,
+    AnalysisReadModel,
+)
 
 
 # --- reading the active generation ---------------------------------------------------------------
@@ -338,6 +434,13 @@ _BOARD_SIZE = (
     "SELECT coalesce(sum(n), 0)::bigint FROM ("
     + _active("ratings", "ratings", "count(*) AS n", "true")
     + ") counts"
+)
+
+_DEAL_ANALYSIS = _active(
+    "analysis", "analysis_deals", "analysis::text AS analysis", "game_id = $1 AND deal_no = $2"
+)
+_PLAYER_PAR = _active(
+    "analysis", "analysis_players", "deals, tricks_lost", "player_id = $1"
 )
 
 _sheet_decoder = msgspec.json.Decoder(sheet.GameSheet)
@@ -408,3 +511,21 @@ async def read_leaderboard(
         (r["player_id"], ratings.Rating(mu=r["mu"], sigma=r["sigma"], games=r["games"]))
         for r in rows
     ]
+
+
+_deal_analysis = msgspec.json.Decoder(analysis.DealAnalysis)
+
+
+async def read_deal_analysis(
+    conn: Conn, game_id: str, deal_no: int
+) -> analysis.DealAnalysis | None:
+    """The double-dummy analysis of a deal of a finished game; None until the projection has
+    analysed the game."""
+    row = await conn.fetchrow(_DEAL_ANALYSIS, game_id, deal_no)
+    return None if row is None else _deal_analysis.decode(row["analysis"])
+
+
+async def read_player_par(conn: Conn, player_id: str) -> tuple[int, int]:
+    """``(deals, tricks lost against par)`` over the player's analysed games."""
+    rows = await conn.fetch(_PLAYER_PAR, player_id)
+    return sum(r["deals"] for r in rows), sum(r["tricks_lost"] for r in rows)

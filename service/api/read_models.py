@@ -21,6 +21,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
@@ -169,7 +170,9 @@ class SheetController(Controller):
             "game is over every deal is public and shows every hand, the talon and the discard. "
             "While it runs, a finished deal shows what the caller's seat saw at the time (his "
             "own hand and whatever lay face up; a spectator sees only the latter), and a deal "
-            "still being played cannot be replayed (409)."
+            "still being played cannot be replayed (409). Once the game is over the replay "
+            "also carries the double-dummy analysis of the play (`analysis`: par before every "
+            "card, what each card cost, the decisive mistakes), a moment after the game's end."
         ),
         security=OPTIONAL_SECURITY,
         responses=problem_responses(
@@ -199,6 +202,9 @@ class SheetController(Controller):
             raise DealStillInPlay(str(exc)) from None
         except replays.StepOutOfRange as exc:
             raise BadRequest(str(exc), where="query.at") from None
+        if shown.visibility == "full":  # the game is over: its analysis is public too
+            found = await read_models.read_deal_analysis(events.pool, str(game_id), deal_no)
+            shown = msgspec.structs.replace(shown, analysis=found)
         return Response(shown, headers=PRIVATE)  # what this viewer's seat saw
 
     @get(
@@ -265,8 +271,9 @@ class PlayerReadModelsController(Controller):
         description=(
             "Over every game the player sat in: games and deals played, contracts declared per "
             "level and made (%), misère declared and made, whists made and failed (short of "
-            "the obligation), half-whists, all-pass tricks per all-pass deal, and the average, "
-            "best and worst settlement result per finished game."
+            "the obligation), half-whists, all-pass tricks per all-pass deal, the average, "
+            "best and worst settlement result per finished game, and the tricks his cards gave "
+            "away against double-dummy par per analysed deal (finished games only)."
         ),
         responses=problem_responses("player-not-found", "validation"),
     )
@@ -278,7 +285,8 @@ class PlayerReadModelsController(Controller):
     ) -> PlayerStats:
         await players.get(player_id)
         rows = await read_models.read_player_games(events.pool, str(player_id))
-        return player_stats(str(player_id), rows)
+        par = await read_models.read_player_par(events.pool, str(player_id))
+        return player_stats(str(player_id), rows, par)
 
     @get(
         "/{player_id:uuid}/rating",

@@ -14,7 +14,7 @@ from projection_games import CODEC, Game, Log, append_interleaved, new_events, r
 
 from domain import game as g
 from migrations import APP_ROLE
-from projections import ratings, sheet, stats
+from projections import analysis, game_analysis, ratings, sheet, stats
 from service.database import create_pool, with_user
 from service.event_log import game_log
 from service.event_store import NewEvent, uuid7
@@ -67,7 +67,17 @@ async def tables(pool: asyncpg.Pool, slot: str) -> dict[str, Any]:
     history = await pool.fetch(
         f"SELECT player_id, game_no, game_id, position, change::text FROM rm.rating_history_{slot}"
     )
+    analysed = await pool.fetch(
+        f"SELECT game_id, deal_no, analysis::text FROM rm.analysis_deals_{slot}"
+    )
+    par = await pool.fetch(
+        f"SELECT player_id, game_id, deals, tricks_lost FROM rm.analysis_players_{slot}"
+    )
     return {
+        "analysis_deals": {
+            (r[0], r[1]): msgspec.json.decode(r[2], type=analysis.DealAnalysis) for r in analysed
+        },
+        "analysis_players": {(r[0], r[1]): (r[2], r[3]) for r in par},
         "sheet": sheets,
         "stats_games": await docs("stats_games", stats.GameStats),
         "stats_players": {
@@ -117,6 +127,17 @@ def assert_matches_pure_folds(rows: dict[str, Any], games: list[Game], log: Log)
         mu, sigma, played, shown = rows["ratings"][player]
         assert (mu, sigma, played) == pytest.approx((rating.mu, rating.sigma, rating.games))
         assert shown == pytest.approx(rating.ordinal)
+    # The analysis: every game that ended, analysed whole.
+    finished = [gm for gm in games if gm.done and g.is_terminal(g.fold(log.of(gm.game_id)))]
+    whole = {gm.game_id: game_analysis.analyse_game(log.of(gm.game_id)) for gm in finished}
+    assert rows["analysis_deals"] == {
+        (game_id, d.deal_no): d.analysis for game_id, a in whole.items() for d in a.deals
+    }
+    assert rows["analysis_players"] == {
+        (p.player, game_id): (p.deals, p.tricks_lost)
+        for game_id, a in whole.items()
+        for p in a.players
+    }
     assert {k: v[2] for k, v in rows["history"].items()} == {
         (player, change.game_no): change
         for player, changes in board.history.items()
@@ -151,13 +172,13 @@ async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool
     report = await runner.rebuild(progress=lambda done, total: progress.append((done, total)))
     total = len(log.order)
     assert report.events == total and progress[-1] == (total, total)
-    assert report.generations == {"sheet": 2, "stats": 2, "ratings": 2}
+    assert report.generations == {"sheet": 2, "stats": 2, "ratings": 2, "analysis": 2}
     for name in report.generations:
         assert await active_slot(app_pool, name) == "b"
     assert await tables(app_pool, "b") == live
     # The old generation is gone: its checkpoint deleted, its tables emptied.
     names = {r[0] for r in await app_pool.fetch("SELECT projection FROM es.projection_checkpoints")}
-    assert names == {"sheet@2", "stats@2", "ratings@2"}
+    assert names == {"sheet@2", "stats@2", "ratings@2", "analysis@2"}
     assert not (await tables(app_pool, "a"))["sheet"]
     # And the new generation keeps following the feed.
     more = random_games(2, PLAYERS, seed=3)
@@ -258,9 +279,7 @@ async def test_the_background_runner_follows_new_events_and_catches_up_after_a_r
         for _ in range(1500):  # 30 s: an open transaction elsewhere holds the horizon back
             rows = await Projections(events).status()
             if all(s.lag == 0 for s in rows) and {s.name for s in rows} == {
-                "sheet",
-                "stats",
-                "ratings",
+                m.name for m in READ_MODELS
             }:
                 return
             await asyncio.sleep(0.02)

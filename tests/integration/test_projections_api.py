@@ -18,13 +18,15 @@ from projection_games import Game, Log, append_interleaved, play
 
 from domain import game as g
 from migrations import APP_ROLE
-from projections import stats
+from projections import game_analysis, stats
+from projections.analysis import analyse
 from projections.replay import deal_log
 from service.app import create_app
 from service.database import create_pool, with_user
 from service.event_log import EventLog, game_log
 from service.exceptions import AlreadyImported
 from service.game_export import import_game
+from service.read_models import READ_MODELS
 from service.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -57,7 +59,8 @@ async def caught_up(client: AsyncTestClient[Litestar]) -> None:
         response = await client.get("/v1/projections")
         assert response.status_code == 200
         rows = response.json()
-        if len(rows) == 3 and all(r["lag"] == 0 and r["status"] == "running" for r in rows):
+        done = all(r["lag"] == 0 and r["status"] == "running" for r in rows)
+        if len(rows) == len(READ_MODELS) and done:
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"the projections did not catch up: {rows}")
@@ -122,8 +125,13 @@ async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(c
         for event in gm.events:
             model = stats.apply(model, event)
         rows += [row for pid, row in stats.player_rows(gm.game_id, model) if pid == anna["id"]]
-    expected = msgspec.json.decode(msgspec.json.encode(stats.player_stats(anna["id"], rows)))
-    assert response.json() == expected
+    # Tricks lost against par: each finished game analysed double-dummy.
+    pars = [p for gm in games for p in game_analysis.analyse_game(gm.events).players
+            if p.player == anna["id"]]  # fmt: skip
+    par = (sum(p.deals for p in pars), sum(p.tricks_lost for p in pars))
+    assert par[0] > 0
+    expected = stats.player_stats(anna["id"], rows, par)
+    assert response.json() == msgspec.json.decode(msgspec.json.encode(expected))
     played = [gm for gm in games if anna["id"] in gm.state.players]
     response = await client.get(f"/v1/players/{anna['id']}/rating")
     assert response.status_code == 200
@@ -151,6 +159,9 @@ async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(c
     replay = response.json()
     assert replay["visibility"] == "full" and replay["steps"] == len(log1.events)
     assert len(replay["state"]["hands"]) == 3 and len(replay["state"]["talon"]) == 2
+    # ... and so is its double-dummy analysis.
+    analysed = msgspec.json.decode(msgspec.json.encode(analyse(log1.events, log1.rules)))
+    assert replay["analysis"] == analysed
     for params, status in (({"at": 0}, 400), ({"at": 10_000}, 400)):
         bad = await client.get(f"/v1/games/{first.game_id}/deals/1/replay", params=params)
         assert bad.status_code == status and bad.headers["content-type"] == PROBLEM

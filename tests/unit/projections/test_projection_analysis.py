@@ -71,7 +71,7 @@ def _deal_with_a_mistake() -> list[object]:
 def test_the_analysis_names_the_losing_lead_and_its_cost() -> None:
     analysis = analyse(_deal_with_a_mistake(), SOCHI)
     assert analysis.kind == "game" and analysis.contract == "8NT" and analysis.declarer == 0
-    assert analysis.opening_par == {0: 9}
+    assert analysis.opening_par == (9, None, None)
     assert analysis.result[0] == 6
     (mistake,) = analysis.mistakes
     assert (mistake.trick, mistake.seat, mistake.card, mistake.cost) == (1, 0, "7D", 3)
@@ -102,3 +102,42 @@ def test_a_deal_without_play_has_nothing_to_analyse() -> None:
         state = fold(state, new)
     analysis = analyse(events, SOCHI)
     assert analysis.kind is None and analysis.cards == () and analysis.mistakes == ()
+
+
+def test_a_whole_game_is_analysed_deal_by_deal_and_each_card_counts_against_its_chooser() -> None:
+    from pulkas import flat, play_pulka, small_rules
+
+    from projections.game_analysis import analyse_game
+    from projections.replay import DealNotFound, deal_log
+
+    for players in (3, 4):
+        _, appends = play_pulka(small_rules("leningrad", players, target=2), seed=7)
+        events = flat(appends)
+        whole = analyse_game(events)
+        expected_lost: dict[str, int] = {}
+        expected_deals: dict[str, int] = {}
+        n = 0
+        while True:
+            n += 1
+            try:
+                log = deal_log(events, n)
+            except DealNotFound:
+                break
+            if not log.finished:
+                continue
+            one = analyse(log.events, log.rules)
+            assert one in [d.analysis for d in whole.deals if d.deal_no == n]
+            for seat in {c.by for c in one.cards}:
+                player = log.players[seat]
+                assert player is not None
+                expected_deals[player] = expected_deals.get(player, 0) + 1
+                lost = sum(c.cost for c in one.cards if c.by == seat)
+                expected_lost[player] = expected_lost.get(player, 0) + lost
+        assert {p.player: p.deals for p in whole.players} == expected_deals
+        assert {p.player: p.tricks_lost for p in whole.players} == expected_lost
+        assert sum(expected_deals.values()) > 0
+        # At four the dealer sits out: his seat never chooses a card in his own deal.
+        for d in whole.deals:
+            dealer = deal_log(events, d.deal_no).events[0].dealer  # type: ignore[union-attr]
+            if players == 4:
+                assert all(c.by != dealer for c in d.analysis.cards)
