@@ -245,4 +245,3 @@ def _summary(
     else:
         lines.append("Every card kept par.")
     return tuple(lines)
-

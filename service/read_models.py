@@ -439,9 +439,7 @@ _BOARD_SIZE = (
 _DEAL_ANALYSIS = _active(
     "analysis", "analysis_deals", "analysis::text AS analysis", "game_id = $1 AND deal_no = $2"
 )
-_PLAYER_PAR = _active(
-    "analysis", "analysis_players", "deals, tricks_lost", "player_id = $1"
-)
+_PLAYER_PAR = _active("analysis", "analysis_players", "deals, tricks_lost", "player_id = $1")
 
 _sheet_decoder = msgspec.json.Decoder(sheet.GameSheet)
 _deal_decoder = msgspec.json.Decoder(sheet.SheetDeal)
