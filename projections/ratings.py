@@ -19,6 +19,11 @@ those orderings (at most 4! = 24 of them). With this, a better result in a game 
 player a lower change of ``mu`` or of ``ordinal`` than a worse result in the same game
 (tests/unit/projections/test_ratings.py checks it with hypothesis over random priors).
 
+A player who abandoned the game (`SeatAbandoned`) is rated by the table's
+``table.abandon_rating``: ``last`` (the default) ranks him below every player who stayed,
+whatever his seat scored as it was played for him; ``as_played`` rates that result. If another
+player took the seat over (``table.reseat``), the game is rated for the one who abandoned it.
+
 Ratings depend on the order of games; they are applied in the global log's order, so a rebuild
 gives the same numbers.
 """
@@ -33,6 +38,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from domain.game import Event, GameCreated, GameEnded, PlayerSeated
+from domain.table import SeatAbandoned
 
 PROVISIONAL_GAMES = 5
 """A rating is provisional until the player has finished this many games."""
@@ -104,16 +110,27 @@ class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
     players: tuple[str | None, ...] = ()
     result: tuple[int, ...] | None = None
     """Settlement results per seat, once `GameEnded` arrived."""
+    abandoned: tuple[int, ...] = ()
+    """Seats whose player abandoned the game."""
+    abandoner_last: bool = True
+    """``table.abandon_rating == "last"``."""
 
 
 def apply_game(game: RatedGame, event: Event) -> RatedGame:
     """A game's record after ``event``."""
     match event:
         case GameCreated(rules=rules):
-            return RatedGame(players=(None,) * rules.players)
+            return RatedGame(
+                players=(None,) * rules.players,
+                abandoner_last=rules.table.abandon_rating == "last",
+            )
         case PlayerSeated(seat=seat, player=player):
+            if seat in game.abandoned:
+                return game  # taken over: the game stays rated for the one who abandoned it
             players = (*game.players[:seat], player, *game.players[seat + 1 :])
             return msgspec.structs.replace(game, players=players)
+        case SeatAbandoned(seat=seat):
+            return msgspec.structs.replace(game, abandoned=(*game.abandoned, seat))
         case GameEnded(settlement=settlement):
             return msgspec.structs.replace(game, result=settlement.result)
     return game
@@ -121,7 +138,7 @@ def apply_game(game: RatedGame, event: Event) -> RatedGame:
 
 HANDLED: frozenset[str] = frozenset(
     cls.__struct_config__.tag  # type: ignore[misc]
-    for cls in (GameCreated, PlayerSeated, GameEnded)
+    for cls in (GameCreated, PlayerSeated, SeatAbandoned, GameEnded)
 )
 
 
@@ -134,7 +151,8 @@ class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
     result: int
     """His settlement result in whists."""
     place: int
-    """1 for the best result of the game; equal results share a place."""
+    """1 for the best result of the game; equal results share a place (a player who abandoned
+    it ranks last when the table says so)."""
     players: int
     mu_before: float
     sigma_before: float
@@ -150,6 +168,20 @@ class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
         return self.mu_before - 3 * self.sigma_before
 
 
+def ranking_results(game: RatedGame) -> tuple[int | float, ...]:
+    """The results the ranking is made of: the settlement's, except that a player who
+    abandoned ranks below everyone who stayed (all who abandoned share the last place) when the
+    table rates abandoners last."""
+    assert game.result is not None
+    if not game.abandoned or not game.abandoner_last:
+        return game.result
+    stayed = [r for seat, r in enumerate(game.result) if seat not in game.abandoned]
+    floor = min(stayed, default=min(game.result)) - 1
+    if not stayed:
+        return game.result  # everyone abandoned: the results decide
+    return tuple(floor if seat in game.abandoned else r for seat, r in enumerate(game.result))
+
+
 def rate_finished(
     game_id: str, game: RatedGame, ratings: dict[str, Rating]
 ) -> list[tuple[str, Rating, RatingChange]]:
@@ -162,8 +194,9 @@ def rate_finished(
     if len(players) != len(game.players):
         raise ValueError(f"game {game_id} ended with a free seat")
     prior = [ratings.get(p, Rating()) for p in players]
-    after = rate_game(prior, game.result)
-    place = places(game.result)
+    ranked = ranking_results(game)
+    after = rate_game(prior, ranked)
+    place = places(ranked)
     return [
         (
             player,

@@ -18,6 +18,7 @@ rows stay separate, so a row is rewritten whole and re-applying an event can nev
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 import msgspec
 
@@ -25,6 +26,7 @@ from domain.cards import level_of
 from domain.deal.messages import DealEnded
 from domain.game import DealScored, Event, GameCreated, GameEnded, PlayerSeated
 from domain.outcome import DealOutcome
+from domain.table import SeatAbandoned
 
 LEVELS = (6, 7, 8, 9, 10)
 
@@ -62,13 +64,16 @@ class GameStats(msgspec.Struct, frozen=True, kw_only=True):
     finished: bool = False
     result: tuple[int, ...] = ()
     """Settlement results in whists per seat, once the game is over."""
+    abandoned: tuple[int, ...] = ()
+    """Seats whose player abandoned the game (its row stays his, also if the seat is taken
+    over)."""
 
 
 EMPTY = GameStats()
 
 HANDLED: frozenset[str] = frozenset(
     cls.__struct_config__.tag  # type: ignore[misc]
-    for cls in (GameCreated, PlayerSeated, DealEnded, DealScored, GameEnded)
+    for cls in (GameCreated, PlayerSeated, SeatAbandoned, DealEnded, DealScored, GameEnded)
 )
 """Stored event types that change the statistics."""
 
@@ -81,8 +86,12 @@ def apply(model: GameStats, event: Event) -> GameStats:
             n = rules.players
             return GameStats(players=(None,) * n, seats=(SeatStats(),) * n)
         case PlayerSeated(seat=seat, player=player):
+            if seat in model.abandoned:
+                return model
             players = (*model.players[:seat], player, *model.players[seat + 1 :])
             return replace(model, players=players)
+        case SeatAbandoned(seat=seat):
+            return replace(model, abandoned=(*model.abandoned, seat))
         case DealEnded(outcome=outcome):
             return replace(model, ended=outcome)
         case DealScored():
@@ -156,6 +165,8 @@ class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     finished: bool = False
     result: int | None = None
     """His settlement result in whists, once the game is over."""
+    abandoned: bool = False
+    """He abandoned the game (its seat was played for him from then on)."""
 
 
 def player_rows(game_id: str, model: GameStats) -> list[tuple[str, PlayerGame]]:
@@ -169,6 +180,7 @@ def player_rows(game_id: str, model: GameStats) -> list[tuple[str, PlayerGame]]:
                 stats=model.seats[seat],
                 finished=model.finished,
                 result=model.result[seat] if model.finished else None,
+                abandoned=seat in model.abandoned,
             ),
         )
         for seat, player in enumerate(model.players)
@@ -217,9 +229,13 @@ class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
     """A player's statistics over every game he sat in."""
 
     player_id: str
+    kind: Literal["human", "guest", "bot", "program"] = "human"
+    """The player's kind as the service knows him (``bot``, ``program``: a computer player)."""
     games: int
     """Finished games."""
     games_in_progress: int
+    games_abandoned: int
+    """Games he abandoned (counted among the finished ones once they end)."""
     deals: int
     contracts: tuple[ContractLine, ...]
     """Per level 6 … 10, then misère (мизер)."""
@@ -278,6 +294,7 @@ def player_stats(
         player_id=player_id,
         games=len(finished),
         games_in_progress=len(rows) - len(finished),
+        games_abandoned=sum(1 for r in rows if r.abandoned),
         deals=total.deals,
         contracts=contracts,
         whists=WhistLine(

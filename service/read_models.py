@@ -200,7 +200,7 @@ class StatsReadModel(ReadModel):
     """`projections.stats`: a model per game and a row per (player, game)."""
 
     name = "stats"
-    code_version = 1
+    code_version = 2  # 2: abandoned games
     handled = stats.HANDLED
     tables = ("stats_games", "stats_players")
 
@@ -237,7 +237,7 @@ class RatingsReadModel(ReadModel):
     """`projections.ratings`: seats per game, a rating per player and each player's history."""
 
     name = "ratings"
-    code_version = 1
+    code_version = 2  # 2: a player who abandoned ranks last (table.abandon_rating)
     handled = ratings.HANDLED
     tables = ("rating_games", "ratings", "rating_history")
 

@@ -283,10 +283,10 @@ class PlayerReadModelsController(Controller):
         events: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
     ) -> PlayerStats:
-        await players.get(player_id)
+        player = await players.get(player_id)
         rows = await read_models.read_player_games(events.pool, str(player_id))
         par = await read_models.read_player_par(events.pool, str(player_id))
-        return player_stats(str(player_id), rows, par)
+        return msgspec.structs.replace(player_stats(str(player_id), rows, par), kind=player.kind)
 
     @get(
         "/{player_id:uuid}/rating",
@@ -305,11 +305,12 @@ class PlayerReadModelsController(Controller):
         events: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
     ) -> RatingView:
-        await players.get(player_id)
+        player = await players.get(player_id)
         found = await read_models.read_rating(events.pool, str(player_id))
         rating, history = (found.rating, found.history) if found else (Rating(), [])
         return RatingView(
             player_id=str(player_id),
+            kind=player.kind,
             rating=rating.ordinal,
             mu=rating.mu,
             sigma=rating.sigma,
@@ -328,22 +329,27 @@ class RatingsController(Controller):
         operation_id="readLeaderboard",
         summary="The leaderboard",
         description=(
-            "Rated players by rating (`mu − 3·sigma`), best first. Pages follow `next_cursor`."
+            "Rated players by rating (`mu − 3·sigma`), best first, each with his name and kind "
+            "(computer players are flagged `bot` or `program`). Pages follow `next_cursor`."
         ),
         responses=problem_responses("validation"),
     )
     async def leaderboard(
         self,
         events: NamedDependency[EventLog[game.Event]],
+        players: NamedDependency[Players],
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
         cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
     ) -> LeaderboardPage:
         offset = decode_int_cursor(_BOARD_CURSOR, cursor, maximum=10**9) if cursor else 0
         total, rows = await read_models.read_leaderboard(events.pool, limit, offset)
+        known = await players.many(player for player, _ in rows)
         items = tuple(
             LeaderboardEntryView(
                 rank=offset + e.rank,
                 player_id=e.player_id,
+                name=known[e.player_id].name if e.player_id in known else "",
+                kind=known[e.player_id].kind if e.player_id in known else "human",
                 rating=e.rating,
                 mu=e.mu,
                 sigma=e.sigma,

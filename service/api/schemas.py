@@ -25,7 +25,7 @@ from domain.deal.messages import SeatCommand
 from domain.outcome import WhistChoice
 from service.games import SeenEvent
 from service.lobby import GameSummary, NoteKind, SeatSummary
-from service.players import Scope, TokenInfo
+from service.players import PlayerKind, Scope, TokenInfo
 
 CardText = Annotated[
     str,
@@ -417,6 +417,8 @@ class RatingView(msgspec.Struct, frozen=True, kw_only=True):
     """A player's rating (openskill Plackett–Luce, ranked by settlement result)."""
 
     player_id: str
+    kind: PlayerKind
+    """``bot``: one of the service's computer players; ``program``: a client's own bot."""
     rating: float
     """The conservative rating shown and ranked: ``mu − 3·sigma``."""
     mu: float
@@ -430,6 +432,9 @@ class RatingView(msgspec.Struct, frozen=True, kw_only=True):
 class LeaderboardEntryView(msgspec.Struct, frozen=True, kw_only=True):
     rank: int
     player_id: str
+    name: str
+    kind: PlayerKind
+    """Computer players (``bot``, ``program``) are ranked with everyone, and flagged."""
     rating: float
     mu: float
     sigma: float

@@ -428,3 +428,15 @@ async def test_a_whole_pulka_of_three_bots_ends_and_settles(client: httpx.AsyncC
     assert body["view"]["status"] == "finished"
     assert sum(body["view"]["settlement"]["result"]) == 0
     assert [s["kind"] for s in body["seated"]] == ["bot", "bot", "bot"]
+    # Computer players are flagged in the statistics, the ratings and the leaderboard.
+    bots = {s["player"] for s in body["seated"]}
+    for _ in range(600):
+        board = (await client.get("/v1/ratings")).json()
+        if {e["player_id"] for e in board["items"]} >= bots:
+            break
+        await asyncio.sleep(0.05)
+    assert {e["kind"] for e in board["items"] if e["player_id"] in bots} == {"bot"}
+    assert all(e["name"] for e in board["items"])
+    some_bot = sorted(bots)[0]
+    assert (await client.get(f"/v1/players/{some_bot}/stats")).json()["kind"] == "bot"
+    assert (await client.get(f"/v1/players/{some_bot}/rating")).json()["kind"] == "bot"

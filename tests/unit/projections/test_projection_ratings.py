@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -140,3 +141,22 @@ def test_the_leaderboard_orders_by_the_conservative_rating():
     assert [(e.rank, e.player_id) for e in board] == [(1, "b"), (2, "c"), (3, "a")]
     assert [e.provisional for e in board] == [True, False, False]
     assert board[0].rating == pytest.approx(25)
+
+
+def test_a_player_who_abandoned_ranks_last_unless_the_table_rates_the_seat_as_played() -> None:
+    from domain.game import PlayerSeated
+    from domain.table import SeatAbandoned
+    from projections.ratings import RatedGame, apply_game, rate_finished
+
+    game = RatedGame(players=("a", "b", "c"))
+    game = apply_game(game, SeatAbandoned(seat=1, player="b"))
+    game = apply_game(game, PlayerSeated(seat=1, player="d"))  # taken over: still b's game
+    assert game.players == ("a", "b", "c") and game.abandoned == (1,)
+    ended = msgspec.structs.replace(game, result=(10, 30, -40))
+    last = {p: change for p, _, change in rate_finished("g", ended, {})}
+    assert [last[p].place for p in "abc"] == [1, 3, 2]
+    assert last["b"].result == 30  # the history shows what his seat scored
+    played = msgspec.structs.replace(ended, abandoner_last=False)
+    as_played = {p: change for p, _, change in rate_finished("g", played, {})}
+    assert [as_played[p].place for p in "abc"] == [2, 1, 3]
+    assert last["b"].mu < as_played["b"].mu

@@ -148,3 +148,15 @@ def test_random_games_count_every_deal_once_for_each_player_in_it(players, seed)
     assert model.result == state.settlement.result
     raspasy_tricks = sum(sum(o.tricks) for o in outcomes if o.kind == "raspasy")
     assert sum(s.raspasy_tricks for s in model.seats) == raspasy_tricks
+
+
+def test_a_game_abandoned_is_counted_in_the_players_statistics() -> None:
+    from domain.table import SeatAbandoned
+    from projections.stats import GameStats, SeatStats, apply, player_rows
+
+    model = GameStats(players=("a", "b", "c"), seats=(SeatStats(),) * 3)
+    model = apply(model, SeatAbandoned(seat=2, player="c"))
+    rows = dict(player_rows("g", model))
+    assert rows["c"].abandoned and not rows["a"].abandoned
+    assert player_stats("c", [rows["c"]]).games_abandoned == 1
+    assert player_stats("a", [rows["a"]]).games_abandoned == 0
