@@ -72,10 +72,20 @@ class BotPlayers:
 
     def free(self, level: str, state: Pulka) -> Player:
         """A bot of ``level`` not yet seated at this game."""
+        return self._free(level, state.players)
+
+    def for_new_game(self, levels: list[str]) -> list[Player]:
+        """Distinct bots of these levels, for the seats of a game being created."""
+        chosen: list[Player] = []
+        for level in levels:
+            chosen.append(self._free(level, tuple(p.id for p in chosen)))
+        return chosen
+
+    def _free(self, level: str, seated: tuple[str | None, ...]) -> Player:
         if level not in LEVELS:
             raise refuse("no_such_level", f"no bot level {level!r}; there are {', '.join(LEVELS)}")
         for n in range(1, PER_LEVEL + 1):
             player_id = bot_id(level, n)
-            if player_id not in state.players:
+            if player_id not in seated:
                 return self.players[player_id]
         raise refuse("table_full", "every seat at this table is taken")

@@ -42,12 +42,14 @@ class GameCommand:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Create(GameCommand):
-    """Create the game (and take ``take_seat`` at once, if given)."""
+    """Create the game (and take ``take_seat`` at once, if given), with ``bots`` at their seats
+    (``(seat or None for the first free one, the bot's player id)``)."""
 
     rules: Rules
     first_dealer: int = 0
     take_seat: int | None = None
     private: bool = False
+    bots: tuple[tuple[int | None, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +94,12 @@ def decide_game(command: GameCommand, state: GameState) -> list[game.Event]:
             if command.take_seat is not None:
                 sit = TakeSeat(seat=command.take_seat, player=command.player, at=command.at)
                 events += game.decide(sit, game.fold(events, state))
+            for seat, bot in command.bots:
+                seated = game.fold(events, state)
+                assert isinstance(seated, Pulka)
+                join = Join(wanted=seat, player=bot, source=command.source,
+                            entropy=command.entropy, at=command.at)  # fmt: skip
+                events += game.decide(_seat_for(join, seated), seated)
         case _ if isinstance(state, NoGame):
             raise GameNotFound("no game has this id")
         case Join():

@@ -181,8 +181,10 @@ class GameService:
         fingerprint: bytes,
         render: Render,
         render_refusal: RenderRefusal,
+        bots: Sequence[tuple[int | None, Player]] = (),
     ) -> Done:
-        """Create a game (and seat its creator if asked); its lobby row commits with it."""
+        """Create a game (and seat its creator, and the service's ``bots``, if asked); its
+        lobby row commits with it."""
         _may_play(creator)
         game_id = uuid7()
         command = Create(
@@ -195,7 +197,11 @@ class GameService:
             first_dealer=spec.first_dealer,
             take_seat=spec.take_seat,
             private=spec.private,
+            bots=tuple((seat, bot.id) for seat, bot in bots),
         )
+        for _, bot in bots:
+            if self.players is not None:
+                self.players.remember(bot)
         done = await self._run(
             game_id, command, key, fingerprint, NO_STREAM, render, render_refusal
         )

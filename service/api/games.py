@@ -21,12 +21,13 @@ from service.api.common import (
     send,
 )
 from service.api.schemas import GameOutcome, GamePage, JoinGame, NewGame
+from service.bot_players import BotPlayers
 from service.commands import request_hash
 from service.dealing import Layout
 from service.errors import problem_responses
 from service.games import GameService, game_spec
 from service.lobby import Lobby
-from service.players import Caller
+from service.players import Caller, Player
 
 _COMMAND_PROBLEMS = (
     "validation",
@@ -72,8 +73,14 @@ class GamesController(Controller):
         data: Annotated[NewGame, Body(examples=NEW_GAME_EXAMPLES)],
         caller: NamedDependency[Caller],
         games: NamedDependency[GameService],
+        bots: NamedDependency[BotPlayers],
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> Response[GameOutcome]:
+        seated_bots: list[tuple[int | None, Player]] = []
+        if data.bots:
+            await bots.ensure(games.log.store.pool)
+            chosen = bots.for_new_game([b.level for b in data.bots])
+            seated_bots = [(b.seat, bot) for b, bot in zip(data.bots, chosen, strict=True)]
         spec = game_spec(
             preset=data.preset,
             overrides=data.overrides,
@@ -94,6 +101,7 @@ class GamesController(Controller):
             fingerprint=request_hash("POST", path, msgspec.json.encode(data)),
             render=outcome_renderer(201, location=True),
             render_refusal=refusal_renderer(path),
+            bots=seated_bots,
         )
         return send(done)
 

@@ -315,6 +315,14 @@ class LayoutIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     talon: tuple[CardText, CardText]
 
 
+class BotSeat(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One of the service's computer players for a seat."""
+
+    level: Literal["random", "basic", "strong"] = "basic"
+    seat: SeatNumber | None = None
+    """The seat to give the bot; the first free one if omitted."""
+
+
 class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A new game (пулька). The creator takes a seat only if he names one."""
 
@@ -334,6 +342,10 @@ class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     private: bool = False
     """A private table: never listed in the lobby, joined only with an invite
     (``POST /v1/games/{id}/invites``)."""
+    bots: Annotated[list[BotSeat], msgspec.Meta(max_length=4)] | None = None
+    """The service's computer players to seat at once, each at its ``seat`` (or the first free
+    one) with its ``level``: with the creator's seat, a table full at once deals at once
+    ("play now")."""
 
 
 class JoinGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

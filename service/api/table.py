@@ -24,7 +24,7 @@ from service.api.common import (
     refusal_renderer,
     send,
 )
-from service.api.schemas import GameOutcome, InviteView, JoinGame, NewInvite, SeatNumber
+from service.api.schemas import BotSeat, GameOutcome, InviteView, JoinGame, NewInvite
 from service.bot_players import BotPlayers
 from service.commands import request_hash
 from service.errors import problem_responses
@@ -59,12 +59,6 @@ _DESCRIPTIONS = {
     "return": "After timeouts in a row marked you absent: take your seat back (acting at "
     "it does the same). 409 `illegal.not_absent` if you were not absent.",
 }
-
-
-class BotSeat(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    level: Literal["random", "basic", "strong"] = "basic"
-    seat: SeatNumber | None = None
-    """The seat to give the bot; the first free one if omitted."""
 
 
 def _presence_route(kind: Presence) -> Any:

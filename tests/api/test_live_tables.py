@@ -440,3 +440,34 @@ async def test_a_whole_pulka_of_three_bots_ends_and_settles(client: httpx.AsyncC
     some_bot = sorted(bots)[0]
     assert (await client.get(f"/v1/players/{some_bot}/stats")).json()["kind"] == "bot"
     assert (await client.get(f"/v1/players/{some_bot}/rating")).json()["kind"] == "bot"
+
+
+async def test_a_game_created_with_bots_at_its_seats_starts_and_the_bots_play_at_once(
+    client: httpx.AsyncClient,
+) -> None:
+    host = await register(client, "host")
+    bots = [{"level": "basic"}, {"level": "basic", "seat": 2}]
+    created = await client.post("/v1/games", json={"seat": 0, "bots": bots}, headers=host.auth)
+    assert created.status_code == 201, created.text
+    body = created.json()
+    assert [s["kind"] for s in body["seated"]] == ["human", "bot", "bot"]
+    assert body["view"]["status"] == "playing"
+    game_id = body["id"]
+    # The dealer is seat 0, so the first hand is a bot's: it bids with nobody else acting.
+    for _ in range(200):
+        view = (await client.get(f"/v1/games/{game_id}", headers=host.auth)).json()
+        if view["version"] > body["version"]:
+            break
+        await asyncio.sleep(0.05)
+    assert view["version"] > body["version"]
+    # Two bots on one seat, or on the creator's: refused, nothing created.
+    for wrong in ([{"seat": 0}], [{"seat": 1}, {"seat": 1}]):
+        refused = await client.post("/v1/games", json={"seat": 0, "bots": wrong}, headers=host.auth)
+        assert refused.status_code == 409, refused.text
+        assert refused.headers["content-type"] == PROBLEM
+    unknown = await client.post(
+        "/v1/games", json={"seat": 0, "bots": [{"level": "genius"}]}, headers=host.auth
+    )
+    assert unknown.status_code == 400
+    mine = (await client.get("/v1/players/me/games", headers=host.auth)).json()
+    assert [g["game"]["id"] for g in mine["active"]] == [game_id]
