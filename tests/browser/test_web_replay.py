@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -83,6 +84,34 @@ async def test_a_replay_is_stepped_through_with_every_hand_shown(
     assert "over" in text
     score = await page.locator(f"{REPLAY} h2:has-text('What the deal wrote') + ul li").count()
     assert score == len(replay["score"]["entries"])
+
+    # The double-dummy analysis, once the projection has analysed the game: par at each step,
+    # what the last card cost, and a mistake's button that jumps to its card.
+    for _ in range(600):
+        analysed = (await http.get(f"/v1/games/{game_id}/deals/1/replay")).json()["analysis"]
+        if analysed is not None:
+            break
+        await asyncio.sleep(0.1)
+    assert analysed is not None and analysed["cards"]
+    await page.reload()
+    await _at(page, steps)
+    await page.wait_for_selector(f"{REPLAY} .analysis[data-analysis=ready]")
+    first_card = next(k for k, e in enumerate(replay["events"], 1) if e["type"] == "card_played")
+    await page.fill(f"{REPLAY} input[type=range]", str(first_card - 1))
+    await page.dispatch_event(f"{REPLAY} input[type=range]", "change")
+    await _at(page, first_card - 1)
+    par = await page.get_attribute(f"{REPLAY} .analysis [data-par]", "data-par")
+    assert par == str(analysed["cards"][0]["par"])  # before the opening lead
+    if analysed["mistakes"]:
+        mistake = analysed["mistakes"][0]
+        await page.click(f"{REPLAY} .analysis button[data-mistake='{mistake['step']}']")
+        cards = [k for k, e in enumerate(replay["events"], 1) if e["type"] == "card_played"]
+        await _at(page, cards[mistake["step"]])
+        cost = await page.get_attribute(f"{REPLAY} .analysis [data-cost]", "data-cost")
+        assert cost == str(mistake["cost"])
+    await shoot(page, "replay-analysis")
+    await page.keyboard.press("End")
+    await _at(page, steps)
 
     # On to the next deal.
     await page.click(f"{REPLAY} a:has-text('Next deal')")

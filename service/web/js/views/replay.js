@@ -1,5 +1,6 @@
 // A finished deal step by step (GET …/deals/{n}/replay?at=K): every hand, the talon, the
-// discard, the trick on the table, and what the deal wrote on the sheet.
+// discard, the trick on the table, what the deal wrote on the sheet and, once the game is
+// over, the double-dummy analysis: par at this step, what the last card cost, the mistakes.
 import { bidEl, bidText, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
@@ -156,10 +157,48 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
         `${name(c.seat)}: ${c.call === "PASS" ? t("pass") : bidText(c.call)}`).join(" · ")) : null);
     return h("div", { class: "replay-layout" },
       h("div", { class: ["felt", `seats-${n}`, "replay"] }, seats, center),
+      analysisPanel(r),
       r.score ? h("section", { class: "panel" }, h("h2", {}, t("replay.score")),
         h("ul", {}, r.score.entries.map((e) => h("li", {},
           `${name(e.seat)}: ${t(`entry.${e.kind}`)} ${e.amount}${e.on != null ? ` → ${name(e.on)}` : ""}`,
           h("br"), h("small", { class: "muted" }, e.explanation))))) : null);
+  }
+
+  function analysisPanel(r) {
+    if (r.visibility !== "full") return null; // the analysis shows every hand: after the game
+    const a = r.analysis;
+    const panel = (...body) => h("section", { class: "panel analysis", dataset: { analysis: a ? "ready" : "pending" } },
+      h("h2", {}, t("analysis.title")), ...body);
+    if (!a) return panel(h("p", { class: "muted" }, t("analysis.pending")));
+    if (!a.cards.length) return panel(h("p", {}, t("analysis.noplay")));
+    // The step of each card played, so that a card's analysis lines up with the replay.
+    const cardSteps = [];
+    r.events.forEach((e, i) => { if (e.type === "card_played") cardSteps.push(i + 1); });
+    const down = cardSteps.filter((step) => step <= r.at).length;
+    const next = a.cards[down];
+    const last = down > 0 ? a.cards[down - 1] : null;
+    const judged = next?.judged ?? last?.judged;
+    const par = next ? next.par : last?.after;
+    const lines = [];
+    lines.push(h("p", { dataset: { par: String(par) } },
+      t("analysis.par", { p: name(judged), n: par })));
+    if (last) {
+      lines.push(h("p", { class: last.cost > 0 ? "cost" : "muted", dataset: { cost: String(last.cost) } },
+        last.cost > 0
+          ? t("analysis.cost", { p: name(last.by), card: cardText(last.card), n: last.cost,
+            best: last.best.map(cardText).join(" ") })
+          : t("analysis.kept", { p: name(last.by), card: cardText(last.card) })));
+    }
+    const mistakes = a.mistakes.map((m) => h("li", {},
+      h("button", { type: "button", class: ["link", m.decisive && "decisive"], dataset: { mistake: String(m.step) },
+        onclick: () => go(cardSteps[m.step]) },
+      t(m.decisive ? "analysis.mistake.decisive" : "analysis.mistake",
+        { trick: m.trick, p: name(a.cards[m.step].by), card: cardText(m.card), n: m.cost }))));
+    const opening = a.opening_par.map((n, seat) => n == null ? null
+      : t("analysis.opening", { p: name(seat), n, taken: a.result[seat] ?? 0 })).filter(Boolean);
+    return panel(lines,
+      h("p", { class: "muted" }, opening.join(" ")),
+      mistakes.length ? h("ul", { class: "mistakes" }, mistakes) : h("p", {}, t("analysis.clean")));
   }
 
   return { destroy: () => { alive = false; document.removeEventListener("keydown", onKey); }, rerender: render };
