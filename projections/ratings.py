@@ -104,13 +104,20 @@ class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
     players: tuple[str | None, ...] = ()
     result: tuple[int, ...] | None = None
     """Settlement results per seat, once `GameEnded` arrived."""
+    rated: bool = True
+    """False for a seeded or fixed game: its creator could know every hand (docs/fairness.md)."""
+
+
+def is_rated(dealing: str | None) -> bool:
+    """Only games whose deals nobody could choose are rated: never a seeded or a fixed one."""
+    return dealing not in ("seeded", "fixed")
 
 
 def apply_game(game: RatedGame, event: Event) -> RatedGame:
     """A game's record after ``event``."""
     match event:
-        case GameCreated(rules=rules):
-            return RatedGame(players=(None,) * rules.players)
+        case GameCreated(rules=rules, dealing=dealing):
+            return RatedGame(players=(None,) * rules.players, rated=is_rated(dealing))
         case PlayerSeated(seat=seat, player=player):
             players = (*game.players[:seat], player, *game.players[seat + 1 :])
             return msgspec.structs.replace(game, players=players)
@@ -199,7 +206,7 @@ def apply(board: Board, game_id: str, event: Event) -> Board:
     if game is before:
         return board
     games = {**board.games, game_id: game}
-    if not isinstance(event, GameEnded) or before.result is not None:
+    if not isinstance(event, GameEnded) or before.result is not None or not game.rated:
         return msgspec.structs.replace(board, games=games)
     ratings, history = dict(board.ratings), dict(board.history)
     for player, rating, change in rate_finished(game_id, game, board.ratings):

@@ -62,6 +62,8 @@ class GameStats(msgspec.Struct, frozen=True, kw_only=True):
     finished: bool = False
     result: tuple[int, ...] = ()
     """Settlement results in whists per seat, once the game is over."""
+    dealing: str | None = None
+    """How the game was dealt (docs/fairness.md); null before commitments."""
 
 
 EMPTY = GameStats()
@@ -77,9 +79,9 @@ def apply(model: GameStats, event: Event) -> GameStats:
     """The game's statistics after ``event``."""
     replace = msgspec.structs.replace
     match event:
-        case GameCreated(rules=rules):
+        case GameCreated(rules=rules, dealing=dealing):
             n = rules.players
-            return GameStats(players=(None,) * n, seats=(SeatStats(),) * n)
+            return GameStats(players=(None,) * n, seats=(SeatStats(),) * n, dealing=dealing)
         case PlayerSeated(seat=seat, player=player):
             players = (*model.players[:seat], player, *model.players[seat + 1 :])
             return replace(model, players=players)
@@ -156,6 +158,8 @@ class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     finished: bool = False
     result: int | None = None
     """His settlement result in whists, once the game is over."""
+    dealing: str | None = None
+    """``seeded`` or ``fixed``: the creator could know the hands (counted apart)."""
 
 
 def player_rows(game_id: str, model: GameStats) -> list[tuple[str, PlayerGame]]:
@@ -169,6 +173,7 @@ def player_rows(game_id: str, model: GameStats) -> list[tuple[str, PlayerGame]]:
                 stats=model.seats[seat],
                 finished=model.finished,
                 result=model.result[seat] if model.finished else None,
+                dealing=model.dealing,
             ),
         )
         for seat, player in enumerate(model.players)
@@ -221,6 +226,9 @@ class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
     total_result: int
     best_game: GameResult | None
     worst_game: GameResult | None
+    games_dealt_known: int = 0
+    """Of ``games``, those dealt ``seeded`` or ``fixed``: their creator could know every hand
+    (docs/fairness.md); counted in the figures above, never in the ratings."""
 
 
 def _pct(made: int, declared: int) -> float | None:
@@ -285,4 +293,5 @@ def player_stats(player_id: str, rows: Iterable[PlayerGame]) -> PlayerStats:
         total_result=sum(r for r, _ in results),
         best_game=GameResult(game_id=best[1], result=best[0]) if best else None,
         worst_game=GameResult(game_id=worst[1], result=worst[0]) if worst else None,
+        games_dealt_known=sum(r.dealing in ("seeded", "fixed") for r in finished),
     )
