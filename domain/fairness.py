@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from typing import Literal
 
-from domain.cards import DECK
+from domain.cards import DECK, SORT_KEY
 
 Dealing = Literal["random", "seeded", "fixed"]
 """How a game is dealt: ``random`` (a secret drawn by the service, committed, mixed with the
@@ -81,14 +81,15 @@ def deck_for(secret: bytes, seeds: Sequence[str], deal_no: int) -> tuple[str, ..
 def deal_hands(
     deck: Sequence[str], seats: int, dealer: int
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, str]]:
-    """The hands (one per seat; empty for the dealer at four) and the talon of a deck."""
+    """The hands (one per seat, in deck order as `DealStarted` lists them; empty for the dealer
+    at four) and the talon, in the deck's order, of a deck."""
     hands: list[tuple[str, ...]] = []
     dealt = 0
     for seat in range(seats):
         if seats == 4 and seat == dealer:
             hands.append(())
             continue
-        hands.append(tuple(deck[dealt : dealt + 10]))
+        hands.append(tuple(sorted(deck[dealt : dealt + 10], key=SORT_KEY.__getitem__)))
         dealt += 10
     return tuple(hands), (deck[30], deck[31])
 

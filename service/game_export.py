@@ -6,12 +6,13 @@ line per event in stream order::
     {"format": "preferans-game/1", "game_id": "0190…", "players": [{"id": "0190…", "name": "Anna"}],
      "stream_id": "game-0190…", "head": "9f2c…"}
     {"version": 1, "type": "game_created", "schema_version": 3, "data": {...},
-     "event_id": "0190…", "recorded_at": "2025-01-03T10:00:00.123456+00:00",
-     "salt": "5e0d…", "prev_hash": "0000…", "hash": "41aa…"}
+     "event_id": "0190…", "salt": "5e0d…", "prev_hash": "0000…", "hash": "41aa…"}
 
 ``data`` is the event exactly as stored; ``salt``, ``prev_hash`` and ``hash`` are its link in
 the stream's hash chain (`service.chain`), and ``head`` the last hash, so that the file can be
-checked against a head pinned during play (`preferans games verify`, docs/fairness.md). Only a
+checked against a head pinned during play (`preferans games verify`, docs/fairness.md). Every
+byte of an event's line is covered by the chain: the time an event was stored, which is not,
+is left out (older exports carried it as ``recorded_at``; the events' own ``at`` say when). Only a
 finished game is exported: its deals are all over and its secret revealed, so nothing in the
 file is still secret.
 
@@ -73,8 +74,8 @@ class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     """The hash of the last event (hex)."""
 
 
-class ExportLine(msgspec.Struct, frozen=True, kw_only=True):
-    """One event of an export file."""
+class ExportLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One event of an export file (`encode_line` writes it in its one canonical form)."""
 
     version: int
     type: str
@@ -121,12 +122,17 @@ def export_lines(
             schema_version=r.schema_version,
             data=msgspec.Raw(r.data.encode()),
             event_id=r.event_id,
-            recorded_at=r.recorded_at,
             salt=r.salt.hex(),
             prev_hash=r.prev_hash.hex(),
             hash=r.hash.hex(),
         )
-        yield _encoder.encode(line) + b"\n"
+        yield encode_line(line)
+
+
+def encode_line(line: ExportLine) -> bytes:
+    """An event's line, newline included: compact JSON in field order, ``data`` as jsonb
+    prints it (what the stored text is, and `service.chain.jsonb_text` recomputes)."""
+    return _encoder.encode(line) + b"\n"
 
 
 class _Parsed(msgspec.Struct, frozen=True):

@@ -17,6 +17,7 @@ commitment was published before any player acted. Both `GET /v1/games/{id}/proof
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -28,6 +29,7 @@ from domain.deal.messages import DealStarted
 from service import chain
 from service.codec import EventCodec
 from service.event_store import RecordedEvent
+from service.game_export import ExportLine, encode_line
 
 DealStatus = Literal["matches", "differs", "fixed", "pending", "unverifiable"]
 """A deal's check: recomputed and equal, or not; laid out by the creator (nothing to derive);
@@ -46,6 +48,9 @@ class StoredLink(msgspec.Struct, frozen=True, kw_only=True):
     salt: str
     prev_hash: str
     hash: str
+    canonical: bool = True
+    """False for an export line with bytes outside the chain changed (spacing, an extra
+    field): every byte of a line is covered."""
 
 
 class DealCheck(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,6 +114,7 @@ class _Line(msgspec.Struct, frozen=True):
     salt: str | None = None
     prev_hash: str | None = None
     hash: str | None = None
+    recorded_at: str | None = None
 
 
 class _Header(msgspec.Struct, frozen=True):
@@ -140,17 +146,36 @@ def from_export(lines: Iterable[bytes | str]) -> tuple[str, str | None, list[Sto
                 continue
             line = msgspec.json.decode(text, type=_Line)
         except msgspec.DecodeError as exc:
-            raise ExportUnreadable(f"line {number}: {exc}") from None
-        links.append(
-            StoredLink(
-                version=line.version, event_id=line.event_id or "", type=line.type,
-                schema_version=line.schema_version, data=line.data, salt=line.salt or "",
-                prev_hash=line.prev_hash or "", hash=line.hash or "",
-            )
+            where = f"event {len(links) + 1} (line {number})" if stream_id else f"line {number}"
+            raise ExportUnreadable(f"{where}: {exc}") from None
+        link = StoredLink(
+            version=line.version, event_id=line.event_id or "", type=line.type,
+            schema_version=line.schema_version, data=line.data, salt=line.salt or "",
+            prev_hash=line.prev_hash or "", hash=line.hash or "",
         )  # fmt: skip
+        canonical = line.recorded_at is None and _canonical_line(link) == _bytes(text)
+        links.append(msgspec.structs.replace(link, canonical=canonical))
     if stream_id is None:
         raise ExportUnreadable("no export header")
     return stream_id, head, links
+
+
+def _bytes(text: bytes | str) -> bytes:
+    return text.encode() if isinstance(text, str) else text
+
+
+def _canonical_line(link: StoredLink) -> bytes | None:
+    """The line `service.game_export` writes for ``link`` (without its newline)."""
+    try:
+        line = ExportLine(
+            version=link.version, type=link.type, schema_version=link.schema_version,
+            data=msgspec.Raw(chain.jsonb_text(link.data).encode()),
+            event_id=uuid.UUID(link.event_id), salt=link.salt, prev_hash=link.prev_hash,
+            hash=link.hash,
+        )  # fmt: skip
+    except (TypeError, ValueError):
+        return None
+    return encode_line(line).rstrip(b"\n")
 
 
 def _hex(text: str) -> bytes | None:
@@ -170,10 +195,12 @@ def check_chain(stream_id: str, links: Sequence[StoredLink]) -> str | None:
             moved = "an event dropped, inserted or moved"
             return f"{where}: version {link.version} at position {position} ({moved})"
         salt, stored = _hex(link.salt), _hex(link.hash)
-        if _hex(link.prev_hash) != prev:
+        if link.prev_hash != prev.hex():
             return f"{where}: its prev_hash is not the hash of the event before it"
-        if salt is None or stored is None:
-            return f"{where}: no salt or hash"
+        if salt is None or stored is None or salt.hex() != link.salt or len(salt) != 16:
+            return f"{where}: no salt or hash (16 and 32 bytes in lowercase hex)"
+        if not link.canonical:
+            return f"{where}: its line is not as exported (a byte outside its data changed)"
         try:
             computed = chain.event_hash(
                 prev, stream_id, link.version, link.event_id, link.type, link.schema_version,
@@ -181,7 +208,7 @@ def check_chain(stream_id: str, links: Sequence[StoredLink]) -> str | None:
             )  # fmt: skip
         except (TypeError, ValueError) as exc:
             return f"{where}: cannot be hashed ({exc})"
-        if computed != stored:
+        if computed.hex() != link.hash:
             return f"{where}: its bytes do not hash to its hash (changed)"
         prev = stored
     return None

@@ -3,6 +3,7 @@ current ones: a game stored in schema 1 shapes is read, followed and played on a
 
 from __future__ import annotations
 
+import os
 import random
 import uuid
 from typing import Any
@@ -111,10 +112,10 @@ async def test_the_app_reads_schema_1_events_as_schema_2_and_writes_schema_2(
             shape = 1 if r[1] in SCHEMA_VERSIONS else r[2]
             head = await conn.fetchval(
                 "INSERT INTO es.events (stream_id, version, event_id, event_type,"
-                " schema_version, data, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-                " es.event_hash($7, $1, $2, $3, $4, $5, $6)) RETURNING hash",
+                " schema_version, data, prev_hash, salt, hash) VALUES ($1, $2, $3, $4, $5, $6,"
+                " $7, $8, es.event_hash($7, $1, $2, $3, $4, $5, $8, $6)) RETURNING hash",
                 old_stream, version, uuid.uuid4(), r[1], shape,
-                msgspec.Raw(msgspec.json.encode(_v1(r[1], data))), head,
+                msgspec.Raw(msgspec.json.encode(_v1(r[1], data))), head, os.urandom(16),
             )  # fmt: skip
         await conn.execute(
             "UPDATE es.streams SET version = $2, head_hash = $3 WHERE stream_id = $1",
