@@ -27,49 +27,52 @@ from service.streams import game_stream
 
 pytestmark = pytest.mark.integration
 
-# --- the independent checker: hashlib and json, nothing else ---------------------------------
+# --- the independent checker: hashlib and json, nothing else (docs/fairness.md) --------------
 
 DECK = [rank + suit for suit in "SCDH" for rank in "789TJQKA"]
 
 
-def jsonb(v):  # noqa: ANN001, ANN201 - as jsonb prints it: keys by length, then bytewise
+def jsonb(v):  # the data as jsonb prints it: keys by length then bytewise, ", " and ": "
     if isinstance(v, dict):
         keys = sorted(v, key=lambda k: (len(k.encode()), k.encode()))
-        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + jsonb(v[k]) for k in keys) + "}"  # fmt: skip # noqa: E501
+        return "{" + ", ".join(f"{jsonb(k)}: {jsonb(v[k])}" for k in keys) + "}"
     if isinstance(v, list):
         return "[" + ", ".join(map(jsonb, v)) + "]"
     return json.dumps(v, ensure_ascii=False)
 
 
-def deck(secret, seeds, n):  # noqa: ANN001, ANN201
-    text = "\n".join(["preferans-deal-v1", secret, str(n), *(hashlib.sha256(s.encode()).hexdigest() for s in seeds)])  # fmt: skip # noqa: E501
-    stream, cards = iter(hashlib.shake_256(text.encode()).digest(1024)), list(DECK)
+def deck(secret, seeds, n):  # SHAKE-256 read by Fisher–Yates with rejection sampling
+    lines = ["preferans-deal-v1", secret, str(n)]
+    lines += [hashlib.sha256(seed.encode()).hexdigest() for seed in seeds]
+    stream, cards = iter(hashlib.shake_256("\n".join(lines).encode()).digest(1024)), list(DECK)
     for i in range(31, 0, -1):
-        byte = next(b for b in stream if b < 256 - 256 % (i + 1))
-        cards[i], cards[byte % (i + 1)] = cards[byte % (i + 1)], cards[i]
+        j = next(b for b in stream if b < 256 - 256 % (i + 1)) % (i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
     return cards
 
 
-def check(lines):  # noqa: ANN001, ANN201
+def check(lines):
     header, *events = [json.loads(line) for line in lines if line.strip()]
     prev = "0" * 64
     for pos, e in enumerate(events, 1):
-        fields = [prev, header["stream_id"], str(pos), e["event_id"], e["type"], str(e["schema_version"]), e["salt"]]  # fmt: skip # noqa: E501
         assert e["version"] == pos and e["prev_hash"] == prev, f"event {pos}"
-        prev = hashlib.sha256(("\n".join(fields) + "\n" + jsonb(e["data"])).encode()).hexdigest()
+        link = [prev, header["stream_id"], str(pos), e["event_id"], e["type"]]
+        link += [str(e["schema_version"]), e["salt"], jsonb(e["data"])]
+        prev = hashlib.sha256("\n".join(link).encode()).hexdigest()
         assert e["hash"] == prev, f"event {pos}"
     assert header["head"] == prev, "head"
-    created, secret = events[0]["data"], next(e["data"]["secret"] for e in events if e["type"] == "secret_revealed")  # fmt: skip # noqa: E501
-    assert hashlib.sha256(bytes.fromhex(secret)).hexdigest() == created["commitment"], "commitment"
+    data = [e["data"] for e in events]
+    secret = next(d["secret"] for d in data if d["type"] == "secret_revealed")
+    assert hashlib.sha256(bytes.fromhex(secret)).hexdigest() == data[0]["commitment"]
     seeds, n = [], 0
-    for e in (e["data"] for e in events):
-        seeds += [e["client_seed"]] if e["type"] == "player_seated" else []
-        if e["type"] == "deal_started":
+    for d in data:
+        seeds += [d["client_seed"]] if d["type"] == "player_seated" else []
+        if d["type"] == "deal_started":
             n, cards = n + 1, deck(secret, seeds, n + 1)
-            active = [s for s, hand in enumerate(e["hands"]) if hand or len(e["hands"]) == 3]
-            for i, seat in enumerate(active):
-                assert e["hands"][seat] == sorted(cards[10 * i : 10 * i + 10], key=DECK.index), n
-            assert e["talon"] == cards[30:32], f"deal {n}"
+            active = [s for s, hand in enumerate(d["hands"]) if hand or len(d["hands"]) == 3]
+            for i, seat in enumerate(active):  # ten each to the active seats, in seat order
+                assert d["hands"][seat] == sorted(cards[10 * i : 10 * i + 10], key=DECK.index), n
+            assert d["talon"] == cards[30:32], n
     return n
 
 
