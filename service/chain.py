@@ -1,4 +1,4 @@
-"""The hash chain over a stream, as ``es.event_hash`` computes it (docs/fairness.md §2).
+"""The hash chain over a stream, as ``es.event_hash`` computes it (docs/fairness.md).
 
 Each event's hash is SHA-256 over the UTF-8 lines::
 

@@ -196,7 +196,7 @@ class RecordedEvent(msgspec.Struct, frozen=True):
     prev_hash: bytes = b""
     """The previous event's `hash` (32 zero bytes before version 1)."""
     hash: bytes = b""
-    """SHA-256 of this event's canonical bytes (`service.chain`, docs/fairness.md §2)."""
+    """SHA-256 of this event's canonical bytes (`service.chain`, docs/fairness.md)."""
 
     @property
     def cursor(self) -> FeedCursor:

@@ -1,7 +1,7 @@
 """Provably fair deals: a hash chain over every stream, and each game's secret kept for dealing.
 
 - ``es.events`` gains ``prev_hash`` and ``hash``: SHA-256 of the event's canonical bytes
-  (`es.event_hash`, docs/fairness.md §2), which include the previous event's hash (32 zero
+  (`es.event_hash`, docs/fairness.md), which include the previous event's hash (32 zero
   bytes before version 1). ``es.streams.head_hash`` is the last one. ``es.append`` computes them
   under the stream's lock, so no writer, ``es.command`` included, can append without them; the
   columns are NOT NULL. Existing events are chained here, stream by stream.
@@ -31,7 +31,7 @@ APPEND_ARGS = "text, text, bigint, uuid[], text[], smallint[], jsonb[], jsonb[]"
 HASH_ARGS = "bytea, text, bigint, uuid, text, smallint, bytea, jsonb"
 
 EVENT_HASH = """
--- The chain's one definition (docs/fairness.md §2): SHA-256 of the UTF-8 lines of the previous
+-- The chain's one definition (docs/fairness.md): SHA-256 of the UTF-8 lines of the previous
 -- hash (hex), the stream, the version, the event id, its type, its schema version, its salt
 -- (hex) and its data as jsonb prints it (keys by length, then bytewise; ", " and ": ").
 CREATE FUNCTION es.event_hash(p_prev bytea, p_stream text, p_version bigint, p_id uuid,
