@@ -56,6 +56,12 @@ async def _chains_hold(dsn: str, streams: list[str]) -> None:
             query = "SELECT head_hash FROM es.streams WHERE stream_id = $1"
             head = await pool.fetchval(query, stream)
             assert bytes(head) == records[-1].hash
+        # es.append writes es.event_hash out inline: the two agree on every event
+        agree = await pool.fetchval(
+            "SELECT bool_and(hash = es.event_hash(prev_hash, stream_id, version, event_id,"
+            " event_type, schema_version, salt, data)) FROM es.events"
+        )
+        assert agree is True
     finally:
         await pool.close()
 
