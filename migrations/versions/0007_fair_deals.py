@@ -61,6 +61,7 @@ DECLARE
   r record;
   prev bytea;
   stream text;
+  fresh bytea;
 BEGIN
   FOR r IN SELECT e.stream_id, e.version, e.event_id, e.event_type, e.schema_version, e.data
              FROM es.events e ORDER BY e.stream_id, e.version
@@ -69,13 +70,11 @@ BEGIN
       stream := r.stream_id;
       prev := '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
     END IF;
+    fresh := uuid_send(gen_random_uuid());
     UPDATE es.events
-       SET salt = uuid_send(gen_random_uuid()),
-           prev_hash = prev
-     WHERE stream_id = r.stream_id AND version = r.version;
-    UPDATE es.events
-       SET hash = es.event_hash(prev, r.stream_id, r.version, r.event_id, r.event_type,
-                                r.schema_version, salt, r.data)
+       SET salt = fresh, prev_hash = prev,
+           hash = es.event_hash(prev, r.stream_id, r.version, r.event_id, r.event_type,
+                                r.schema_version, fresh, r.data)
      WHERE stream_id = r.stream_id AND version = r.version
     RETURNING hash INTO prev;
   END LOOP;
