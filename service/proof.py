@@ -185,32 +185,40 @@ def _hex(text: str) -> bytes | None:
         return None
 
 
-def check_chain(stream_id: str, links: Sequence[StoredLink]) -> str | None:
-    """None if the chain holds, else what is wrong at the first position where it does not
-    (the message starts with ``event <position>``)."""
+def check_chain(stream_id: str, links: Sequence[StoredLink]) -> tuple[int, str] | None:
+    """None if the chain holds, else the first position (from 1) where it does not, and what
+    is wrong there (the message starts with ``event <position>``)."""
     prev = chain.GENESIS
     for position, link in enumerate(links, start=1):
         where = f"event {position} ({link.type})"
-        if link.version != position:
-            moved = "an event dropped, inserted or moved"
-            return f"{where}: version {link.version} at position {position} ({moved})"
-        salt, stored = _hex(link.salt), _hex(link.hash)
-        if link.prev_hash != prev.hex():
-            return f"{where}: its prev_hash is not the hash of the event before it"
-        if salt is None or stored is None or salt.hex() != link.salt or len(salt) != 16:
-            return f"{where}: no salt or hash (16 and 32 bytes in lowercase hex)"
-        if not link.canonical:
-            return f"{where}: its line is not as exported (a byte outside its data changed)"
-        try:
-            computed = chain.event_hash(
-                prev, stream_id, link.version, link.event_id, link.type, link.schema_version,
-                salt, link.data,
-            )  # fmt: skip
-        except (TypeError, ValueError) as exc:
-            return f"{where}: cannot be hashed ({exc})"
-        if computed.hex() != link.hash:
-            return f"{where}: its bytes do not hash to its hash (changed)"
-        prev = stored
+        problem = _link_problem(stream_id, position, link, prev)
+        if problem is not None:
+            return position, f"{where}: {problem}"
+        prev = bytes.fromhex(link.hash)
+    return None
+
+
+def _link_problem(stream_id: str, position: int, link: StoredLink, prev: bytes) -> str | None:
+    """What is wrong with one link, given the hash before it; None if it holds."""
+    if link.version != position:
+        moved = "an event dropped, inserted or moved"
+        return f"version {link.version} at position {position} ({moved})"
+    salt, stored = _hex(link.salt), _hex(link.hash)
+    if link.prev_hash != prev.hex():
+        return "its prev_hash is not the hash of the event before it"
+    if salt is None or stored is None or salt.hex() != link.salt or len(salt) != 16:
+        return "no salt or hash (16 and 32 bytes in lowercase hex)"
+    if not link.canonical:
+        return "its line is not as exported (a byte outside its data changed)"
+    try:
+        computed = chain.event_hash(
+            prev, stream_id, link.version, link.event_id, link.type, link.schema_version, salt,
+            link.data,
+        )  # fmt: skip
+    except (TypeError, ValueError) as exc:
+        return f"cannot be hashed ({exc})"
+    if computed.hex() != link.hash:
+        return "its bytes do not hash to its hash (changed)"
     return None
 
 
@@ -220,8 +228,8 @@ def prove(stream_id: str, links: Sequence[StoredLink], codec: EventCodec) -> Pro
     broken = check_chain(stream_id, links)
     first_bad_event = None
     if broken is not None:
-        problems.append(broken)
-        first_bad_event = int(broken.split()[1])
+        first_bad_event, problem = broken
+        problems.append(problem)
     created: g.GameCreated | None = None
     seeds: list[str] = []
     dealt: list[tuple[int, DealStarted, tuple[str, ...]]] = []
