@@ -8,21 +8,26 @@ it, and drops it at the end. For 1, 8 and 32 concurrent writers it runs, for a f
 - baseline:  one single-row INSERT into a plain table per transaction (autocommit), asyncpg;
 - append:    ``EventStore.append`` of one player action (1–3 events) at the exact expected
              version, on streams picked Zipf-like from the writer's own tables;
+- unchained: the same appends through a copy of ``es.append`` without the hash chain (no
+             SHA-256: constant hashes), made in the scratch database only, so that
+             the chain's cost per append is the difference of the two;
 - +notify:   the same, with the post-commit NOTIFY hint the service sends by default;
 - command:   ``CommandHandler.handle`` end to end (cached fold, tail read, decide, append, notify).
 
 Variants run in interleaved rounds (3 by default) so that a change in background load hits them
 all; it prints the median round's operations per second, p50/p99 latency over all rounds, and
-each rate as a share of the baseline's.
+each rate as a share of the baseline's, then the chain's cost: append against unchained.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import os
 import platform
 import random
+import re
 import statistics
 import time
 import uuid
@@ -33,10 +38,11 @@ import asyncpg
 import msgspec
 
 from domain.deal.messages import CardPlayed
+from domain.rules import rules_for
 from service.commands import CommandHandler, Decider
 from service.database import create_pool, upgrade_async, with_database
 from service.event_log import EventLog, game_log
-from service.event_store import Announcer, EventStore, NewEvent, uuid7
+from service.event_store import Announcer, AppendResult, EventStore, NewEvent, uuid7
 
 WRITERS = (1, 8, 32)
 
@@ -121,6 +127,39 @@ def store_op(
     return op
 
 
+_CHAINED = importlib.import_module("migrations.versions.0007_fair_deals").APPEND
+_ZERO = "head := '\\x" + "00" * 32 + "';"
+UNCHAINED = re.sub(
+    r"head := sha256\(.*?\);",
+    lambda _: _ZERO,
+    _CHAINED.replace("OR REPLACE FUNCTION es.append(", "FUNCTION es.append_unchained("),
+    flags=re.S,
+)
+assert "sha256" not in UNCHAINED, "es.append's chain step moved: update the bench"
+
+
+class UnchainedStore(EventStore):
+    """`EventStore` appending through ``es.append_unchained`` (the bench database only)."""
+
+    async def _append(
+        self,
+        conn: asyncpg.Connection,
+        stream_id: str,
+        stream_type: str,
+        events: Sequence[NewEvent],
+        expected: int | None,
+    ) -> AppendResult:
+        row = await conn.fetchrow(
+            "SELECT new_version, positions, tx"
+            " FROM es.append_unchained($1, $2, $3, $4, $5, $6, $7, $8)",
+            stream_id, stream_type, expected, [e.event_id for e in events],
+            [e.event_type for e in events], [e.schema_version for e in events],
+            [e.data for e in events], [e.metadata for e in events],
+        )  # fmt: skip
+        assert row is not None
+        return AppendResult(stream_id, row[0], tuple(row[1]), row[2])
+
+
 def command_op(log: EventLog[CardPlayed], streams: int, writers: int) -> Op:
     decider: Decider[Play, int, CardPlayed] = Decider(
         initial_state=lambda: 0,
@@ -179,6 +218,7 @@ async def bench(
             "CREATE TABLE bench_baseline (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
             " stream_id text NOT NULL, data jsonb NOT NULL)"
         )
+        await pool.execute(UNCHAINED)
         results: list[Result] = []
         for n in writers:
             log = game_log(pool)  # the service's: domain codec, and the NOTIFY announcer
@@ -186,6 +226,7 @@ async def bench(
             variants: list[tuple[Result, Op]] = [
                 (Result("baseline", n), baseline_op(pool)),
                 (Result("append", n), store_op(log.store, streams, n)),
+                (Result("unchained", n), store_op(UnchainedStore(pool), streams, n)),
                 (Result("+notify", n), store_op(log.store, streams, n, log.announcer)),
                 (Result("command", n), command_op(log, streams, n)),
             ]
@@ -194,11 +235,59 @@ async def bench(
                     await measure(result, seconds / rounds, op)
             await log.close()
             results.extend(result for result, _ in variants)
+        per_hash = await hash_cost(pool)
         await pool.close()
         report(results)
+        print(
+            "in the server alone, one statement (no round trips): es.event_hash per event, and"
+            " a whole append with and without the chain: "
+            + ", ".join(f"{name} {us:.1f} µs" for name, us in per_hash)
+        )
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
+
+
+async def hash_cost(pool: asyncpg.Pool, n: int = 20_000) -> list[tuple[str, float]]:
+    """Server time per `es.event_hash` call: a card played, and a game's first event (its
+    rules, the largest event there is), each the median of three runs of ``n`` calls; then
+    per append of two events to a new stream, through es.append and es.append_unchained."""
+    created = msgspec.json.encode(
+        {"type": "game_created", "rules": msgspec.to_builtins(rules_for("sochi"))}
+    )
+    out = []
+    for name, data in (("card_played", payload(random.Random(1))), ("game_created", created)):
+        runs = []
+        for _ in range(3):
+            started = time.perf_counter()
+            await pool.fetchval(
+                "SELECT count(es.event_hash('\\x00'::bytea, 'table-x', i, gen_random_uuid(),"
+                " 'e', 1::smallint, '\\x00'::bytea, $1::jsonb)) FROM generate_series(1, $2) i",
+                msgspec.Raw(data),
+                n,
+            )
+            runs.append(time.perf_counter() - started)
+        empty = time.perf_counter()
+        await pool.fetchval("SELECT count(gen_random_uuid()) FROM generate_series(1, $1)", n)
+        floor = time.perf_counter() - empty
+        out.append((name, (statistics.median(runs) - floor) / n * 1e6))
+    for function in ("append_unchained", "append"):  # first, so the warm-up favours the chain
+        runs = []
+        for run in range(3):
+            prefix = f"bench-{function}-{run}-{uuid.uuid4().hex[:6]}-"
+            started = time.perf_counter()
+            await pool.fetchval(
+                f"SELECT count(*) FROM generate_series(1, $1) i, LATERAL es.{function}("
+                " $2 || i, 'table', -1, ARRAY[gen_random_uuid(), gen_random_uuid()],"
+                " ARRAY['card_played', 'trick_won'], ARRAY[1, 1]::smallint[],"
+                " ARRAY[$3::jsonb, $3::jsonb], ARRAY['{}'::jsonb, '{}'::jsonb])",
+                n // 10,
+                prefix,
+                msgspec.Raw(payload(random.Random(run))),
+            )
+            runs.append(time.perf_counter() - started)
+        out.append((f"es.{function} of 2 events", statistics.median(runs) / (n // 10) * 1e6))
+    return out
 
 
 def report(results: Sequence[Result]) -> None:
@@ -211,6 +300,17 @@ def report(results: Sequence[Result]) -> None:
         print(
             f"{result.writers:>7} {result.name:<9} {result.rate:>8.0f}"
             f" {result.quantile(0.5):>7.2f} {result.quantile(0.99):>7.2f} {share:>7.0%}"
+        )
+    by = {(r.name, r.writers): r for r in results}
+    print("the hash chain's cost per append (append against unchained, same run):")
+    for (name, n), chained in by.items():
+        plain = by.get(("unchained", n))
+        if name != "append" or plain is None:
+            continue
+        p50 = (chained.quantile(0.5) - plain.quantile(0.5)) * 1000
+        print(
+            f"{n:>7} writers: {chained.rate:.0f} vs {plain.rate:.0f} ops/s"
+            f" ({chained.rate / plain.rate - 1:+.1%}), p50 {p50:+.0f} µs"
         )
 
 

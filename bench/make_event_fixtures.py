@@ -20,10 +20,11 @@ from pathlib import Path
 
 import msgspec
 
+from domain import fairness
 from domain import game as g
 from domain.deal.messages import Claim
 from domain.rules import rules_for
-from domain.simulation import play_random_pulka, random_deal
+from domain.simulation import play_random_pulka
 from domain.table import played_for
 from service.codec import domain_codec
 
@@ -69,15 +70,18 @@ def play_table(seed: int) -> list[g.Event]:
         state = g.fold(new, state)
         events.extend(new)
 
-    do(g.CreateGame(rules=rules))
-    do(g.TakeSeat(seat=0, player="p0"))
+    secret = bytes(range(32))  # a committed game, dealt as the service deals (docs/fairness.md)
+    do(g.CreateGame(rules=rules, dealing="random", commitment=fairness.commitment(secret)))
+    do(g.TakeSeat(seat=0, player="p0", client_seed="p0's seed"))
     do(g.LeaveSeat(seat=0))
     for seat in range(3):
-        do(g.TakeSeat(seat=seat, player=f"p{seat}"))
+        do(g.TakeSeat(seat=seat, player=f"p{seat}", client_seed=f"seed {seat}"))
     while not g.is_terminal(state):
         assert isinstance(state, g.Pulka)
         if g.needs_cards(state):
-            do(random_deal(rng, 3, state.next_dealer))
+            deck = fairness.deck_for(secret, g.deal_seeds(state), state.deal_no + 1)
+            hands, talon = fairness.deal_hands(deck, 3, state.next_dealer)
+            do(g.DealCards(hands=hands, talon=talon))
             continue
         seat = g.to_act(state)[0]
         actions = g.legal_actions(state, seat)
@@ -96,6 +100,7 @@ def play_table(seed: int) -> list[g.Event]:
             do(rng.choice(actions[len(moves) :]))
         else:
             do(rng.choice(moves))
+    do(g.RevealSecret(secret=secret.hex()))
     return events
 
 
@@ -121,7 +126,7 @@ def main() -> int:
     for seed in range(args.games):
         if not wanted:
             break
-        table = play_table(seed) if seed % 2 else []
+        table = play_table(seed) if seed % 2 == 0 else []
         for event in table + play(seed, *presets[seed % len(presets)]):
             name, version, data = codec.encode(event)
             if wanted.get(name) == version:

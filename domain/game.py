@@ -34,6 +34,7 @@ from domain.deal.messages import (
 from domain.deal.state import AwaitingDeal, DealFinished, DealState, Playing
 from domain.deal.view import SeatView, redact_event, seat_view
 from domain.errors import DealOver, IllegalAction, InvalidLayout, NotYourTurn, WrongPhase, refuse
+from domain.fairness import Dealing, reveals
 from domain.outcome import DealOutcome
 from domain.rules import Rules
 from domain.scoring import score_deal
@@ -70,6 +71,9 @@ class GameCommand(
 class CreateGame(GameCommand, frozen=True, tag="create_game"):
     rules: Rules
     first_dealer: Seat = 0
+    dealing: Dealing | None = None
+    commitment: str | None = None
+    fixed_deals: int = 0
 
 
 class TakeSeat(GameCommand, frozen=True, tag="take_seat"):
@@ -77,6 +81,13 @@ class TakeSeat(GameCommand, frozen=True, tag="take_seat"):
 
     seat: Seat
     player: str
+    client_seed: str | None = None
+
+
+class RevealSecret(GameCommand, frozen=True, tag="reveal_secret"):
+    """Open the commitment of a finished game: the secret its decks were derived from (hex)."""
+
+    secret: str
 
 
 class DealCards(GameCommand, frozen=True, tag="deal_cards"):
@@ -97,11 +108,27 @@ class GameCreated(GameEvent, frozen=True, tag="game_created"):
     at: int | None = None
     """When the game was created (ms since the epoch, the command's ``at``): the start of a
     time limit (``pool.time_limit_minutes``)."""
+    dealing: Dealing | None = None
+    """How the game is dealt (`domain.fairness.Dealing`); null for a game created before deals
+    were committed to."""
+    commitment: str | None = None
+    """SHA-256 (hex) of the secret every deck is derived from, opened by `SecretRevealed`."""
+    fixed_deals: int = 0
+    """How many of the first deals are laid out by the creator (``fixed``), not derived."""
 
 
 class PlayerSeated(GameEvent, frozen=True, tag="player_seated"):
     seat: Seat
     player: str
+    client_seed: str | None = None
+    """The player's contribution to the decks of the deals after this (`domain.fairness`)."""
+
+
+class SecretRevealed(GameEvent, frozen=True, tag="secret_revealed"):
+    """The game is over: the secret (hex) behind its `GameCreated` commitment, so that anyone
+    can recompute every deck (docs/fairness.md)."""
+
+    secret: str
 
 
 class DealScored(GameEvent, frozen=True, tag="deal_scored"):
@@ -132,10 +159,10 @@ class GameEnded(GameEvent, frozen=True, tag="game_ended"):
 
 
 Event = (
-    GameCreated | PlayerSeated | DealScored | LastRoundStarted | GameEnded | tbl.TableEvents
-    | DealEvent
+    GameCreated | PlayerSeated | DealScored | LastRoundStarted | GameEnded | SecretRevealed
+    | tbl.TableEvents | DealEvent
 )  # fmt: skip
-Command = CreateGame | TakeSeat | DealCards | tbl.TableCommands | SeatCommand
+Command = CreateGame | TakeSeat | DealCards | RevealSecret | tbl.TableCommands | SeatCommand
 
 
 class NoGame(msgspec.Struct, frozen=True):
@@ -159,6 +186,13 @@ class Pulka(msgspec.Struct, frozen=True, kw_only=True):
     """Once the control time has run out: the seat that deals first in the last round."""
     table: TableState = TableState()
     """The clock and who is there (`domain.table`)."""
+    dealing: Dealing | None = None
+    commitment: str | None = None
+    fixed_deals: int = 0
+    client_seeds: tuple[str, ...] = ()
+    """The client seeds of every seat taken so far, in the order of the log."""
+    secret: str | None = None
+    """The revealed secret (hex), once the game is over."""
 
 
 class PulkaClosed(Pulka, frozen=True, kw_only=True):
@@ -193,6 +227,8 @@ def needs_cards(state: GameState) -> bool:
 
 def decide(command: Command, state: GameState) -> list[Event]:
     """The events ``command`` causes; raises a `PreferansError` subclass if it is not allowed."""
+    if isinstance(command, RevealSecret):
+        return [_reveal(command, state)]
     if isinstance(state, PulkaClosed):
         raise DealOver("the pulka is closed: the game is over", code="illegal.game_over")
     if isinstance(command, CreateGame):
@@ -200,7 +236,13 @@ def decide(command: Command, state: GameState) -> list[Event]:
             raise WrongPhase("the game already exists", code="illegal.game_exists")
         if not 0 <= command.first_dealer < command.rules.players:
             raise refuse("no_such_seat", f"seat {command.first_dealer} is not at this table")
-        return [GameCreated(rules=command.rules, first_dealer=command.first_dealer, at=command.at)]
+        return [
+            GameCreated(
+                rules=command.rules, first_dealer=command.first_dealer, at=command.at,
+                dealing=command.dealing, commitment=command.commitment,
+                fixed_deals=command.fixed_deals,
+            )
+        ]  # fmt: skip
     if isinstance(state, NoGame):
         raise WrongPhase("the game has not been created", code="illegal.no_game")
     mover: Seat | None = None
@@ -234,7 +276,27 @@ def _take_seat(command: TakeSeat, state: Pulka) -> PlayerSeated:
         raise refuse("seat_taken", f"seat {seat} is already taken")
     if command.player in state.players:
         raise refuse("already_seated", "this player already has a seat at this table")
-    return PlayerSeated(seat=seat, player=command.player)
+    return PlayerSeated(seat=seat, player=command.player, client_seed=command.client_seed)
+
+
+def _reveal(command: RevealSecret, state: GameState) -> SecretRevealed:
+    """The secret is revealed once the game is over, once, and only the committed one."""
+    if not isinstance(state, PulkaClosed):
+        raise WrongPhase("the secret is revealed when the game is over", code="illegal.not_over")
+    if state.dealing is None:
+        raise refuse("no_commitment", "this game was dealt before deals were committed to")
+    if state.secret is not None:
+        raise refuse("already_revealed", "the secret was already revealed")
+    # A seeded game commits to nothing (docs/fairness.md): its seed is checked by the decks.
+    if state.commitment is not None and not reveals(command.secret, state.commitment):
+        raise refuse("wrong_secret", "that secret does not open the game's commitment")
+    return SecretRevealed(secret=command.secret)
+
+
+def deal_seeds(state: Pulka) -> tuple[str, ...]:
+    """The client seeds the next deck is derived from: none in a seeded game (its seed alone
+    deals it, anywhere), else every seat's so far."""
+    return () if state.dealing == "seeded" else state.client_seeds
 
 
 def _deal_cards(command: DealCards, state: Pulka) -> list[Event]:
@@ -487,15 +549,26 @@ def _created(state: GameState, e: GameCreated) -> Pulka:
         next_dealer=e.first_dealer,
         started_at=e.at,
         table=tbl.new_table(e.rules),
+        dealing=e.dealing,
+        commitment=e.commitment,
+        fixed_deals=e.fixed_deals,
     )
 
 
 def _seated(state: Pulka, e: PlayerSeated) -> Pulka:
     players = list(state.players)
     players[e.seat] = e.player
+    seeds = state.client_seeds if e.client_seed is None else (*state.client_seeds, e.client_seed)
     return msgspec.structs.replace(
-        state, players=tuple(players), table=tbl.taken_over(state.table, e.seat)
+        state,
+        players=tuple(players),
+        table=tbl.taken_over(state.table, e.seat),
+        client_seeds=seeds,
     )
+
+
+def _revealed(state: Pulka, e: SecretRevealed) -> Pulka:
+    return msgspec.structs.replace(state, secret=e.secret)
 
 
 def _table_evolved(state: Pulka, e: TableEvent) -> Pulka:
@@ -531,6 +604,7 @@ _GAME_EVOLVERS: dict[type[GameEvent], Callable[[Any, Any], GameState]] = {
     DealScored: _scored,
     LastRoundStarted: _last_round,
     GameEnded: _ended,
+    SecretRevealed: _revealed,
 }
 
 
@@ -592,6 +666,13 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     settlement: Settlement | None = None
     clocks: tuple[SeatClock, ...] = ()
     """Every seat's time bank, deadline and presence (`domain.table.seat_clocks`)."""
+    dealing: Dealing | None = None
+    """How the game is dealt: ``random`` (committed), ``seeded`` or ``fixed``
+    (docs/fairness.md); null for a game dealt before commitments."""
+    commitment: str | None = None
+    """SHA-256 (hex) of the secret the decks are derived from."""
+    secret: str | None = None
+    """The secret (hex), once the game is over and it has been revealed."""
 
 
 def game_view(state: Pulka, viewer: Seat | None) -> GameView:
@@ -605,6 +686,9 @@ def game_view(state: Pulka, viewer: Seat | None) -> GameView:
         deal=seat_view(state.deal, viewer, to_act(state)),
         settlement=state.settlement if isinstance(state, PulkaClosed) else None,
         clocks=tbl.seat_clocks(state.rules, state.table),
+        dealing=state.dealing,
+        commitment=state.commitment,
+        secret=state.secret,
     )
 
 
@@ -640,10 +724,13 @@ __all__ = [
     "Pulka",
     "PulkaClosed",
     "ReturnToSeat",
+    "RevealSecret",
+    "SecretRevealed",
     "Status",
     "TakeSeat",
     "TimeOut",
     "check_layouts",
+    "deal_seeds",
     "dealer_of",
     "decide",
     "evolve",

@@ -114,15 +114,23 @@ class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
     """Seats whose player abandoned the game."""
     abandoner_last: bool = True
     """``table.abandon_rating == "last"``."""
+    rated: bool = True
+    """False for a seeded or fixed game: its creator could know every hand (docs/fairness.md)."""
+
+
+def is_rated(dealing: str | None) -> bool:
+    """Only games whose deals nobody could choose are rated: never a seeded or a fixed one."""
+    return dealing not in ("seeded", "fixed")
 
 
 def apply_game(game: RatedGame, event: Event) -> RatedGame:
     """A game's record after ``event``."""
     match event:
-        case GameCreated(rules=rules):
+        case GameCreated(rules=rules, dealing=dealing):
             return RatedGame(
                 players=(None,) * rules.players,
                 abandoner_last=rules.table.abandon_rating == "last",
+                rated=is_rated(dealing),
             )
         case PlayerSeated(seat=seat, player=player):
             if seat in game.abandoned:
@@ -232,7 +240,7 @@ def apply(board: Board, game_id: str, event: Event) -> Board:
     if game is before:
         return board
     games = {**board.games, game_id: game}
-    if not isinstance(event, GameEnded) or before.result is not None:
+    if not isinstance(event, GameEnded) or before.result is not None or not game.rated:
         return msgspec.structs.replace(board, games=games)
     ratings, history = dict(board.ratings), dict(board.history)
     for player, rating, change in rate_finished(game_id, game, board.ratings):

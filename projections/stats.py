@@ -67,6 +67,8 @@ class GameStats(msgspec.Struct, frozen=True, kw_only=True):
     abandoned: tuple[int, ...] = ()
     """Seats whose player abandoned the game (its row stays his, also if the seat is taken
     over)."""
+    dealing: str | None = None
+    """How the game was dealt (docs/fairness.md); null before commitments."""
 
 
 EMPTY = GameStats()
@@ -82,9 +84,9 @@ def apply(model: GameStats, event: Event) -> GameStats:
     """The game's statistics after ``event``."""
     replace = msgspec.structs.replace
     match event:
-        case GameCreated(rules=rules):
+        case GameCreated(rules=rules, dealing=dealing):
             n = rules.players
-            return GameStats(players=(None,) * n, seats=(SeatStats(),) * n)
+            return GameStats(players=(None,) * n, seats=(SeatStats(),) * n, dealing=dealing)
         case PlayerSeated(seat=seat, player=player):
             if seat in model.abandoned:
                 return model
@@ -167,6 +169,8 @@ class PlayerGame(msgspec.Struct, frozen=True, kw_only=True):
     """His settlement result in whists, once the game is over."""
     abandoned: bool = False
     """He abandoned the game (its seat was played for him from then on)."""
+    dealing: str | None = None
+    """``seeded`` or ``fixed``: the creator could know the hands (counted apart)."""
 
 
 def player_rows(game_id: str, model: GameStats) -> list[tuple[str, PlayerGame]]:
@@ -181,6 +185,7 @@ def player_rows(game_id: str, model: GameStats) -> list[tuple[str, PlayerGame]]:
                 finished=model.finished,
                 result=model.result[seat] if model.finished else None,
                 abandoned=seat in model.abandoned,
+                dealing=model.dealing,
             ),
         )
         for seat, player in enumerate(model.players)
@@ -248,6 +253,9 @@ class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
     worst_game: GameResult | None
     against_par: ParLine
     """From the analysis of finished games (`projections.game_analysis`)."""
+    games_dealt_known: int = 0
+    """Of ``games``, those dealt ``seeded`` or ``fixed``: their creator could know every hand
+    (docs/fairness.md); counted in the figures above, never in the ratings."""
 
 
 def _pct(made: int, declared: int) -> float | None:
@@ -321,4 +329,5 @@ def player_stats(
             tricks_lost=par[1],
             tricks_lost_per_deal=round(par[1] / par[0], 3) if par[0] else None,
         ),
+        games_dealt_known=sum(r.dealing in ("seeded", "fixed") for r in finished),
     )

@@ -8,6 +8,7 @@
     preferans projections rebuild [N…]   rebuild read models from position zero (blue/green)
     preferans projections resume NAME    let a failed projection retry from its checkpoint
     preferans games import FILE          import an exported game (NDJSON, `-` for stdin)
+    preferans games verify FILE          check an export's hash chain, commitment and decks
 
 Each subcommand is a ``_cmd_*`` function registered in `build_parser`. Commands that need the
 database build the event log once, in `_with_log`, as the app does in `service.app`.
@@ -102,6 +103,51 @@ def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
         return 0
 
     return _with_log(settings, action)
+
+
+def _cmd_games_verify(args: argparse.Namespace, settings: Settings) -> int:
+    """Check an export offline; exit 0 if nothing failed, 1 if something did, 2 if unreadable."""
+    from service.codec import domain_codec
+    from service.proof import ExportUnreadable, from_export, prove
+
+    with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
+        lines = source.read().splitlines()
+    try:
+        stream_id, head, links = from_export(lines)
+    except ExportUnreadable as exc:
+        print(f"preferans games verify: {exc}", file=sys.stderr)
+        return 2
+    proof = prove(stream_id, links, domain_codec())
+    problems = list(proof.problems)
+    pinned = args.head or head
+    if pinned is not None and proof.head != pinned:
+        problems.append(f"the chain ends at {proof.head}, not at the head {pinned}")
+    if args.json:
+        print(msgspec.json.encode(proof).decode())
+    else:
+        print(format_proof(proof, problems))
+    return 1 if problems else 0
+
+
+def format_proof(proof: Any, problems: Sequence[str]) -> str:
+    """A proof for people: what was checked, and the first failures."""
+    lines = [f"{proof.stream_id}: {proof.events} events, head {proof.head}"]
+    lines.append(f"chain: {'ok' if proof.chain_ok else f'broken at event {proof.first_bad_event}'}")
+    lines.append(f"dealing: {proof.dealing or 'legacy (before commitments)'}")
+    if proof.commitment:
+        opened = {None: "not revealed yet", True: "opened", False: "NOT opened"}
+        lines.append(f"commitment {proof.commitment}: {opened[proof.commitment_opened]}")
+    counts: dict[str, int] = {}
+    for deal in proof.deals:
+        counts[deal.status] = counts.get(deal.status, 0) + 1
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none dealt"
+    lines.append(f"deals: {summary}")
+    if proof.first_bad_deal is not None:
+        lines.append(f"first deal that differs: {proof.first_bad_deal}")
+    lines += [f"FAILED: {problem}" for problem in problems]
+    verdict = "failed" if problems else proof.verdict.replace("_", " ")
+    lines.append(f"verdict: {verdict}")
+    return "\n".join(lines)
 
 
 # --- projections ----------------------------------------------------------------------------------
@@ -229,6 +275,13 @@ def build_parser() -> argparse.ArgumentParser:
     load = games.add_parser("import", help="import an exported game (NDJSON) as the same game")
     load.add_argument("file", help="the export file, or - for standard input")
     load.set_defaults(handler=_cmd_games_import)
+    verify = games.add_parser(
+        "verify", help="check an export's hash chain, commitment and every deck (no database)"
+    )
+    verify.add_argument("file", help="the export (NDJSON), `-` for stdin")
+    verify.add_argument("--head", help="the head hash you pinned during play")
+    verify.add_argument("--json", action="store_true", help="print the whole proof as JSON")
+    verify.set_defaults(handler=_cmd_games_verify)
     return parser
 
 

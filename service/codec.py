@@ -203,7 +203,23 @@ def _game_created_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     return "game_created", 2, {**data, "rules": rules}
 
 
-SCHEMA_VERSIONS: dict[str, int] = {"hands_opened": 2, "deal_ended": 2, "game_created": 2}
+def _game_created_v2(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Schema 3 says how the game is dealt and commits to its secret; a game created before
+    was dealt without a commitment (``dealing`` null)."""
+    return "game_created", 3, {"dealing": None, "commitment": None, "fixed_deals": 0, **data}
+
+
+def _player_seated_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Schema 2 carries the seat's client seed; none was given before."""
+    return "player_seated", 2, {"client_seed": None, **data}
+
+
+SCHEMA_VERSIONS: dict[str, int] = {
+    "hands_opened": 2,
+    "deal_ended": 2,
+    "game_created": 3,
+    "player_seated": 2,
+}
 """The current schema version of each domain event type reshaped since its first release (else 1).
 
 To reshape an event: bump its version here, add the upcaster from the old version below, and
@@ -214,6 +230,8 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("hands_opened", 1): _hands_opened_v1,
     ("deal_ended", 1): _deal_ended_v1,
     ("game_created", 1): _game_created_v1,
+    ("game_created", 2): _game_created_v2,
+    ("player_seated", 1): _player_seated_v1,
 }
 """The domain's upcasters, keyed by the (type, schema_version) they upgrade."""
 

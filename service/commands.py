@@ -43,6 +43,7 @@ import asyncpg
 import msgspec
 
 from domain.errors import PreferansError
+from service import chain
 from service.event_log import EventLog
 from service.event_store import (
     ANY,
@@ -124,6 +125,9 @@ class CommandResult(Generic[S, E]):
     replayed: bool = False
     response: StoredResponse | None = field(default=None)
     """The rendered response, when a ``render`` callback was given."""
+    head: bytes | None = None
+    """The hash of the stream's last event after the command (`service.chain`); None on a
+    replay or a plain append."""
 
 
 Expected = int | frozenset[int] | None
@@ -154,6 +158,8 @@ class _Loaded(Generic[S]):
     state: S
     fresh: bool
     """Read from the log just now (else trusted from the cache)."""
+    head: bytes = chain.GENESIS
+    """The hash of the event at ``version``."""
 
 
 class CommandHandler(Generic[C, S, E]):
@@ -183,33 +189,43 @@ class CommandHandler(Generic[C, S, E]):
         self.retries = retries
         self.rejections = rejections
         self.effects = effects
-        self._cache: Lru[str, tuple[int, S]] = Lru(cache_size)
+        self._cache: Lru[str, tuple[int, S, bytes]] = Lru(cache_size)
 
     async def load(
         self, stream_id: str, *, conn: asyncpg.Connection | None = None
     ) -> tuple[int, S]:
         """The stream's version and folded state (version 0 and the initial state if empty):
         the cached state, and a tail read of what was appended since."""
+        version, state, _ = await self.load_with_head(stream_id, conn=conn)
+        return version, state
+
+    async def load_with_head(
+        self, stream_id: str, *, conn: asyncpg.Connection | None = None
+    ) -> tuple[int, S, bytes]:
+        """`load`, and the hash of the stream's last event (its head, `service.chain`)."""
         cached = self._cache.get(stream_id)
-        version, state = cached if cached is not None else (0, self.decider.initial_state())
+        if cached is not None:
+            version, state, head = cached
+        else:
+            version, state, head = 0, self.decider.initial_state(), chain.GENESIS
         tail = await self.store.read_stream(stream_id, version + 1, conn=conn)
         if tail:
             decode, evolve = self.log.decode, self.decider.evolve
             for record in tail:
                 state = evolve(state, decode(record))
-            version = tail[-1].version
-            self._cache_state(stream_id, version, state)
-        return version, state
+            version, head = tail[-1].version, tail[-1].hash
+            self._cache_state(stream_id, version, state, head)
+        return version, state, head
 
     def cached(self, stream_id: str) -> S | None:
         """The stream's state as this process last saw it (no I/O; may be behind)."""
         held = self._cache.get(stream_id)
         return held[1] if held is not None else None
 
-    def _cache_state(self, stream_id: str, version: int, state: S) -> None:
+    def _cache_state(self, stream_id: str, version: int, state: S, head: bytes) -> None:
         held = self._cache.get(stream_id)
         if held is None or held[0] < version:  # a concurrent command may have cached a newer one
-            self._cache.put(stream_id, (version, state))
+            self._cache.put(stream_id, (version, state, head))
 
     async def _current(self, stream_id: str, expected: Expected, fresh: bool) -> _Loaded[S]:
         """The state to decide in. A cached state is trusted without a read (``es.command``
@@ -217,9 +233,9 @@ class CommandHandler(Generic[C, S, E]):
         the cache does not match is checked against the log first."""
         cached = self._cache.get(stream_id)
         if cached is not None and not fresh and _may_hold(expected, cached[0]):
-            return _Loaded(cached[0], cached[1], fresh=False)
-        version, state = await self.load(stream_id)
-        return _Loaded(version, state, fresh=True)
+            return _Loaded(cached[0], cached[1], fresh=False, head=cached[2])
+        version, state, head = await self.load_with_head(stream_id)
+        return _Loaded(version, state, fresh=True, head=head)
 
     async def handle(
         self,
@@ -336,7 +352,7 @@ class CommandHandler(Generic[C, S, E]):
         version = loaded.version
         if not events:
             result: CommandResult[S, E] = CommandResult(
-                stream_id, version, (), loaded.state, before=loaded.state
+                stream_id, version, (), loaded.state, before=loaded.state, head=loaded.head
             )
             if key is None:
                 return replace(result, response=render(result)) if render else result
@@ -353,7 +369,14 @@ class CommandHandler(Generic[C, S, E]):
         summary = None
         if self.effects is not None:
             summary = self.effects(stream_id, command, loaded.state, after, version + len(events))
-        # The response is rendered before the write: the versions are known, positions are not.
+        # The response is rendered before the write: the versions and the chain's new head are
+        # known (es.append computes the same hashes), the positions are not.
+        head = chain.extend(
+            loaded.head,
+            stream_id,
+            version + 1,
+            [(n.event_id, n.event_type, n.schema_version, _salt(n), _data(n)) for n in new],
+        )
         provisional = CommandResult(
             stream_id,
             version + len(events),
@@ -363,6 +386,7 @@ class CommandHandler(Generic[C, S, E]):
             ),
             after,
             before=loaded.state,
+            head=head,
         )
         response = render(provisional) if render is not None else None
         outcome = await self.store.command(
@@ -379,7 +403,7 @@ class CommandHandler(Generic[C, S, E]):
         )
         result = replace(provisional, appended=items, cursor=appended.cursor, response=response)
         # Committed: only now may the cache and other processes learn of it.
-        self._cache_state(stream_id, result.version, after)
+        self._cache_state(stream_id, result.version, after, head)
         self.log.committed(stream_id, result.version)
         return result
 
@@ -416,6 +440,18 @@ class CommandHandler(Generic[C, S, E]):
             for i in range(len(events))
         ]
         return self.log.new_events(events, ids, metadata)
+
+
+def _salt(event: NewEvent) -> bytes:
+    salt = event.metadata.salt
+    assert salt is not None, "EventLog.new_events salts every event"
+    return bytes.fromhex(salt)
+
+
+def _data(event: NewEvent) -> Any:
+    """An event's data as decoded JSON (what the chain hashes)."""
+    data = event.data
+    return data if isinstance(data, dict) else msgspec.json.decode(bytes(data))
 
 
 def _may_hold(expected: Expected, version: int) -> bool:

@@ -1,27 +1,37 @@
-"""Where a game's cards come from: fixed layouts for its first deals, then a shuffle.
+"""Where a game's cards come from: fixed layouts for its first deals, then a derived deck.
 
 The deal source (`DealSource`) is fixed when the game is created and never changes. Deal ``n``
-is the ``n``-th fixed layout if the game was given that many; after them it is a shuffle,
-reproducible from ``random.Random(f"{seed}:{n}")`` for a seeded game, or from the fresh entropy
-each command brings with it (`os.urandom`, drawn by the service) for any other game. So dealing
-is a pure function of the source, the game state and that entropy, and `decide_game` stays pure.
+is the ``n``-th fixed layout if the game was given that many; after them its deck is
+`domain.fairness.deck_for` of the game's ``secret``, the players' client seeds and ``n``
+(docs/fairness.md). The secret is drawn here (`new_source`: 32 bytes of `os.urandom`, committed
+to in `GameCreated`) or, for a seeded game, is the seed itself. So dealing is a pure function of
+the source and the game state, and `decide_game` stays pure.
 
-The source tells every hand to come, so it is kept apart from the log and never served.
+Games created before commitments have no secret: theirs shuffle as they always did, from
+``random.Random(f"{seed}:{n}")`` or from the fresh entropy each command brings.
+
+The source tells every hand to come, so it is kept apart from the log and never served; the
+secret is revealed in the log once the game is over.
 """
 
 from __future__ import annotations
 
+import os
 import random
+from collections.abc import Sequence
 
 import msgspec
 
+from domain import fairness
 from domain.cards import DECK, parse_card
 from domain.errors import InvalidLayout
-from domain.game import DealCards, Pulka
+from domain.game import DealCards, Pulka, deal_seeds
 from domain.simulation import random_deal
 
 ENTROPY_BYTES = 32
 """Fresh randomness per command, enough for a 32-card shuffle (log2 32! ≈ 118 bits)."""
+SECRET_BYTES = 32
+"""A game's secret: 256 bits, so that its commitment cannot be inverted."""
 
 _CANONICAL = frozenset(DECK)
 
@@ -62,6 +72,22 @@ class DealSource(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     layouts: tuple[Layout, ...] = ()
     seed: str | None = None
+    secret: bytes | None = None
+    """What the decks are derived from; None for a game created before commitments."""
+
+    @property
+    def dealing(self) -> fairness.Dealing:
+        """How the game is dealt, as every view discloses it."""
+        return "fixed" if self.layouts else "seeded" if self.seed is not None else "random"
+
+    @property
+    def commitment(self) -> str | None:
+        """The published commitment: only to a drawn secret. A seed may be guessable, and its
+        hash would give it away, so a seeded game commits to nothing (its seed is revealed at
+        the end and reproduces every deck)."""
+        if self.secret is None or self.seed is not None:
+            return None
+        return fairness.commitment(self.secret)
 
     def cards_for(self, state: Pulka, entropy: bytes) -> DealCards:
         """The `DealCards` of the deal after ``state`` (number ``state.deal_no + 1``)."""
@@ -76,8 +102,18 @@ class DealSource(msgspec.Struct, frozen=True, kw_only=True):
             for seat, hand in zip(active, layout.hands, strict=True):
                 hands[seat] = hand
             return DealCards(hands=tuple(hands), talon=talon)
+        if self.secret is not None:
+            deck = fairness.deck_for(self.secret, deal_seeds(state), deal_no)
+            dealt, cut = fairness.deal_hands(deck, self.seats, dealer)
+            return DealCards(hands=dealt, talon=cut)
         if self.seed is not None:
             rng = random.Random(f"{self.seed}:{deal_no}")
         else:
             rng = random.Random(entropy + deal_no.to_bytes(4, "big"))
         return random_deal(rng, self.seats, dealer)
+
+
+def new_source(seats: int, layouts: Sequence[Layout] = (), seed: str | None = None) -> DealSource:
+    """A new game's source, with its secret: the seed's bytes, else freshly drawn."""
+    secret = fairness.seed_secret(seed) if seed is not None else os.urandom(SECRET_BYTES)
+    return DealSource(seats=seats, layouts=tuple(layouts), seed=seed, secret=secret)

@@ -10,6 +10,7 @@ the one `Announcer` that tells other processes of this one's appends. `game_log`
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -82,11 +83,17 @@ class EventLog(Generic[E]):
     # --- writing --------------------------------------------------------------------------------
 
     def new_events(
-        self, events: Sequence[E], ids: Sequence[uuid.UUID], metadata: Metadata
+        self,
+        events: Sequence[E],
+        ids: Sequence[uuid.UUID],
+        metadata: Metadata,
+        salts: Sequence[bytes | None] | None = None,
     ) -> list[NewEvent]:
-        """``events`` encoded for `EventStore.append`, with their ids and shared metadata."""
+        """``events`` encoded for `EventStore.append`, with their ids and shared metadata, and
+        each its own salt for the hash chain (``salts``, e.g. an import's; else drawn here)."""
         new = []
-        for event, event_id in zip(events, ids, strict=True):
+        for index, (event, event_id) in enumerate(zip(events, ids, strict=True)):
+            salt = salts[index] if salts is not None else None
             event_type, schema_version, data = self.codec.encode(event)
             new.append(
                 NewEvent(
@@ -94,7 +101,7 @@ class EventLog(Generic[E]):
                     event_type=event_type,
                     schema_version=schema_version,
                     data=msgspec.Raw(data),
-                    metadata=metadata,
+                    metadata=msgspec.structs.replace(metadata, salt=(salt or os.urandom(16)).hex()),
                 )
             )
         return new

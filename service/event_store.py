@@ -162,6 +162,9 @@ class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     correlation_id: str | None = None
     causation_id: str | None = None
     idempotency_key: str | None = None
+    salt: str | None = None
+    """The event's salt in the hash chain (hex, 16 bytes; `service.chain`): es.append moves it
+    out of the metadata into its own column, and draws one if none is given."""
 
 
 class NewEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -187,6 +190,13 @@ class RecordedEvent(msgspec.Struct, frozen=True):
     data: str
     metadata: dict[str, Any]
     recorded_at: datetime
+    salt: bytes = b""
+    """Hashed with the event, so that its hash tells nothing of hidden cards (never served
+    while the game is played)."""
+    prev_hash: bytes = b""
+    """The previous event's `hash` (32 zero bytes before version 1)."""
+    hash: bytes = b""
+    """SHA-256 of this event's canonical bytes (`service.chain`, docs/fairness.md)."""
 
     @property
     def cursor(self) -> FeedCursor:
@@ -261,7 +271,7 @@ SELECT outcome, new_version, positions, tx, stored_stream, stored_version, store
 
 # Column order is RecordedEvent's field order (rows are built positionally).
 _COLUMNS = """global_position, tx_id, stream_id, version, event_id, event_type, schema_version,
-       data::text, metadata, recorded_at"""
+       data::text, metadata, recorded_at, salt, prev_hash, hash"""
 
 _READ_STREAM = f"""
 SELECT {_COLUMNS}

@@ -3,8 +3,9 @@
 `decide_game` is `domain.game.decide` for a player's command, plus the deals that follow it:
 while `domain.game.needs_cards` says so, a `DealCards` from the game's `DealSource`. So joining
 the last free seat, or playing the last card of a deal, appends the next deal in the same single
-append. It is pure: the deal source is data, and the randomness of a shuffle (``entropy``) and
-the time (``at``) come in with the command.
+append; and the command that ends the game reveals its secret in the same append
+(`domain.game.SecretRevealed`). It is pure: the deal source is data, and the randomness of a
+legacy shuffle (``entropy``), the client seeds and the time (``at``) come in with the command.
 """
 
 from __future__ import annotations
@@ -17,7 +18,16 @@ import msgspec
 from domain import game
 from domain.deal.messages import SeatCommand
 from domain.errors import refuse
-from domain.game import INITIAL_STATE, CreateGame, GameState, NoGame, Pulka, TakeSeat
+from domain.game import (
+    INITIAL_STATE,
+    CreateGame,
+    GameState,
+    NoGame,
+    Pulka,
+    PulkaClosed,
+    RevealSecret,
+    TakeSeat,
+)
 from domain.rules import Rules
 from domain.table import PlayFor, TableCommands, TimeOut
 from service.commands import Decider
@@ -49,14 +59,18 @@ class Create(GameCommand):
     first_dealer: int = 0
     take_seat: int | None = None
     private: bool = False
-    bots: tuple[tuple[int | None, str], ...] = ()
+    bots: tuple[tuple[int | None, str, str], ...] = ()
+    """The service's bots to seat with the game: ``(seat or None, player id, client seed)``."""
+    client_seed: str | None = None
+    """The creator's client seed, if he takes a seat."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Join(GameCommand):
-    """Take ``wanted``, or the first free seat."""
+    """Take ``wanted``, or the first free seat, contributing ``client_seed``."""
 
     wanted: int | None = None
+    client_seed: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,18 +101,24 @@ def decide_game(command: GameCommand, state: GameState) -> list[game.Event]:
     events: list[game.Event]
     match command:
         case Create():
-            events = game.decide(
-                CreateGame(rules=command.rules, first_dealer=command.first_dealer, at=command.at),
-                state,
-            )
+            source = command.source
+            create = CreateGame(
+                rules=command.rules, first_dealer=command.first_dealer, at=command.at,
+                dealing=source.dealing if source.secret is not None else None,
+                commitment=source.commitment, fixed_deals=len(source.layouts),
+            )  # fmt: skip
+            events = game.decide(create, state)
             if command.take_seat is not None:
-                sit = TakeSeat(seat=command.take_seat, player=command.player, at=command.at)
+                sit = TakeSeat(
+                    seat=command.take_seat, player=command.player, at=command.at,
+                    client_seed=command.client_seed,
+                )  # fmt: skip
                 events += game.decide(sit, game.fold(events, state))
-            for seat, bot in command.bots:
+            for seat, bot, seed in command.bots:
                 seated = game.fold(events, state)
                 assert isinstance(seated, Pulka)
                 join = Join(wanted=seat, player=bot, source=command.source,
-                            entropy=command.entropy, at=command.at)  # fmt: skip
+                            entropy=command.entropy, at=command.at, client_seed=seed)  # fmt: skip
                 events += game.decide(_seat_for(join, seated), seated)
         case _ if isinstance(state, NoGame):
             raise GameNotFound("no game has this id")
@@ -136,10 +156,13 @@ def _seat_for(command: Join, state: Pulka) -> TakeSeat:
         if not free:
             raise refuse("table_full", "every seat at this table is taken")
         seat = free[0]
-    return TakeSeat(seat=seat, player=command.player, at=command.at)
+    return TakeSeat(
+        seat=seat, player=command.player, at=command.at, client_seed=command.client_seed
+    )
 
 
 def _deals(command: GameCommand, state: GameState) -> list[game.Event]:
+    """The deals that follow, or the secret once the game is over."""
     events: list[game.Event] = []
     while game.needs_cards(state):
         assert isinstance(state, Pulka)
@@ -147,6 +170,10 @@ def _deals(command: GameCommand, state: GameState) -> list[game.Event]:
         dealt = game.decide(msgspec.structs.replace(cards, at=command.at), state)
         events += dealt
         state = game.fold(dealt, state)
+    secret = command.source.secret
+    if isinstance(state, PulkaClosed) and state.secret is None and state.dealing is not None:
+        assert secret is not None, "a committed game's source has its secret"
+        events += game.decide(RevealSecret(secret=secret.hex()), state)
     return events
 
 

@@ -3,12 +3,18 @@
 Export (``GET /v1/games/{id}/export``): a header line naming the game and its players, then one
 line per event in stream order::
 
-    {"format": "preferans-game/1", "game_id": "0190…", "players": [{"id": "0190…", "name": "Anna"}]}
-    {"version": 1, "type": "game_created", "schema_version": 1, "data": {...},
-     "event_id": "0190…", "recorded_at": "2025-01-03T10:00:00.123456+00:00"}
+    {"format": "preferans-game/1", "game_id": "0190…", "players": [{"id": "0190…", "name": "Anna"}],
+     "stream_id": "game-0190…", "head": "9f2c…"}
+    {"version": 1, "type": "game_created", "schema_version": 3, "data": {...},
+     "event_id": "0190…", "salt": "5e0d…", "prev_hash": "0000…", "hash": "41aa…"}
 
-``data`` is the event exactly as stored. Only a finished game is exported: its deals are all
-over, so nothing in the file is still secret.
+``data`` is the event exactly as stored; ``salt``, ``prev_hash`` and ``hash`` are its link in
+the stream's hash chain (`service.chain`), and ``head`` the last hash, so that the file can be
+checked against a head pinned during play (`preferans games verify`, docs/fairness.md). Every
+byte of an event's line is covered by the chain: the time an event was stored, which is not,
+is left out (older exports carried it as ``recorded_at``; the events' own ``at`` say when). Only a
+finished game is exported: its deals are all over and its secret revealed, so nothing in the
+file is still secret.
 
 Import (`import_game`) replays the export into this server as the same game: the same game id
 and event ids, so a game exists here at most once, and its statistics and ratings count once.
@@ -62,10 +68,14 @@ class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     format: Literal["preferans-game/1"]
     game_id: uuid.UUID
     players: tuple[ExportPlayer, ...] = ()
+    stream_id: str | None = None
+    """The game's stream, the second line of each event's canonical bytes."""
+    head: str | None = None
+    """The hash of the last event (hex)."""
 
 
-class ExportLine(msgspec.Struct, frozen=True, kw_only=True):
-    """One event of an export file."""
+class ExportLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One event of an export file (`encode_line` writes it in its one canonical form)."""
 
     version: int
     type: str
@@ -73,6 +83,9 @@ class ExportLine(msgspec.Struct, frozen=True, kw_only=True):
     data: msgspec.Raw
     event_id: uuid.UUID | None = None
     recorded_at: datetime | None = None
+    salt: str | None = None
+    prev_hash: str | None = None
+    hash: str | None = None
 
 
 class Imported(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,7 +107,13 @@ def export_lines(
     game_id: uuid.UUID, records: Sequence[RecordedEvent], players: Sequence[ExportPlayer]
 ) -> Iterator[bytes]:
     """The NDJSON lines of a game's export (each ends with a newline)."""
-    header = ExportHeader(format=FORMAT, game_id=game_id, players=tuple(players))
+    header = ExportHeader(
+        format=FORMAT,
+        game_id=game_id,
+        players=tuple(players),
+        stream_id=game_stream(game_id),
+        head=records[-1].hash.hex() if records else None,
+    )
     yield _encoder.encode(header) + b"\n"
     for r in records:
         line = ExportLine(
@@ -103,15 +122,24 @@ def export_lines(
             schema_version=r.schema_version,
             data=msgspec.Raw(r.data.encode()),
             event_id=r.event_id,
-            recorded_at=r.recorded_at,
+            salt=r.salt.hex(),
+            prev_hash=r.prev_hash.hex(),
+            hash=r.hash.hex(),
         )
-        yield _encoder.encode(line) + b"\n"
+        yield encode_line(line)
+
+
+def encode_line(line: ExportLine) -> bytes:
+    """An event's line, newline included: compact JSON in field order, ``data`` as jsonb
+    prints it (what the stored text is, and `service.chain.jsonb_text` recomputes)."""
+    return _encoder.encode(line) + b"\n"
 
 
 class _Parsed(msgspec.Struct, frozen=True):
     header: ExportHeader | None
     events: list[game.Event]
     ids: list[uuid.UUID | None]
+    salts: list[bytes | None]
 
 
 def read_lines(lines: Iterable[bytes | str], log: EventLog[game.Event]) -> _Parsed:
@@ -119,6 +147,7 @@ def read_lines(lines: Iterable[bytes | str], log: EventLog[game.Event]) -> _Pars
     header: ExportHeader | None = None
     events: list[game.Event] = []
     ids: list[uuid.UUID | None] = []
+    salts: list[bytes | None] = []
     for number, raw in enumerate(lines, start=1):
         text = raw.strip()
         if not text:
@@ -142,9 +171,23 @@ def read_lines(lines: Iterable[bytes | str], log: EventLog[game.Event]) -> _Pars
             raise ImportRefused(f"line {number}: {exc}") from None
         events.append(event)  # type: ignore[arg-type]
         ids.append(line.event_id)
+        salts.append(_salt(line.salt, number))
     if not events or not isinstance(events[0], game.GameCreated):
         raise ImportRefused("a game's events start with game_created")
-    return _Parsed(header, events, ids)
+    return _Parsed(header, events, ids, salts)
+
+
+def _salt(text: str | None, number: int) -> bytes | None:
+    """An exported event's salt, kept on import (so that an unchanged event hashes the same)."""
+    if text is None:
+        return None
+    try:
+        salt = bytes.fromhex(text)
+    except ValueError:
+        salt = b""
+    if len(salt) != 16:
+        raise ImportRefused(f"line {number}: a salt is 16 bytes in hex")
+    return salt
 
 
 def _guest_name(name: str | None, seat: int) -> str:
@@ -181,7 +224,7 @@ async def import_game(log: EventLog[game.Event], lines: Iterable[bytes | str]) -
         event_id or uuid.uuid5(_EVENT_IDS, f"{game_id}:{version}")
         for version, event_id in enumerate(parsed.ids, start=1)
     ]
-    new: list[NewEvent] = log.new_events(parsed.events, ids, Metadata(actor="import"))
+    new: list[NewEvent] = log.new_events(parsed.events, ids, Metadata(actor="import"), parsed.salts)
     guests = [
         (pid, names.get(str(pid)) or f"Guest {seat + 1}") for seat, pid in enumerate(player_ids)
     ]

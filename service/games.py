@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import secrets
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from domain.game import INITIAL_STATE, GameState
 from domain.rules import Rules, rules_for
 from domain.table import PlayFor, TableCommands, TimeOut
 from service.commands import CommandContext, CommandHandler, CommandResult, Expected
-from service.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout
+from service.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout, new_source
 from service.event_log import EventLog
 from service.event_store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
 from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
@@ -72,6 +73,8 @@ class Outcome:
     state: GameState
     seated: tuple[SeatSummary, ...] = ()
     """Each seat's player, named."""
+    head: bytes | None = None
+    """The hash of the game's last event after the command (`service.chain`)."""
 
 
 Render = Callable[[Outcome], StoredResponse]
@@ -96,6 +99,12 @@ class GameSpec:
     source: DealSource
     take_seat: int | None
     private: bool = False
+    client_seed: str | None = None
+
+
+def client_seed(given: str | None) -> str:
+    """A seat's client seed: the player's own, else one drawn for him (docs/fairness.md)."""
+    return given if given is not None else secrets.token_hex(16)
 
 
 def game_spec(
@@ -108,6 +117,7 @@ def game_spec(
     seed: str | None,
     seat: int | None,
     private: bool = False,
+    seat_seed: str | None = None,
 ) -> GameSpec:
     """A new game's request, checked: `InvalidRules`, `InvalidLayout` or `NotationError`."""
     overrides = dict(overrides or {})
@@ -119,9 +129,10 @@ def game_spec(
     return GameSpec(
         rules=rules,
         first_dealer=first_dealer,
-        source=DealSource(seats=seats, layouts=checked, seed=seed),
+        source=new_source(seats, checked, seed),
         take_seat=seat,
         private=private,
+        client_seed=client_seed(seat_seed) if seat is not None else None,
     )
 
 
@@ -197,7 +208,8 @@ class GameService:
             first_dealer=spec.first_dealer,
             take_seat=spec.take_seat,
             private=spec.private,
-            bots=tuple((seat, bot.id) for seat, bot in bots),
+            bots=tuple((seat, bot.id, client_seed(None)) for seat, bot in bots),
+            client_seed=spec.client_seed,
         )
         for _, bot in bots:
             if self.players is not None:
@@ -221,14 +233,16 @@ class GameService:
         render: Render,
         render_refusal: RenderRefusal,
         invite: str | None = None,
+        seed: str | None = None,
     ) -> Done:
-        """Seat ``player``; a private table needs an ``invite`` code for it."""
+        """Seat ``player`` with his client ``seed`` (one is drawn if he gives none); a private
+        table needs an ``invite`` code for it."""
         world = await self._world(game_id, player)
         if invite is not None:
             await self._check_invite(game_id, player, invite)
         elif await self.lobby.is_private(game_id) and not await self._holds_seat(game_id, player):
             raise Forbidden("this table is private: join it with an invite", code="private_table")
-        command = Join(wanted=seat, **world)
+        command = Join(wanted=seat, client_seed=client_seed(seed), **world)
         return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
 
     async def _check_invite(self, game_id: uuid.UUID, player: Player, code: str) -> None:
@@ -349,7 +363,7 @@ class GameService:
             )
         world = await self._world(game_id, caller)
         world["player"] = bot.id
-        command = Join(wanted=seat, **world)
+        command = Join(wanted=seat, client_seed=client_seed(None), **world)
         done = await self._run(game_id, command, key, fingerprint, ANY, render, render_refusal,
                                viewer=caller.id)  # fmt: skip
         return done
@@ -447,10 +461,15 @@ class GameService:
 
     async def state(self, game_id: uuid.UUID) -> tuple[int, GameState]:
         """The game's current version and state (the live fold, never stale)."""
-        version, state = await self.handler.load(game_stream(game_id))
+        version, state, _ = await self.state_with_head(game_id)
+        return version, state
+
+    async def state_with_head(self, game_id: uuid.UUID) -> tuple[int, GameState, bytes]:
+        """`state`, and the hash of the game's last event: the head a client pins."""
+        version, state, head = await self.handler.load_with_head(game_stream(game_id))
         if version == 0:
             raise GameNotFound("no game has this id")
-        return version, state
+        return version, state, head
 
     async def history(
         self, game_id: uuid.UUID, player: str | None, after: int, limit: int
@@ -486,4 +505,4 @@ def outcome_of(game_id: uuid.UUID, player: str, result: CommandResult[Any, Any])
     assert result.before is not None and result.state is not None
     events, _ = redacted([(a.version, a.event) for a in result.appended], player, result.before)
     seat = game.seat_of(result.state, player)
-    return Outcome(game_id, result.version, seat, events, result.state)
+    return Outcome(game_id, result.version, seat, events, result.state, head=result.head)

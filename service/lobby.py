@@ -70,6 +70,10 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """Joined with an invite only; never listed in the public lobby."""
     version: int = 0
     """The game's version this summary reflects."""
+    dealing: str = "random"
+    """How it is dealt (docs/fairness.md): ``random`` (committed, the players' seeds mixed
+    in), ``seeded`` or ``fixed`` (the creator can know the hands: never rated), or ``legacy``
+    (dealt before commitments)."""
 
 
 Summary = dict[str, Any]
@@ -126,6 +130,8 @@ def new_game_summary(
         "private": private,
         "seed": source.seed,
         "layouts": msgspec.to_builtins(source.layouts),
+        "secret": source.secret.hex() if source.secret is not None else None,
+        "dealing": state.dealing or "legacy",
         **_row(state, None),
     }
 
@@ -221,14 +227,14 @@ def notifications(
     return notes
 
 
-_SOURCE = "SELECT seats, seed, layouts FROM api.deal_source($1)"
+_SOURCE = "SELECT seats, seed, layouts, secret FROM api.deal_source($1)"
 _COLUMNS = """
 g.game_id, g.status, g.preset, g.seats, g.players::text[], g.created_by::text, g.created_at,
 ARRAY(SELECT p.name FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
         LEFT JOIN api.players p ON p.player_id = s.id ORDER BY s.n) AS names,
 ARRAY(SELECT p.kind FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
         LEFT JOIN api.players p ON p.player_id = s.id ORDER BY s.n) AS kinds,
-g.to_act, g.deadline, g.private, g.version"""
+g.to_act, g.deadline, g.private, g.version, g.dealing"""
 _LIST = f"""
 SELECT {_COLUMNS}
   FROM api.games g
@@ -271,7 +277,9 @@ class Lobby:
         if row is None:
             raise GameNotFound("no game has this id")
         layouts = msgspec.convert(row["layouts"], tuple[Layout, ...])
-        return DealSource(seats=row["seats"], layouts=layouts, seed=row["seed"])
+        return DealSource(
+            seats=row["seats"], layouts=layouts, seed=row["seed"], secret=row["secret"]
+        )
 
     async def summary(self, game_id: uuid.UUID) -> GameSummary:
         row = await self.pool.fetchrow(_SUMMARY, game_id)
@@ -339,4 +347,5 @@ def _summary(row: asyncpg.Record) -> GameSummary:
         deadline=row[10],
         private=row[11],
         version=row[12],
+        dealing=row[13],
     )

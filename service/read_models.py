@@ -251,7 +251,7 @@ class RatingsReadModel(ReadModel):
         ended: list[_Ended] = []
 
         def on_event(game_id: str, before: Any, after: Any, item: Decoded) -> None:
-            if isinstance(item.event, GameEnded) and before.result is None:
+            if isinstance(item.event, GameEnded) and before.result is None and after.rated:
                 ended.append(_Ended(game_id, after, item.record))
 
         changed = self.docs.fold(docs, batch, on_event)

@@ -93,6 +93,7 @@ def take_talon_silently(command: TakeTalon, state: Bidding) -> list[DealEvent]:
             "after two passes, where the rules allow a silent take)",
         )  # fmt: skip
     return [
+        *_dark_hands_picked_up(state),
         AuctionWon(seat=command.seat, bid=None),
         TalonTaken(seat=command.seat, cards=state.talon),
     ]
@@ -162,15 +163,22 @@ def _after_call(state: Bidding) -> list[DealEvent]:
     """End of the auction: everyone passed, or two passed after a bid (Lesnoy 3.3.12–3.3.13)."""
     passed = state.passed
     if len(passed) == 3:
-        return [AllPassed(), *_start_raspasy(state)]
+        return [*_dark_hands_picked_up(state), AllPassed(), *_start_raspasy(state)]
     if len(passed) == 2 and state.highest_by is not None and state.highest_by not in passed:
         won = AuctionWon(seat=state.highest_by, bid=state.highest, dark=state.highest_dark)
+        looked = _dark_hands_picked_up(state)
         if is_talonless(state.highest):
             after = evolve(state, won)
             assert isinstance(after, AwaitingTalon)
-            return [won, *declaring.without_talon(after)]
-        return [won]
+            return [*looked, won, *declaring.without_talon(after)]
+        return [*looked, won]
     return []
+
+
+def _dark_hands_picked_up(state: Bidding) -> list[DealEvent]:
+    """The auction is over: whoever called in the dark and has not looked yet picks up his
+    cards now, each in a `CardsLooked` that carries his hand to his seat alone."""
+    return [CardsLooked(seat=seat) for seat in state.order if seat not in state.looked]
 
 
 def _start_raspasy(state: DealTable) -> list[DealEvent]:

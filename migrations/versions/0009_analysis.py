@@ -6,7 +6,7 @@
   the tricks his cards gave away against par (the statistics' "tricks lost against par").
 
 Revision ID: 0009_analysis
-Revises: 0006_live_tables
+Revises: 0007_fair_deals
 Create Date: 2026-12-01
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 from migrations import APP_ROLE, TAKE_OWNERSHIP
 
 revision = "0009_analysis"
-down_revision = "0006_live_tables"
+down_revision = "0007_fair_deals"
 branch_labels = None
 depends_on = None
 

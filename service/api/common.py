@@ -128,6 +128,7 @@ def outcome_renderer(status: int, *, location: bool = False) -> Render:
             legal_actions=legal(state, outcome.seat),
             seated=outcome.seated,
             server_time=now_ms(),
+            head=outcome.head.hex() if outcome.head is not None else None,
         )
         headers = [("Content-Type", JSON), ("ETag", etag(outcome.version))]
         if location:

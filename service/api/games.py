@@ -92,6 +92,7 @@ class GamesController(Controller):
             seed=data.seed,
             seat=data.seat,
             private=data.private,
+            seat_seed=data.client_seed,
         )
         path = request.url.path
         done = await games.create(
@@ -166,5 +167,6 @@ class GamesController(Controller):
             expected=expected_version(if_match),
             render=outcome_renderer(200),
             render_refusal=refusal_renderer(path),
+            seed=data.client_seed,
         )
         return send(done)

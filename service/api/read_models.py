@@ -57,6 +57,7 @@ from service.game_export import MEDIA_TYPE as NDJSON
 from service.game_export import ExportPlayer, export_lines
 from service.players import Caller, Players
 from service.projection_runner import Projections, ProjectionStatus
+from service.proof import Proof, from_records, prove
 from service.streams import game_stream
 
 SVG = "image/svg+xml"
@@ -213,10 +214,12 @@ class SheetController(Controller):
         summary="Export a finished game",
         description=(
             "The game as newline-delimited JSON: a header line (`format`, `game_id`, the "
-            "players' ids and names), then one line per event in stream order (`version`, "
-            "`type`, `schema_version`, `data`, `event_id`, `recorded_at`). Only once the game is "
-            "over (409 before): nothing in it is secret any more. `preferans games import` "
-            "reads it back in as the same game."
+            "players' ids and names, `stream_id`, the chain's `head`), then one line per event "
+            "in stream order (`version`, `type`, `schema_version`, `data`, `event_id`, "
+            "`recorded_at`, and its link in the hash chain: `salt`, `prev_hash`, `hash`). Only "
+            "once the game is over (409 before): nothing in it is secret any more, the deals' "
+            "secret included. `preferans games import` reads it back in as the same game; "
+            "`preferans games verify` checks it (docs/fairness.md)."
         ),
         media_type=NDJSON,
         responses=problem_responses("game-not-found", "not-public-yet", "validation"),
@@ -240,6 +243,28 @@ class SheetController(Controller):
             "Content-Disposition": f'attachment; filename="game-{game_id}.ndjson"',
         }
         return Response(body, headers=headers, media_type=NDJSON)
+
+    @get(
+        "/{game_id:uuid}/proof",
+        operation_id="proveGame",
+        summary="Check a game's hash chain, commitment and decks",
+        description=(
+            "Recomputes the game's hash chain from its stored events, and, once the secret is "
+            "revealed (when the game is over), that it opens the commitment published in "
+            "`game_created` and that every deal's cards are the deck derived from it and the "
+            "players' client seeds (docs/fairness.md). Names the first event and the first "
+            "deal that do not match. Before the reveal it says what can be checked so far: the "
+            "chain, and the commitment made before anyone acted. It shows no card and no salt."
+        ),
+        responses=problem_responses("game-not-found", "validation"),
+    )
+    async def proof(
+        self, game_id: FromPath[uuid.UUID], events: NamedDependency[EventLog[game.Event]]
+    ) -> Response[Proof]:
+        logged = await _game_events(events, game_id)
+        records = [item.record for item in logged]
+        checked = prove(game_stream(game_id), from_records(records), events.codec)
+        return Response(checked, headers={"ETag": etag(logged[-1].version), **PRIVATE})
 
 
 # --- players: statistics and ratings --------------------------------------------------------------

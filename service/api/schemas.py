@@ -304,6 +304,17 @@ class InviteView(msgspec.Struct, frozen=True, kw_only=True):
 # --- games --------------------------------------------------------------------------------------
 
 
+ClientSeed = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=128,
+        description="Any text you choose: the decks are derived from the game's secret and "
+        "every seat's client seed, so the service cannot choose them alone.",
+    ),
+]
+
+
 class LayoutIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One deal's cards: three hands of ten (in seat order, the sitting-out dealer skipped at a
     table of four, or four hands with his empty) and the talon's two cards."""
@@ -335,10 +346,14 @@ class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     layouts: Annotated[list[LayoutIn], msgspec.Meta(max_length=100)] | None = None
     """Fixed cards for the first deals (tournaments, tests); later deals are shuffled."""
     seed: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
-    """Shuffle deal n with ``random.Random(f"{seed}:{n}")``: reproducible, hence not secret.
-    Without a seed every deal is shuffled by the operating system's CSPRNG."""
+    """Derive every deck from this seed alone (docs/fairness.md): the same seed deals the same
+    cards anywhere. Whoever knows it knows every hand, so the game is shown as ``seeded``,
+    never rated, and the seed is revealed only when the game is over. Without a seed the
+    service draws a secret, commits to it, and mixes in every player's client seed."""
     seat: SeatNumber | None = None
     """Take this seat at once."""
+    client_seed: ClientSeed | None = None
+    """The creator's client seed, if he takes a seat (one is drawn for him if omitted)."""
     private: bool = False
     """A private table: never listed in the lobby, joined only with an invite
     (``POST /v1/games/{id}/invites``)."""
@@ -351,6 +366,9 @@ class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 class JoinGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     seat: SeatNumber | None = None
     """The seat to take; the first free one if omitted."""
+    client_seed: ClientSeed | None = None
+    """Your contribution to the decks (docs/fairness.md), recorded in your `player_seated`
+    event for all to see; one is drawn for you if omitted."""
 
 
 class GamePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -374,6 +392,9 @@ class GameOutcome(msgspec.Struct, frozen=True, kw_only=True):
     server_time: int = 0
     """The server's clock (ms since the epoch) when this was written: deadlines in ``view``
     are on this clock."""
+    head: str | None = None
+    """The hash (hex) of the game's last event after the command: the head of its hash chain
+    (docs/fairness.md), to pin and compare with a later export or proof."""
 
 
 class GameSnapshot(msgspec.Struct, frozen=True, kw_only=True):
@@ -391,6 +412,9 @@ class GameSnapshot(msgspec.Struct, frozen=True, kw_only=True):
     server_time: int = 0
     """The server's clock (ms since the epoch) when this was read: deadlines in ``view`` are
     on this clock."""
+    head: str | None = None
+    """The hash (hex) of the game's last event at ``version``: the head of its hash chain
+    (docs/fairness.md), to pin and compare with a later export or proof."""
 
 
 class EventPage(msgspec.Struct, frozen=True, kw_only=True):

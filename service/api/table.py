@@ -237,6 +237,7 @@ class TableController(Controller):
             render=_render,
             render_refusal=refusal_renderer(path),
             invite=code,
+            seed=data.client_seed,
         )
         return send(done)
 

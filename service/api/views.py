@@ -48,7 +48,7 @@ class ViewsController(Controller):
         games: NamedDependency[GameService],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[GameSnapshot]:
-        version, state = await games.state(game_id)
+        version, state, head = await games.state_with_head(game_id)
         headers = {"ETag": etag(version), **PRIVATE}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
@@ -62,5 +62,6 @@ class ViewsController(Controller):
             legal_actions=legal(state, seat),
             seated=await games.named(state),
             server_time=now_ms(),
+            head=head.hex(),
         )
         return Response(snapshot, headers=headers)

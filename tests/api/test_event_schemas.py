@@ -3,6 +3,7 @@ current ones: a game stored in schema 1 shapes is read, followed and played on a
 
 from __future__ import annotations
 
+import os
 import random
 import uuid
 from typing import Any
@@ -105,18 +106,21 @@ async def test_the_app_reads_schema_1_events_as_schema_2_and_writes_schema_2(
             "INSERT INTO es.streams (stream_id, stream_type, version) VALUES ($1, 'game', 0)",
             old_stream,
         )
+        head = bytes(32)  # chained as migration 0007 chains what an older release stored
         for version, r in enumerate(full, 1):
             data = msgspec.json.decode(r[3])
             shape = 1 if r[1] in SCHEMA_VERSIONS else r[2]
-            await conn.execute(
+            head = await conn.fetchval(
                 "INSERT INTO es.events (stream_id, version, event_id, event_type,"
-                " schema_version, data) VALUES ($1, $2, $3, $4, $5, $6)",
+                " schema_version, data, prev_hash, salt, hash) VALUES ($1, $2, $3, $4, $5, $6,"
+                " $7, $8, es.event_hash($7, $1, $2, $3, $4, $5, $8, $6)) RETURNING hash",
                 old_stream, version, uuid.uuid4(), r[1], shape,
-                msgspec.Raw(msgspec.json.encode(_v1(r[1], data))),
+                msgspec.Raw(msgspec.json.encode(_v1(r[1], data))), head, os.urandom(16),
             )  # fmt: skip
         await conn.execute(
-            "UPDATE es.streams SET version = $2 WHERE stream_id = $1", old_stream, len(full)
-        )
+            "UPDATE es.streams SET version = $2, head_hash = $3 WHERE stream_id = $1",
+            old_stream, len(full), head,
+        )  # fmt: skip
         await conn.execute(
             "INSERT INTO api.games (game_id, stream_id, status, preset, seats, players,"
             " created_by, version)"

@@ -3,7 +3,8 @@
 Random legal play over a real server. After every action each seat (and a spectator) reads its
 view and the next page of its events; each follows the live stream throughout. Every card named
 anywhere in them is checked against the truth, folded from the raw stored events: no card of
-another hand (unless laid open), no talon card before it is shown, no discard but one's own.
+another hand (unless laid open), no talon card before it is shown, no discard but one's own;
+and never the deals' secret (nor a seeded game's seed), which is revealed only at the end.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
     http: httpx.AsyncClient, pool: asyncpg.Pool, seed: str
 ) -> None:
     game_id, players = await seated_game(http, seed=seed)
+    secret = await pool.fetchval(
+        "SELECT secret FROM api.deal_sources WHERE game_id = $1::uuid", game_id
+    )
+    secrets = [seed, bytes(secret).hex()]
+
+    def no_secret(text: str, where: str) -> None:
+        assert not any(s in text for s in secrets), f"{where}: the deals' secret is shown"
+
     viewers: list[tuple[int | None, dict[str, str]]] = [
         *((seat, p.auth) for seat, p in enumerate(players)),
         (None, {}),
@@ -83,7 +92,9 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
         states = await _truth(pool, game_id)
         version = len(states) - 1
         for i, (seat, headers) in enumerate(viewers):
-            view = (await http.get(f"/v1/games/{game_id}", headers=headers)).json()
+            shown = await http.get(f"/v1/games/{game_id}", headers=headers)
+            no_secret(shown.text, f"view@{version}")
+            view = shown.json()
             assert view["version"] == version
             checked["hidden"] += _check(view, states[version], seat, f"view@{version}")
             if seat is not None and own_hand(states[version], seat):
@@ -92,6 +103,7 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
             page = await http.get(
                 f"/v1/games/{game_id}/events", params={"after": read_up_to[i]}, headers=headers
             )
+            no_secret(page.text, f"page after {read_up_to[i]}")
             for item in page.json()["items"]:
                 _check(item["event"], states[item["version"]], seat, f"page {item['version']}")
             read_up_to[i] = page.json()["version"]
@@ -107,6 +119,7 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
                 f"/v1/games/{game_id}/actions", json=action, headers=players[to_act].auth
             )
             assert response.status_code == 200, response.text
+            no_secret(response.text, "response")
             states, public = await look_as_everyone()
             for item in response.json()["events"]:  # the actor's own events, in the response
                 _check(item["event"], states[item["version"]], to_act, "response")
@@ -122,6 +135,7 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
         assert [f.id for f in log.frames] == list(range(1, version + 1))
         for frame in log.frames:
             assert frame.id is not None
+            no_secret(frame.data, f"stream event {frame.id}")
             _check(json.loads(frame.data), states[frame.id], seat, f"stream event {frame.id}")
     assert checked["own hands"] > 0 and checked["hidden"] > 0  # the checks looked at something
     assert read_up_to == [version] * len(viewers)

@@ -62,10 +62,13 @@ def _replay(
     players: list[Any],
     deals: list[dict[str, Any]],
     choices: list[tuple[int, dict[str, Any]]],
-    created_at: int | None,
+    stamped: list[dict[str, Any]],
 ) -> list[game.Event]:
     """The same game through `domain.game` alone: same rules, seats, layouts and choices, and
-    the creation time the service stamped."""
+    what the service stamped (the creation time, the commitment, the client seeds, the secret)."""
+    created = stamped[0]
+    seeds = [e["client_seed"] for e in stamped if e["type"] == "player_seated"]
+    secret = next(e["secret"] for e in stamped if e["type"] == "secret_revealed")
     state: game.GameState = game.INITIAL_STATE
     log: list[game.Event] = []
 
@@ -84,11 +87,18 @@ def _replay(
             log.extend(dealt)
             state = game.fold(dealt, state)
 
-    apply(game.CreateGame(rules=rules_for("sochi", {**OVERRIDES, "players": 3}), at=created_at))
+    apply(
+        game.CreateGame(
+            rules=rules_for("sochi", {**OVERRIDES, "players": 3}), at=created["at"],
+            dealing=created["dealing"], commitment=created["commitment"],
+            fixed_deals=created["fixed_deals"],
+        )
+    )  # fmt: skip
     for seat, player in enumerate(players):
-        apply(game.TakeSeat(seat=seat, player=player.id))
+        apply(game.TakeSeat(seat=seat, player=player.id, client_seed=seeds[seat]))
     for seat, action in choices:
         apply(msgspec.convert({**action, "seat": seat}, SeatCommand))  # type: ignore[arg-type]
+    apply(game.RevealSecret(secret=secret))
     return log
 
 
@@ -100,9 +110,11 @@ async def test_three_players_finish_a_pulka_over_http_with_the_domains_sheet(
 
     choices, final = await _play_to_the_end(client, game_id, players, random.Random(11))
 
-    created = (await _all_events(client, game_id, players[0].auth))[0]["event"]
+    stamped = [item["event"] for item in await _all_events(client, game_id, players[0].auth)]
+    created = stamped[0]
     assert created["type"] == "game_created" and isinstance(created["at"], int)
-    log = _replay(players, deals, choices, created["at"])
+    assert created["dealing"] == "fixed" and len(created["commitment"]) == 64
+    log = _replay(players, deals, choices, stamped)
     played = {action["type"] for _, action in choices}
     assert {"bid", "discard", "declare", "whist", "play"} <= played  # not a pulka of all-passes
     pure = game.fold(log)

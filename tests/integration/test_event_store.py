@@ -128,7 +128,8 @@ async def test_bad_appends_are_refused_before_reaching_the_log(store: EventStore
         with pytest.raises(ValueError, match="invalid expected version"):
             await store.append("table-a", new_events(1), bad)  # type: ignore[arg-type]
     not_an_object = NewEvent(event_id=uuid7(), event_type="x", schema_version=1, data=[1])  # type: ignore[arg-type]
-    with pytest.raises(asyncpg.CheckViolationError):
+    # (a list of lists reaches es.append as a two-dimensional array: no data, so no hash)
+    with pytest.raises((asyncpg.CheckViolationError, asyncpg.NotNullViolationError)):
         await store.append("table-a", [not_an_object])
     with pytest.raises(asyncpg.CheckViolationError):
         await store.append("", new_events(1))

@@ -218,3 +218,13 @@ def test_an_old_game_of_four_never_asks_the_dealer_to_whist() -> None:
     assert isinstance(event, GameCreated)
     assert event.rules.players4.dealer_whist is False
     assert GameCreated(rules=event.rules).rules.players4.dealer_raspasy == "sits_out"
+
+
+def test_a_game_created_before_commitments_reads_as_dealt_without_one() -> None:
+    for version in (1, 2):
+        stored = json.loads((FIXTURES / f"game_created@{version}.json").read_text("utf-8"))
+        event = domain_codec().decode("game_created", version, stored)
+        assert isinstance(event, GameCreated)
+        assert (event.dealing, event.commitment, event.fixed_deals) == (None, None, 0)
+    seated = json.loads((FIXTURES / "player_seated@1.json").read_text("utf-8"))
+    assert domain_codec().decode("player_seated", 1, seated).client_seed is None  # type: ignore[attr-defined]
