@@ -24,7 +24,8 @@ The only package that touches the world (database, network, clock, randomness); 
     └── proof        a game's chain, commitment and decks checked (verify, /proof)
 
     projection_runner  read models following the feed, checkpointed, rebuilt blue/green
-    └── read_models    each projection's SQL, and how the API reads it
+    ├── read_models    each projection's SQL, and how the API reads it
+    └── analyst        the double-dummy analysis of finished games, in a worker process
 
     exceptions       the service's refusals, free of HTTP
     errors           the one place that maps every error to problem+json

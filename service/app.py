@@ -50,6 +50,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.types import ControllerRouterHandler
 
+from service.analyst import Analyst
 from service.api import auth, read_models
 from service.api.actions import ActionsController
 from service.api.common import refuse_unknown_query_parameters
@@ -153,11 +154,14 @@ def _limiter_of(scope: Any) -> RateLimiter | None:
 @contextlib.asynccontextmanager
 async def _projections_lifespan(app: Litestar) -> AsyncIterator[None]:
     """Run the projections in the background while the app serves (catching up on start)."""
-    task = asyncio.create_task(app.state.projections.run(), name="projections")
+    tasks = [asyncio.create_task(app.state.projections.run(), name="projections")]
+    if app.state.analyst is not None:
+        tasks.append(asyncio.create_task(app.state.analyst.run(), name="analyst"))
     try:
         yield
     finally:
-        await stop_task(task)
+        for task in tasks:
+            await stop_task(task)
 
 
 def _from_state(name: str) -> Provide:
@@ -250,6 +254,7 @@ def create_app(
             steward=steward,
             live=live,
             projections=runner,
+            analyst=Analyst(pool) if settings.analysis else None,
             limiter=limiter,
         )
         purger = KeyPurger(events.store, interval=settings.key_purge_interval, also=notes.purge)

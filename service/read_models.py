@@ -13,11 +13,7 @@ is skipped, so a batch applied twice writes nothing new.
 
 from __future__ import annotations
 
-import asyncio
-import atexit
-import concurrent.futures
 import contextlib
-import multiprocessing
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
@@ -26,8 +22,7 @@ import asyncpg
 import msgspec
 
 from domain.game import Event, GameEnded
-from projections import analysis, game_analysis, ratings, sheet, stats
-from service.codec import domain_codec
+from projections import analysis, ratings, sheet, stats
 from service.event_store import RecordedEvent
 from service.streams import game_id_of
 
@@ -309,86 +304,32 @@ class RatingsReadModel(ReadModel):
 # --- the double-dummy analysis -------------------------------------------------------------------
 
 
-def analyse_stored(rows: Sequence[tuple[str, int, str]]) -> bytes:
-    """`projections.analysis.analyse_game` of a game's stored events ``(type, schema version,
-    JSON)``, as JSON: what the analysis process runs (its arguments and result cross processes
-    as plain data)."""
-    codec = domain_codec()
-    events = [codec.decode(t, v, d) for t, v, d in rows]
-    return _encoder.encode(game_analysis.analyse_game(events))  # type: ignore[arg-type]
-
-
-class _Analyser:
-    """One worker process for the solver, started on first use (spawned: a fork of a process
-    running an event loop and threads is unsafe). The search takes seconds of CPU per game;
-    in its own process it never stalls the event loop nor competes with it for the GIL."""
-
-    def __init__(self) -> None:
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
-
-    async def run(self, rows: list[tuple[str, int, str]]) -> bytes:
-        loop = asyncio.get_running_loop()
-        for _ in range(2):
-            if self._pool is None:
-                self._pool = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
-                )
-                atexit.register(self._pool.shutdown, wait=False, cancel_futures=True)
-            try:
-                return await loop.run_in_executor(self._pool, analyse_stored, rows)
-            except concurrent.futures.process.BrokenProcessPool:
-                self._pool = None  # the worker died (killed, out of memory): a fresh one
-        # Twice broken: analyse in a thread rather than not at all (the loop stays responsive).
-        return await asyncio.to_thread(analyse_stored, rows)
-
-
-_analyser = _Analyser()
-_game_analysis = msgspec.json.Decoder(game_analysis.GameAnalysis)
-
-_GAME_EVENTS = """
-SELECT event_type, schema_version, data::text FROM es.events
- WHERE stream_id = $1 AND version <= $2 ORDER BY version"""
-
-
 class AnalysisReadModel(ReadModel):
-    """`projections.analysis` of every finished game: each deal's par and costs, and each
-    player's tricks lost against par. Computed once the game is over (a game's information is
-    public then, as its replays are), from the whole stream, in the analysis process."""
+    """`projections.game_analysis` of every finished game: each deal's par and card costs, and
+    each player's tricks lost against par. A game's information is public once it is over (as
+    its replays are), so its end queues it here; the solver's seconds of work are done apart,
+    by `service.analyst`, so that neither this runner's other projections nor the feed's
+    horizon ever wait on them."""
 
     name = "analysis"
     code_version = 1
     handled = frozenset({GameEnded.__struct_config__.tag})  # type: ignore[arg-type]
-    tables = ("analysis_deals", "analysis_players")
+    tables = ("analysis_games", "analysis_deals", "analysis_players")
 
     async def apply(self, conn: asyncpg.Connection, slot: str, batch: Sequence[Decoded]) -> None:
-        for item in batch:
-            record = item.record
-            game_id = game_id_of(record.stream_id)
-            if game_id is None or not isinstance(item.event, GameEnded):
-                continue
-            rows = await conn.fetch(_GAME_EVENTS, record.stream_id, record.version)
-            try:
-                found = _game_analysis.decode(await _analyser.run([tuple(r) for r in rows]))
-            except Exception as exc:
-                raise PoisonEvent(record, exc) from exc
-            # Idempotent: a deal's row is written once; a player's row is the game's whole sum.
+        ended = [
+            (g, d.record.stream_id, d.record.version)
+            for d in batch
+            if isinstance(d.event, GameEnded) and (g := game_id_of(d.record.stream_id))
+        ]
+        if ended:
             await conn.execute(
-                f"""INSERT INTO rm.analysis_deals_{slot} (game_id, deal_no, analysis)
-                    SELECT $1, n, a::jsonb FROM unnest($2::int[], $3::text[]) AS t(n, a)
+                f"""INSERT INTO rm.analysis_games_{slot} (game_id, stream_id, version)
+                    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
                     ON CONFLICT DO NOTHING""",
-                game_id,
-                [d.deal_no for d in found.deals],
-                [_encoder.encode(d.analysis).decode() for d in found.deals],
-            )
-            await conn.execute(
-                f"""INSERT INTO rm.analysis_players_{slot} (player_id, game_id, deals, tricks_lost)
-                    SELECT p, $1, d, l FROM unnest($2::text[], $3::int[], $4::int[]) AS t(p, d, l)
-                    ON CONFLICT (player_id, game_id) DO UPDATE
-                       SET deals = EXCLUDED.deals, tricks_lost = EXCLUDED.tricks_lost""",
-                game_id,
-                [p.player for p in found.players],
-                [p.deals for p in found.players],
-                [p.tricks_lost for p in found.players],
+                [g for g, _, _ in ended],
+                [s for _, s, _ in ended],
+                [v for _, _, v in ended],
             )
 
 

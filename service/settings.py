@@ -31,6 +31,8 @@ Every knob of the service lives here and nowhere else. Variables:
                                   ``off`` (a ``preferans bots`` elsewhere)
     PREFERANS_BOT_BUDGET          seconds a ``strong`` bot may think over a decision (1.5)
     PREFERANS_BOT_PACE            seconds at least from a bot's turn to its move (0.5)
+    PREFERANS_ANALYSIS            analyse finished games double-dummy in a worker process
+                                  beside the projections (true)
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
     PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
     PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
@@ -80,6 +82,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     bot_worker: Literal["process", "inline", "off"] = "process"
     bot_budget: float = 1.5
     bot_pace: float = 0.5
+    analysis: bool = True
     rate_limits: bool = True
     reads_per_minute: int = 1200
     writes_per_minute: int = 300

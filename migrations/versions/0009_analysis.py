@@ -1,5 +1,7 @@
 """The double-dummy analysis of finished games: a read model in two slots, like the others.
 
+- ``rm.analysis_games_<slot>``: the finished games the projection has seen, each to be analysed
+  once by a service process (``leased_until`` while one is at it; ``done`` after);
 - ``rm.analysis_deals_<slot>``: one row per analysed deal of a finished game
   (`projections.analysis.DealAnalysis`, written once).
 - ``rm.analysis_players_<slot>``: one row per (player, game): deals in which he chose a card and
@@ -20,6 +22,14 @@ branch_labels = None
 depends_on = None
 
 SLOT = """
+CREATE TABLE rm.analysis_games_{s} (
+  game_id      text PRIMARY KEY,
+  stream_id    text NOT NULL,
+  version      bigint NOT NULL,      -- the game's GameEnded
+  leased_until timestamptz,
+  done         boolean NOT NULL DEFAULT false
+);
+CREATE INDEX analysis_games_{s}_todo ON rm.analysis_games_{s} (leased_until) WHERE NOT done;
 CREATE TABLE rm.analysis_deals_{s} (
   game_id  text NOT NULL,
   deal_no  int NOT NULL CHECK (deal_no >= 1),
@@ -35,7 +45,7 @@ CREATE TABLE rm.analysis_players_{s} (
 );
 """
 
-TABLES = ("analysis_deals", "analysis_players")
+TABLES = ("analysis_games", "analysis_deals", "analysis_players")
 
 
 def upgrade() -> None:

@@ -15,6 +15,7 @@ from projection_games import CODEC, Game, Log, append_interleaved, new_events, r
 from domain import game as g
 from migrations import APP_ROLE
 from projections import analysis, game_analysis, ratings, sheet, stats
+from service.analyst import Analyst
 from service.database import create_pool, with_user
 from service.event_log import game_log
 from service.event_store import NewEvent, uuid7
@@ -43,7 +44,9 @@ PLAYERS = [f"player-{i}" for i in range(5)]
 
 
 async def tables(pool: asyncpg.Pool, slot: str) -> dict[str, Any]:
-    """Every read model's rows in one slot, decoded (timestamps of writing left out)."""
+    """Every read model's rows in one slot, decoded (timestamps of writing left out), once the
+    analyst has analysed the finished games queued there."""
+    await Analyst(pool).drain([slot])
 
     async def docs(table: str, model: type) -> dict[str, Any]:
         rows = await pool.fetch(f"SELECT game_id, version, model::text FROM rm.{table}_{slot}")
@@ -70,10 +73,12 @@ async def tables(pool: asyncpg.Pool, slot: str) -> dict[str, Any]:
     analysed = await pool.fetch(
         f"SELECT game_id, deal_no, analysis::text FROM rm.analysis_deals_{slot}"
     )
+    queued = await pool.fetch(f"SELECT game_id, version, done FROM rm.analysis_games_{slot}")
     par = await pool.fetch(
         f"SELECT player_id, game_id, deals, tricks_lost FROM rm.analysis_players_{slot}"
     )
     return {
+        "analysis_games": {r[0]: (r[1], r[2]) for r in queued},
         "analysis_deals": {
             (r[0], r[1]): msgspec.json.decode(r[2], type=analysis.DealAnalysis) for r in analysed
         },
@@ -130,6 +135,8 @@ def assert_matches_pure_folds(rows: dict[str, Any], games: list[Game], log: Log)
     # The analysis: every game that ended, analysed whole.
     finished = [gm for gm in games if gm.done and g.is_terminal(g.fold(log.of(gm.game_id)))]
     whole = {gm.game_id: game_analysis.analyse_game(log.of(gm.game_id)) for gm in finished}
+    assert set(rows["analysis_games"]) == set(whole)
+    assert all(done for _, done in rows["analysis_games"].values())
     assert rows["analysis_deals"] == {
         (game_id, d.deal_no): d.analysis for game_id, a in whole.items() for d in a.deals
     }
@@ -495,3 +502,25 @@ async def test_an_export_imports_into_another_server_as_the_same_game_exactly_on
         assert await other.fetchval("SELECT count(*) FROM es.streams") == 1
     finally:
         await other.close()
+
+
+async def test_the_analyst_leaves_a_leased_game_alone_and_takes_it_over_once_the_lease_expires(
+    app_pool,
+):
+    events = game_log(app_pool, announce=False)
+    games = random_games(3, PLAYERS, seed=21)
+    log = Log()
+    await append_interleaved(events.store, games, log, random.Random(22))
+    await Projections(events).catch_up(until=log.cursor)
+    queued = await app_pool.fetch("SELECT game_id FROM rm.analysis_games_a ORDER BY version")
+    assert queued, "finished games are queued for analysis"
+    # Another process holds a live lease on every game: nothing is analysed here.
+    await app_pool.execute("UPDATE rm.analysis_games_a SET leased_until = now() + interval '1 h'")
+    assert await Analyst(app_pool).drain() == 0
+    assert await app_pool.fetchval("SELECT count(*) FROM rm.analysis_deals_a") == 0
+    # That process died: its leases expire, and each game is analysed once.
+    await app_pool.execute("UPDATE rm.analysis_games_a SET leased_until = now() - interval '1 s'")
+    assert await Analyst(app_pool).drain() == len(queued)
+    assert await Analyst(app_pool).drain() == 0
+    assert await app_pool.fetchval("SELECT bool_and(done) FROM rm.analysis_games_a")
+    assert_matches_pure_folds(await tables(app_pool, "a"), games, log)

@@ -66,6 +66,18 @@ async def caught_up(client: AsyncTestClient[Litestar]) -> None:
     raise AssertionError(f"the projections did not catch up: {rows}")
 
 
+async def all_analysed(events: EventLog) -> None:
+    """Wait for the app's analyst to analyse every finished game the projection queued."""
+    for _ in range(1200):
+        queued = await events.pool.fetchval(
+            "SELECT count(*) FROM rm.analysis_games_a WHERE NOT done"
+        )
+        if queued == 0:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the analyst did not analyse the finished games")
+
+
 @pytest.fixture
 def events(app_pool) -> EventLog:
     """The test's own event log on the app's database (the app's pool lives on its own loop)."""
@@ -91,6 +103,7 @@ async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(c
     players = [await register(client, name) for name in ("Анна", "Boris", "Cid", "Dora")]
     games, log = await appended_games(events, players)
     await caught_up(client)
+    await all_analysed(events)
     first = games[0]
     assert isinstance(first.state, g.PulkaClosed)
 

@@ -1,0 +1,173 @@
+"""The analyst: the double-dummy analysis of finished games, in a worker process of its own.
+
+The ``analysis`` read model (`service.read_models.AnalysisReadModel`) only queues a game when
+its end reaches the projections (``rm.analysis_games_<slot>``). Every service process runs an
+`Analyst` beside its projections; it leases one queued game at a time (a short transaction: the
+lease is a timestamp, never a lock held while the solver works), reads the game's events,
+solves every deal in its worker process, and writes the deals and the players' tricks lost
+against par in one short transaction that also marks the game done, if the lease is still its
+own and the slot still exists. A process killed mid-analysis leaves a lease that expires; the
+game is analysed again elsewhere, once.
+
+Why apart from the runner: the solver takes seconds of CPU per game. Inside the runner's
+transaction it would delay every other projection (the sheet, the statistics) by as much and,
+once the transaction wrote, hold the cluster's xid horizon back for every feed follower.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import logging
+import multiprocessing
+from collections.abc import Sequence
+
+import asyncpg
+import msgspec
+
+from projections import game_analysis
+from service.codec import domain_codec
+from service.read_models import slot_of
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS = 300
+"""Long enough for the longest game's analysis; a dead process's lease expires after it."""
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(game_analysis.GameAnalysis)
+
+# The slots of the analysis' active and rebuilding generations (both need their games analysed).
+_SLOTS = """
+SELECT p.active, c.projection FROM rm.projections p
+  LEFT JOIN es.projection_checkpoints c ON c.projection LIKE 'analysis@%'
+ WHERE p.name = 'analysis'"""
+
+_LEASE = """
+UPDATE rm.analysis_games_{s} SET leased_until = now() + make_interval(secs => $1)
+ WHERE game_id = (SELECT game_id FROM rm.analysis_games_{s}
+                   WHERE NOT done AND (leased_until IS NULL OR leased_until < now())
+                   ORDER BY version LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING game_id, stream_id, version, leased_until"""
+
+_EVENTS = """
+SELECT event_type, schema_version, data::text FROM es.events
+ WHERE stream_id = $1 AND version <= $2 ORDER BY version"""
+
+_DONE = """
+UPDATE rm.analysis_games_{s} SET done = true, leased_until = NULL
+ WHERE game_id = $1 AND leased_until = $2 AND NOT done"""
+
+_DEALS = """
+INSERT INTO rm.analysis_deals_{s} (game_id, deal_no, analysis)
+SELECT $1, n, a::jsonb FROM unnest($2::int[], $3::text[]) AS t(n, a)
+ON CONFLICT DO NOTHING"""
+
+_PLAYERS = """
+INSERT INTO rm.analysis_players_{s} (player_id, game_id, deals, tricks_lost)
+SELECT p, $1, d, l FROM unnest($2::text[], $3::int[], $4::int[]) AS t(p, d, l)
+ON CONFLICT (player_id, game_id) DO UPDATE
+   SET deals = EXCLUDED.deals, tricks_lost = EXCLUDED.tricks_lost"""
+
+
+def analyse_stored(rows: Sequence[tuple[str, int, str]]) -> bytes:
+    """`projections.game_analysis.analyse_game` of a game's stored events ``(type, schema
+    version, JSON)``, as JSON: what the worker process runs (its arguments and result cross
+    processes as plain data)."""
+    codec = domain_codec()
+    events = [codec.decode(t, v, d) for t, v, d in rows]
+    return _encoder.encode(game_analysis.analyse_game(events))  # type: ignore[arg-type]
+
+
+class _Solver:
+    """One worker process for the solver, started on first use (spawned: a fork of a process
+    running an event loop and threads is unsafe). In its own process the search neither stalls
+    the event loop nor competes with it for the GIL."""
+
+    def __init__(self) -> None:
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    async def run(self, rows: list[tuple[str, int, str]]) -> bytes:
+        loop = asyncio.get_running_loop()
+        for _ in range(2):
+            if self._pool is None:
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
+                atexit.register(self._pool.shutdown, wait=False, cancel_futures=True)
+            try:
+                return await loop.run_in_executor(self._pool, analyse_stored, rows)
+            except concurrent.futures.process.BrokenProcessPool:
+                self._pool = None  # the worker died (killed, out of memory): a fresh one
+        # Twice broken: analyse in a thread rather than not at all (the loop stays responsive).
+        return await asyncio.to_thread(analyse_stored, rows)
+
+
+_solver = _Solver()
+
+
+class Analyst:
+    """See the module docstring. `run` is the background loop; `drain` analyses every queued
+    game now (tests, one-off jobs)."""
+
+    def __init__(self, pool: asyncpg.Pool, *, idle_interval: float = 1.0) -> None:
+        self.pool = pool
+        self.idle_interval = idle_interval
+        self.analysed = 0
+
+    async def run(self) -> None:
+        while True:
+            try:
+                if not await self.analyse_one():
+                    await asyncio.sleep(self.idle_interval)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("analyst: a round failed", exc_info=True)
+                await asyncio.sleep(self.idle_interval)
+
+    async def drain(self, slots: Sequence[str] | None = None) -> int:
+        """Analyse queued games until none is left (leased elsewhere ones excepted), in the
+        live generations' slots or in ``slots``."""
+        done = 0
+        while await self.analyse_one(slots):
+            done += 1
+        return done
+
+    async def _slots(self) -> list[str]:
+        rows = await self.pool.fetch(_SLOTS)
+        generations = {int(r["projection"].split("@")[1]) for r in rows if r["projection"]}
+        generations |= {r["active"] for r in rows}
+        return [slot_of(g) for g in sorted(generations, reverse=True)]
+
+    async def analyse_one(self, slots: Sequence[str] | None = None) -> bool:
+        """Lease a queued game of any live generation, analyse it, store it; False if none."""
+        for slot in slots if slots is not None else await self._slots():
+            leased = await self.pool.fetchrow(_LEASE.format(s=slot), LEASE_SECONDS)
+            if leased is None:
+                continue
+            game_id, stream_id, version, lease = leased
+            rows = await self.pool.fetch(_EVENTS, stream_id, version)
+            found = _decoder.decode(await _solver.run([tuple(r) for r in rows]))
+            async with self.pool.acquire() as conn, conn.transaction():
+                # The lease first: if it expired and another process took the game, or the
+                # slot was emptied by a rebuild's switch, write nothing.
+                if await conn.execute(_DONE.format(s=slot), game_id, lease) != "UPDATE 1":
+                    return True
+                await conn.execute(
+                    _DEALS.format(s=slot),
+                    game_id,
+                    [d.deal_no for d in found.deals],
+                    [_encoder.encode(d.analysis).decode() for d in found.deals],
+                )
+                await conn.execute(
+                    _PLAYERS.format(s=slot),
+                    game_id,
+                    [p.player for p in found.players],
+                    [p.deals for p in found.players],
+                    [p.tricks_lost for p in found.players],
+                )
+            self.analysed += 1
+            return True
+        return False
