@@ -20,14 +20,17 @@ Several processes (``PREFERANS_WORKERS``, the bot worker): ``preferans serve`` p
 ``PROMETHEUS_MULTIPROC_DIR`` at a fresh folder before it starts them (`prepare_multiprocess`),
 each writes its values there, and every API worker's ``/metrics`` sums them all, so any worker
 answers for the whole service. The gauges say how they add up: subscribers are summed over the
-live processes; lags and pending timeouts, which every process sees alike, take the maximum.
+live processes; the lags, measured from the database at each scrape, are the latest measure;
+pending timeouts, which every steward counts alike, take the maximum.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -44,13 +47,13 @@ PROJECTION_LAG = Gauge(
     "preferans_projection_lag_events",
     "Events in the log a projection has not applied yet",
     ["projection"],
-    multiprocess_mode="max",
+    multiprocess_mode="mostrecent",  # measured by whichever process was scraped last
 )
 PROJECTION_LAG_SECONDS = Gauge(
     "preferans_projection_lag_seconds",
     "Age of the oldest event a projection has not applied yet",
     ["projection"],
-    multiprocess_mode="max",
+    multiprocess_mode="mostrecent",
 )
 SSE_SUBSCRIBERS = Gauge(
     "preferans_sse_subscribers",
@@ -69,6 +72,17 @@ TIMEOUTS_PENDING = Gauge(
     "Clocks running at the tables a steward watches (a timeout will fire when one runs out)",
     multiprocess_mode="max",
 )
+
+
+@contextlib.asynccontextmanager
+async def subscribed(stream: str) -> AsyncIterator[None]:
+    """Counted in ``preferans_sse_subscribers{stream}`` while the block runs."""
+    gauge = SSE_SUBSCRIBERS.labels(stream)
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()
 
 
 def prepare_multiprocess() -> Path | None:

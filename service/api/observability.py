@@ -6,7 +6,7 @@
   the response's ``X-Request-ID``, and each request is logged once (logger
   ``preferans.access``, INFO) with its method, route, status and milliseconds.
 - `prometheus_config`: Litestar's Prometheus middleware, requests and their latency per route
-  template (``/v1/games/{game_id:uuid}``, never a raw path) and status, as
+  template (``/v1/games/{game_id}``, never a raw path) and status, as
   ``preferans_http_requests_total`` and ``preferans_http_request_duration_seconds``.
 - `MetricsController`: ``GET /metrics``, outside the API's schema and its rate limits; in
   multiprocess mode it adds up every process's values (`service.metrics`).
@@ -15,12 +15,18 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar import Controller, Response, get
+from litestar.datastructures import State
+from litestar.plugins.prometheus import PrometheusConfig
+from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from service.metrics import PROJECTION_LAG, PROJECTION_LAG_SECONDS
 from service.telemetry import new_request_id, request_id, well_formed_request_id
 
 Scope = MutableMapping[str, Any]
@@ -29,6 +35,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+log = logging.getLogger(__name__)
 access_log = logging.getLogger("preferans.access")
 
 METRICS_PATH = "/metrics"
@@ -83,8 +90,32 @@ def prometheus_config() -> PrometheusConfig:
     )
 
 
-class MetricsController(PrometheusController):
+class MetricsController(Controller):
     """``GET /metrics`` in Prometheus' text format."""
 
     path = METRICS_PATH
     include_in_schema = False
+
+    @get(name="metrics", opt={"exclude_from_auth": True})
+    async def scrape(self, state: State) -> Response[bytes]:
+        projections = state.get("projections")
+        if projections is not None:
+            await _measure_lag(projections)
+        registry = REGISTRY
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+async def _measure_lag(projections: Any) -> None:
+    """The projections' lag as the database says it now (a few small queries a scrape)."""
+    try:
+        rows = await projections.status()
+    except Exception:  # the scrape still answers with what it has; /health says what is down
+        log.debug("metrics: projection lag unavailable", exc_info=True)
+        return
+    for row in rows:
+        if row.role == "active":
+            PROJECTION_LAG.labels(row.name).set(row.lag)
+            PROJECTION_LAG_SECONDS.labels(row.name).set(row.lag_seconds)
