@@ -492,6 +492,8 @@ def run(settings: Settings) -> None:
             header_read_timeout=int(settings.header_timeout * 1000), keep_alive=True
         ),
         log_access=False,
+        # granian's own lines go to the root logger, in PREFERANS_LOG_FORMAT like the app's.
+        log_dictconfig={"loggers": {"_granian": {"handlers": [], "propagate": True}}},
         respawn_failed_workers=True,
         workers_kill_timeout=5,  # open SSE streams end; their clients resume elsewhere
     ).serve()

@@ -3,8 +3,8 @@
 The Swagger UI files come with the ``swagger-ui-bundle-v2`` package (Swagger UI 5, which reads
 OpenAPI 3.1) and the page's own script and style from ``service/docs/``; all of them are served
 under ``/schema/assets/``, so the page loads nothing from another host and works offline. The
-page runs under a Content-Security-Policy as strict as the web client's, less inline styles
-(Swagger UI writes a few ``style`` attributes).
+page runs under a Content-Security-Policy as strict as the web client's: no inline script or
+style (the page's start is ``init.js``), nothing from another origin.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
 SWAGGER_DIR = Path(str(swagger_ui_path))
 DOCS_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; "
         "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; "
         "frame-ancestors 'none'"
     ),
