@@ -22,7 +22,8 @@ def test_every_route_of_the_app_is_documented() -> None:
         (method.lower(), re.sub(r":\w+}", "}", route.path))
         for route in app.routes
         for method in getattr(route, "methods", ())
-        if method not in ("HEAD", "OPTIONS") and not route.path.startswith("/schema")
+        if method not in ("HEAD", "OPTIONS")
+        and not route.path.startswith("/schema")
         and route.path != "/metrics"  # for Prometheus, in its own format (docs/operations.md)
     }
     documented = {(m, p) for p, ops in spec["paths"].items() for m in ops}

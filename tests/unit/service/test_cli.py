@@ -61,8 +61,10 @@ def test_an_unreachable_database_is_one_line_and_exits_5(tmp_path, command):
     result = preferans(*command, cwd=tmp_path, DATABASE_URL=url, PREFERANS_CONNECT_TIMEOUT="2")
     assert result.returncode == 5
     line = one_line(result)
-    assert line == "preferans: cannot reach the database at postgresql://u:***@127.0.0.1:1/x: "\
+    assert (
+        line == "preferans: cannot reach the database at postgresql://u:***@127.0.0.1:1/x: "
         "Connection refused"
+    )
 
 
 def test_a_data_folder_that_cannot_be_written_is_one_line_and_exits_7(tmp_path):
