@@ -95,7 +95,9 @@ def _cmd_bots(args: argparse.Namespace, settings: Settings) -> int:
     from service.bot_worker import main as bot_worker
 
     logging.getLogger().setLevel(logging.INFO)
-    return bot_worker(settings)
+    return bot_worker(
+        msgspec.structs.replace(settings, database_url=preflight.database_dsn(settings))
+    )
 
 
 def _cmd_openapi(args: argparse.Namespace, settings: Settings) -> int:

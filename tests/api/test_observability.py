@@ -153,14 +153,18 @@ async def test_a_request_is_traced_down_to_its_append(database_dsn):
 
     exporter = InMemorySpanExporter()
     assert configure_tracing(Settings(), exporter=exporter)
-    async with AsyncTestClient(make_app(database_dsn, tracing=True)) as client:
-        token = (await client.post("/v1/players", json={"name": "Traced"})).json()["token"]
-        exporter.clear()
-        created = await client.post(
-            "/v1/games", json={"seats": 3, "seat": 0}, headers={"Authorization": f"Bearer {token}"}
-        )
-        assert created.status_code == 201
-    spans = exporter.get_finished_spans()
+    try:
+        async with AsyncTestClient(make_app(database_dsn, tracing=True)) as client:
+            token = (await client.post("/v1/players", json={"name": "Traced"})).json()["token"]
+            exporter.clear()
+            created = await client.post(
+                "/v1/games", json={"seats": 3, "seat": 0},
+                headers={"Authorization": f"Bearer {token}"},
+            )  # fmt: skip
+            assert created.status_code == 201
+        spans = exporter.get_finished_spans()
+    finally:
+        exporter.shutdown()  # later tests' appends are not kept in memory
     appends = [s for s in spans if s.name == "es.append"]
     assert appends, [s.name for s in spans]
     append = appends[0]
