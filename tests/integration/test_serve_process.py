@@ -65,7 +65,11 @@ def test_a_signal_stops_serve_and_its_embedded_postgres(tmp_path, signum, when):
     )  # fmt: skip
     try:
         if when == "serving":
-            assert wait_for(lambda: healthy(port), 120), "the service did not come up"
+            if not wait_for(lambda: healthy(port) or process.poll() is not None, 180) or (
+                process.poll() is not None
+            ):
+                process.kill()
+                pytest.fail(f"the service did not come up: {process.communicate()[1][-3000:]!r}")
         else:  # the embedded server runs, the API does not yet
             postgres = lambda: any("postgres -D" in p for p in processes_using(data / "pg"))  # noqa: E731
             assert wait_for(postgres, 120), "the embedded server did not start"
