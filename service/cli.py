@@ -42,16 +42,16 @@ from service.telemetry import configure_logging
 Command = Callable[[argparse.Namespace, Settings], int]
 
 EXIT_CODES = {
-    0: "done",
-    1: "the command failed (a stale OpenAPI document, a failed projection, a refused import)",
-    2: "bad usage: an unknown command or option",
-    **{c.exit_code: (c.__doc__ or "").strip() for c in (
+    0: "Done",
+    1: "The command failed (a stale OpenAPI document, a failed projection, a refused import)",
+    2: "Bad usage: an unknown command or option",
+    **{c.exit_code: (c.__doc__ or "").strip().rstrip(".") for c in (
         preflight.BadSetting, preflight.MalformedDatabaseUrl, preflight.DatabaseUnreachable,
         preflight.DatabaseLoginRefused, preflight.DataDirNotWritable,
         preflight.EmbeddedServerFailed,
     )},
-    130: "stopped by SIGINT (Ctrl-C) before it was serving",
-    143: "stopped by SIGTERM before it was serving",
+    130: "Stopped by SIGINT (Ctrl-C) before it was serving",
+    143: "Stopped by SIGTERM before it was serving",
 }  # fmt: skip
 """What ``preferans`` exits with (``preferans --help`` lists them; a served API stopped by
 either signal exits 0)."""

@@ -31,26 +31,38 @@ class ConfigurationError(Exception):
 
 
 class BadSetting(ConfigurationError):
+    """A setting's value is malformed (PREFERANS_PORT=abc)."""
+
     exit_code = 3
 
 
 class MalformedDatabaseUrl(ConfigurationError):
+    """DATABASE_URL is no PostgreSQL URL."""
+
     exit_code = 4
 
 
 class DatabaseUnreachable(ConfigurationError):
+    """Nothing answers at DATABASE_URL, or its database does not exist."""
+
     exit_code = 5
 
 
 class DatabaseLoginRefused(ConfigurationError):
+    """The database server refuses the login."""
+
     exit_code = 6
 
 
 class DataDirNotWritable(ConfigurationError):
+    """The data folder (PREFERANS_DATA_DIR) cannot be written."""
+
     exit_code = 7
 
 
 class EmbeddedServerFailed(ConfigurationError):
+    """The embedded PostgreSQL did not start."""
+
     exit_code = 8
 
 
