@@ -4,6 +4,7 @@ CORS is off unless origins are named."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -212,3 +213,24 @@ async def test_cors_allows_the_named_origins_only(database_dsn):
         read = await client.get("/v1/games", headers={"Origin": "https://m.cards.example"})
         assert read.headers["access-control-allow-origin"] == "https://m.cards.example"
         assert "etag" in read.headers["access-control-expose-headers"].lower()
+
+
+async def test_open_event_streams_are_counted_while_they_last(server):
+    def subscribers(samples) -> float:
+        return samples.get(("preferans_sse_subscribers", frozenset({("stream", "game")})), 0.0)
+
+    async with httpx.AsyncClient(base_url=server, timeout=30) as http:
+        game_id, players = await seated_game(http)
+        before = subscribers(await scrape(http))
+        async with http.stream(
+            "GET", f"/v1/games/{game_id}/stream", headers=players[0].auth
+        ) as stream:
+            lines = stream.aiter_lines()
+            while not (await anext(lines)).startswith("data:"):
+                pass
+            assert subscribers(await scrape(http)) == before + 1
+        for _ in range(50):  # the server notices the disconnect at its next write (a ping)
+            if subscribers(await scrape(http)) == before:
+                break
+            await asyncio.sleep(0.1)
+        assert subscribers(await scrape(http)) == before
