@@ -234,3 +234,25 @@ async def test_open_event_streams_are_counted_while_they_last(server):
                 break
             await asyncio.sleep(0.1)
         assert subscribers(await scrape(http)) == before
+
+
+async def test_a_bots_thinking_is_timed_per_level(client):
+    def thought(samples) -> float:
+        return samples.get(
+            ("preferans_bot_think_seconds_count", frozenset({("level", "random")})), 0
+        )
+
+    host = (await client.post("/v1/players", json={"name": "host"})).json()
+    auth = {"Authorization": f"Bearer {host['token']}"}
+    before = thought(await scrape(client))
+    game_id = (await client.post("/v1/games", json={}, headers=auth)).json()["id"]
+    for _ in range(3):  # a table of bots only: they play at once
+        seated = await client.post(
+            f"/v1/games/{game_id}/bots", json={"level": "random"}, headers=auth
+        )
+        assert seated.status_code == 200, seated.text
+    for _ in range(100):
+        if thought(await scrape(client)) > before:
+            break
+        await asyncio.sleep(0.1)
+    assert thought(await scrape(client)) > before
