@@ -98,3 +98,56 @@ def test_a_refused_login_is_one_line_and_exits_6(tmp_path, pg_server_dsn):
     assert len(lines) == 1
     assert lines[0].startswith("preferans: the database at postgresql://no_such_role_here:***@")
     assert "refused the login" in lines[0]
+
+
+def test_metrics_of_every_process_of_serve_are_added_up(tmp_path, database_dsn):
+    """Two API workers and the bot worker: whichever worker answers /metrics counts every
+    request, and the bots' thinking, which happens in the bot worker alone, is there too."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    port = free_port()
+    env = {
+        **os.environ, "DATABASE_URL": database_dsn, "PREFERANS_PORT": str(port),
+        "PREFERANS_WORKERS": "2", "PREFERANS_RATE_LIMITS": "false", "PREFERANS_BOT_PACE": "0",
+    }  # fmt: skip
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve"], env=env, cwd=tmp_path,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+    def samples() -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+        text = httpx.get(f"{base}/metrics", timeout=5).text
+        return {(s.name, frozenset(s.labels.items())): s.value
+                for f in text_string_to_metric_families(text) for s in f.samples}  # fmt: skip
+
+    base = f"http://127.0.0.1:{port}"
+    try:
+        if not wait_for(lambda: healthy(port) or process.poll() is not None, 180) or (
+            process.poll() is not None
+        ):
+            process.kill()
+            pytest.fail(f"the service did not come up: {process.communicate()[1][-3000:]!r}")
+        for _ in range(12):  # a connection each, so both workers answer some
+            assert httpx.get(f"{base}/v1/games", timeout=5).status_code == 200
+        key = ("preferans_http_requests_total", frozenset({
+            ("app_name", "preferans"), ("method", "GET"), ("path", "/v1/games"),
+            ("status_code", "200")}))  # fmt: skip
+        assert all(samples()[key] == 12 for _ in range(4))
+
+        token = httpx.post(f"{base}/v1/players", json={"name": "host"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        game_id = httpx.post(f"{base}/v1/games", json={}, headers=auth).json()["id"]
+        for _ in range(3):
+            seated = httpx.post(f"{base}/v1/games/{game_id}/bots", json={"level": "random"},
+                                headers=auth)  # fmt: skip
+            assert seated.status_code == 200, seated.text
+        thought = ("preferans_bot_think_seconds_count", frozenset({("level", "random")}))
+        assert wait_for(lambda: samples().get(thought, 0) > 0, 60)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
