@@ -90,9 +90,11 @@ def configure_logging(settings: Settings, *, level: int | None = None) -> None:
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(_TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.set_name("preferans")
     root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
+    for old in list(root.handlers):  # ours from an earlier call; a host's own stay
+        if old.get_name() == "preferans":
+            root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level if level is not None else settings.log_level.upper())
 
