@@ -58,6 +58,8 @@ class GameSheet(msgspec.Struct, frozen=True, kw_only=True):
     ended: DealOutcome | None = None
     """The outcome of a deal that ended and awaits its score (the next event)."""
     settlement: Settlement | None = None
+    created_at: int | None = None
+    """When the game was created (ms since the epoch), for the sheet's heading."""
 
 
 EMPTY = GameSheet()
@@ -67,12 +69,13 @@ def apply(model: GameSheet, event: Event) -> GameSheet:
     """The sheet after ``event``. Events that write nothing on the sheet leave it as it is."""
     replace = msgspec.structs.replace
     match event:
-        case GameCreated(rules=rules):
+        case GameCreated(rules=rules, at=at):
             return GameSheet(
                 status="seating",
                 rules=rules,
                 players=(None,) * rules.players,
                 sheet=empty_sheet(rules.players),
+                created_at=at,
             )
         case PlayerSeated(seat=seat, player=player):
             players = (*model.players[:seat], player, *model.players[seat + 1 :])

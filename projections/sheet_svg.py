@@ -12,7 +12,14 @@ sector into bands, from the edge inwards:
 - mountain (гора), nearest the circle.
 
 Every column holds the running totals joined by dots, ``2.6.10``, as a player writes them
-(`projections.sheet.running_sums`). After the game the settlement is written under the sheet.
+(`projections.sheet.running_sums`). A mountain written off (pool over the target that nobody
+could take) is written with the move, ``14.−6→8``, never as a silent decrease; it and every
+other transfer (help into another's pool, the overflow onto the others' mountains) is listed
+under the sheet with its reason. A column too long for its band at a legible size
+(`LEGIBLE_FONT`) is rewritten as a player rewrites a full column: the earlier numbers carried
+as one total, ``…→48.52.60`` (``data-carried`` says how many). After the game the settlement
+is written under the sheet, with the amnesty (the smallest mountain taken off every mountain).
+The heading names the players, the convention and the day the game was created.
 
 The renderer is pure string building. Every text goes through `escape`; the texts that carry
 numbers have ``class`` (``pool``, ``mountain``, ``whists``, ``result``) and ``data-seat`` (and
@@ -22,12 +29,16 @@ numbers have ``class`` (``pool``, ``mountain``, ``whists``, ``result``) and ``da
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
 from typing import Literal
 from xml.sax.saxutils import escape as _escape
 from xml.sax.saxutils import quoteattr
 
-from projections.sheet import GameSheet, running_sums, written
+import msgspec
+
+from domain.sheet import Entry
+from projections.sheet import GameSheet
 
 Side = Literal["bottom", "left", "top", "right", "top-lr"]
 
@@ -39,7 +50,10 @@ RADIUS = 42.0
 WHIST_BAND, POOL_BAND, MOUNTAIN_BAND = 96.0, 64.0, 84.0
 """Band widths, from the edge inwards; the mountain is written in the space between the pool's
 inner line and the circle."""
-FONT, MIN_FONT = 15.0, 9.0
+FONT, LEGIBLE_FONT = 15.0, 11.0
+"""The writing's size, and the smallest it gets before a column is folded."""
+MAX_LINES = 4
+"""Lines a column takes in its band at most before it is folded (more is a wall of digits)."""
 FONT_FAMILY = "'Segoe Print', 'Comic Sans MS', 'Bradley Hand', cursive"
 INK, PENCIL = "#1d3a8a", "#444"
 
@@ -106,8 +120,69 @@ def _lines(value: str, per_line: int) -> list[str]:
     return [*lines, current]
 
 
+TRANSFERS = frozenset({"mountain_written_off", "overflow_to_mountain", "help"})
+"""Rules whose entries move points rather than score play: listed under the sheet."""
+WRITE_OFFS = frozenset({"mountain_written_off"})
+"""Rules that take points off a column: written in it with the move."""
+
+
+class Step(msgspec.Struct, frozen=True):
+    """One number written in a column: the running total after a deal, and the move itself
+    when the deal took points off by a write-off (`WRITE_OFFS`)."""
+
+    total: int
+    moved: int | None = None
+
+    def written(self) -> str:
+        if self.moved is None:
+            return str(self.total)
+        return f"{self.moved:+d}→{self.total}".replace("-", "−")
+
+
+class ColumnSteps(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's columns as `Step` s, oldest first (``whists[j]``: on seat ``j``)."""
+
+    pool: tuple[Step, ...] = ()
+    mountain: tuple[Step, ...] = ()
+    whists: tuple[tuple[Step, ...], ...] = ()
+
+
+def column_steps(model: GameSheet) -> tuple[ColumnSteps, ...]:
+    """Every column's steps, one per deal that changed it: `projections.sheet.running_sums`
+    with the write-offs marked."""
+    n = len(model.players)
+    totals: dict[tuple[str, int, int], int] = {}
+    steps: dict[tuple[str, int, int], list[Step]] = {}
+    for deal in model.deals:
+        moved: dict[tuple[str, int, int], int] = {}
+        marked: set[tuple[str, int, int]] = set()
+        for e in deal.entries:
+            key: tuple[str, int, int] = (e.kind, e.seat, e.on if e.on is not None else -1)
+            moved[key] = moved.get(key, 0) + e.amount
+            if e.rule in WRITE_OFFS:
+                marked.add(key)
+        for key in sorted(moved):
+            totals[key] = totals.get(key, 0) + moved[key]
+            step = Step(totals[key], moved[key] if key in marked else None)
+            steps.setdefault(key, []).append(step)
+    return tuple(
+        ColumnSteps(
+            pool=tuple(steps.get(("pool", i, -1), ())),
+            mountain=tuple(steps.get(("mountain", i, -1), ())),
+            whists=tuple(tuple(steps.get(("whists", i, j), ())) for j in range(n)),
+        )
+        for i in range(n)
+    )
+
+
+def _folded(column: Sequence[Step], carried: int) -> str:
+    """The column with its first ``carried`` steps carried as their last total."""
+    kept = ".".join(step.written() for step in column[carried:])
+    return f"…→{column[carried - 1].total}.{kept}" if carried else kept
+
+
 def _text(
-    value: str,
+    column: Sequence[Step],
     side: Side,
     inset: float,
     f0: float,
@@ -117,18 +192,34 @@ def _text(
 ) -> str:
     """A column written along ``side`` in a band ``band`` wide centred ``inset`` in.
 
-    Long columns wrap onto more lines and the writing gets smaller, down to a minimum size;
-    past it the lines are squeezed to fit.
+    A long column wraps onto more lines and the writing gets smaller, down to `LEGIBLE_FONT`;
+    past that its earliest numbers are carried as one total (`_folded`), the most recent kept.
     """
     x, y, rotation = _point(side, inset, (f0 + f1) / 2)
     room = _side_length(side, inset) * (f1 - f0) * 0.92
-    size = FONT
-    while True:
-        per_line = max(4, int(room / (size * 0.6)))
-        lines = _lines(value, per_line)
-        if len(lines) * size * 1.15 <= band * 0.9 or size <= MIN_FONT:
+
+    def fits(value: str, size: float) -> list[str] | None:
+        lines = _lines(value, max(4, int(room / (size * 0.6))))
+        tall = len(lines) > MAX_LINES or len(lines) * size * 1.15 > band * 0.9
+        wide = any(len(line) * size * 0.6 > room for line in lines)
+        return None if tall or wide else lines
+
+    chosen: tuple[str, float, list[str], int] | None = None
+    for carried in range(len(column)):
+        value = _folded(column, carried)
+        size = FONT
+        while size >= LEGIBLE_FONT and (lines := fits(value, size)) is None:
+            size -= 1
+        if size >= LEGIBLE_FONT and lines is not None:
+            chosen = (value, size, lines, carried)
             break
-        size -= 1
+    if chosen is None:  # not even the last number fits: write it squeezed, still legible
+        last = len(column) - 1
+        value = _folded(column, last)
+        chosen = (value, LEGIBLE_FONT, [value], last)
+    value, size, lines, carried = chosen
+    if carried:
+        attrs = {**attrs, "data-carried": str(carried)}
     extra = "".join(f" {k}={quoteattr(v)}" for k, v in attrs.items())
     spans = []
     for k, line in enumerate(lines):
@@ -201,12 +292,51 @@ def _name_position(side: Side) -> tuple[float, float, int]:
             return CX, Y0 - gap * 0.6, 0
 
 
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def sheet_title(model: GameSheet, shown: Sequence[str]) -> tuple[str, str]:
+    """The heading's two lines: the players, then the convention, the pool and the date."""
+    about = []
+    if model.rules is not None:
+        about.append(f"{model.rules.convention.capitalize()}, pool to {model.rules.pool.target}")
+    if model.created_at is not None:
+        day = time.gmtime(model.created_at / 1000)
+        about.append(f"{day.tm_mday} {_MONTHS[day.tm_mon - 1]} {day.tm_year}")
+    return " · ".join(shown), " · ".join(about)
+
+
+def _transfer_notes(model: GameSheet, shown: Sequence[str]) -> list[str]:
+    """Each transfer and write-off in words, deal by deal (what a column's ``±n→`` means)."""
+    notes = []
+    for deal in model.deals:
+        for e in deal.entries:
+            if e.rule not in TRANSFERS:
+                continue
+            column = "pool" if e.kind == "pool" else "mountain"
+            amount = f"{e.amount:+d}".replace("-", "−")
+            reason = _reason(e, deal.entries, shown)
+            notes.append(f"Deal {deal.deal_no}: {shown[e.seat]}'s {column} {amount}, {reason}")
+    return notes
+
+
+def _reason(e: Entry, entries: Sequence[Entry], shown: Sequence[str]) -> str:
+    if e.rule == "mountain_written_off":
+        return "written off: pool over the target that nobody could take"
+    if e.rule == "help":
+        givers = [x.seat for x in entries if x.rule == "help_whists" and x.on == e.seat]
+        by = f" from {shown[givers[0]]}" if givers else ""
+        return f"help{by}: pool over the target given into this pool"
+    return "the overflow of a pool over the target onto the other mountains"
+
+
 def render_svg(
     model: GameSheet, *, title: str = "", names: Sequence[str | None] | None = None
 ) -> str:
     """The sheet of ``model`` as a standalone SVG document (3 or 4 players).
 
-    ``names`` are shown for the players (default: their ids, or ``seat N`` for a free seat).
+    ``names`` are shown for the players (default: their ids, or ``seat N`` for a free seat);
+    ``title`` replaces the heading's first line (default: the players' names, `sheet_title`).
     """
     n = len(model.players)
     shown = [
@@ -217,25 +347,39 @@ def render_svg(
     ]
     if n not in _SECTORS:
         raise ValueError(f"a sheet is drawn for 3 or 4 players, not {n}")
-    columns = running_sums(model)
+    columns = column_steps(model)
     target = model.rules.pool.target if model.rules else 0
+    heading, about = sheet_title(model, shown)
+    heading = title or heading
+    below: list[tuple[str, str, str]] = []  # (class, text, extra attributes) under the sheet
+    if model.settlement is not None:
+        below.append(("settlement-title", "Расчёт (settlement), whists:", ""))
+        for seat, value in enumerate(model.settlement.result):
+            below.append(("result", f"{shown[seat]}: {value:+d}", f' data-seat="{seat}"'))
+        if model.settlement.mountain_amnesty:
+            amnesty = model.settlement.mountain_amnesty
+            below.append(("amnesty", f"Amnesty (амнистия): {amnesty} off every mountain", ""))
+    notes = _transfer_notes(model, shown)
+    if notes:
+        below.append(("transfers-title", "Transfers and write-offs (−n→ in a column):", ""))
+        below += [("transfer", note, "") for note in notes]
+    height = max(HEIGHT, int(Y1 + 58 + 20 * len(below)))
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}"'
-        f' viewBox="0 0 {WIDTH} {HEIGHT}" font-family="{FONT_FAMILY}">',
-        f"<title>{escape(title or 'Pool sheet')}</title>",
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#fdfcf5"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}"'
+        f' viewBox="0 0 {WIDTH} {height}" font-family="{FONT_FAMILY}">',
+        f"<title>{escape(' — '.join(t for t in (heading, about) if t) or 'Pool sheet')}</title>",
+        f'<rect width="{WIDTH}" height="{height}" fill="#fdfcf5"/>',
         f'<g stroke="{PENCIL}" stroke-width="1.6" stroke-linecap="round" fill="none">',
         *_frame(n),
         f'<circle cx="{_fmt(CX)}" cy="{_fmt(CY)}" r="{_fmt(RADIUS)}"/>',
         "</g>",
         f'<g fill="{INK}" text-anchor="middle" dominant-baseline="middle">',
         f'<text class="target" x="{_fmt(CX)}" y="{_fmt(CY)}" font-size="26">{target}</text>',
+        _heading("title", heading, 20, 16),
     ]
-    if title:
-        out.append(
-            f'<text class="title" x="{_fmt(CX)}" y="24" font-size="16">{escape(title)}</text>'
-        )
+    if about:
+        out.append(_heading("subtitle", about, 42, 13))
     pool_at = WHIST_BAND + POOL_BAND / 2
     mountain_at = WHIST_BAND + POOL_BAND + MOUNTAIN_BAND / 2
     for seat, (side, whist_columns) in _SECTORS[n].items():
@@ -250,34 +394,46 @@ def render_svg(
         )
         if col.pool:
             out.append(
-                _text(written(col.pool), side, pool_at, 0.06, 0.94,
+                _text(col.pool, side, pool_at, 0.06, 0.94,
                       {"class": "pool", "data-seat": ident}, POOL_BAND)
             )  # fmt: skip
         if col.mountain:
             out.append(
-                _text(written(col.mountain), side, mountain_at, 0.12, 0.88,
+                _text(col.mountain, side, mountain_at, 0.12, 0.88,
                       {"class": "mountain", "data-seat": ident}, MOUNTAIN_BAND)
             )  # fmt: skip
         for whist_side, f0, f1, on in whist_columns:
             if col.whists[on]:
                 out.append(
-                    _text(written(col.whists[on]), whist_side, WHIST_BAND / 2, f0 + 0.03,
+                    _text(col.whists[on], whist_side, WHIST_BAND / 2, f0 + 0.03,
                           f1 - 0.03, {"class": "whists", "data-seat": ident, "data-on": str(on)},
                           WHIST_BAND)
                 )  # fmt: skip
     out.append("</g>")
-    if model.settlement is not None:
-        top = Y1 + 58
-        out.append(
-            f'<g fill="{INK}" font-size="15"><text class="settlement-title" x="{_fmt(X0)}"'
-            f' y="{_fmt(top)}">{escape("Расчёт (settlement), whists:")}</text>'
-        )
-        for seat, value in enumerate(model.settlement.result):
-            y = top + 20 * (seat + 1)
+    if below:
+        out.append(f'<g fill="{INK}" font-size="15">')
+        for k, (cls, text, extra) in enumerate(below):
+            indent = 0 if cls.endswith("-title") else 24
+            size = ' font-size="13"' if cls == "transfer" else ""
             out.append(
-                f'<text class="result" data-seat="{seat}" x="{_fmt(X0 + 24)}" y="{_fmt(y)}">'
-                f"{escape(f'{shown[seat]}: {value:+d}')}</text>"
+                f'<text class="{cls}"{extra} x="{_fmt(X0 + indent)}" y="{_fmt(Y1 + 58 + 20 * k)}"'
+                f"{size}{_squeezed(text, 13 if size else 15, WIDTH - X0 - indent - 20)}>"
+                f"{escape(text)}</text>"
             )
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _heading(cls: str, text: str, y: float, size: float) -> str:
+    return (
+        f'<text class="{cls}" x="{_fmt(CX)}" y="{_fmt(y)}" font-size="{_fmt(size)}"'
+        f"{_squeezed(text, size, WIDTH - 40)}>{escape(text)}</text>"
+    )
+
+
+def _squeezed(text: str, size: float, room: float) -> str:
+    """A ``textLength`` for a line that would run past ``room`` pixels (names can be long)."""
+    if len(text) * size * 0.6 <= room:
+        return ""
+    return f' textLength="{_fmt(room)}" lengthAdjust="spacingAndGlyphs"'

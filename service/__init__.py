@@ -6,7 +6,10 @@ The only package that touches the world (database, network, clock, randomness); 
     app              the composition root: builds every collaborator once, mounts /v1
     cli              the ``preferans`` command (serve, db, openapi, projections, games)
     settings         every knob, read once from the environment
+    preflight        the checks before a start: one line and an exit code per bad setup
     database         where the database is, migrations, the asyncpg pool
+    metrics          the service's Prometheus metrics, multiprocess across serve's processes
+    telemetry        the request id, the log format, OpenTelemetry traces
 
     event_store      the SQL of the log: append, read, the xid8 feed, keys, NOTIFY hints
     event_log        the store paired with the codec: the one object that reads and writes
@@ -31,5 +34,6 @@ The only package that touches the world (database, network, clock, randomness); 
     errors           the one place that maps every error to problem+json
     streams, cursors, lru   stream ids, opaque page cursors, the one LRU
 
-    api/             the HTTP layer: one controller module per resource, schemas, auth
+    api/             the HTTP layer: one controller module per resource, schemas, auth;
+                     observability (request ids, /metrics), docs (Swagger UI at /schema)
 """

@@ -43,6 +43,7 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar, Router
+from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
@@ -54,10 +55,12 @@ from service.analyst import Analyst
 from service.api import auth, read_models
 from service.api.actions import ActionsController
 from service.api.common import refuse_unknown_query_parameters
+from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
 from service.api.health import HealthController
+from service.api.observability import MetricsController, RequestIds, prometheus_config
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
 from service.api.table import ROUTES as TABLE_ROUTES
@@ -84,6 +87,7 @@ from service.projection_runner import Projections
 from service.rate_limits import Policy, RateLimiter
 from service.settings import Settings
 from service.steward import Steward
+from service.telemetry import configure_logging, configure_tracing
 
 log = logging.getLogger(__name__)
 
@@ -184,12 +188,15 @@ def create_app(
     live_poll_interval: float = 1.0,
     live_queue_size: int = 256,
     debug: bool = False,
+    tracing: bool | None = None,
 ) -> Litestar:
     """The HTTP API. Nothing connects until the app starts (its lifespan).
 
     ``dsn`` overrides ``settings.database_url`` (and the embedded server); ``migrate=False``
     skips the migrations for a database known to be current. ``projections=False`` leaves the
     read models' background runner off (the routes still serve what the tables hold).
+    ``tracing`` adds OpenTelemetry's middleware (default: when OTEL_EXPORTER_OTLP_ENDPOINT is
+    set, `service.telemetry.configure_tracing`).
     """
     settings = settings or Settings.from_env()
     sse = sse or SseSettings()
@@ -295,8 +302,19 @@ def create_app(
                 pool.terminate()
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
+    # Outermost first: the request id, then the request's metrics, then the edge's limits.
+    middleware: list[Any] = [RequestIds]
+    plugins: list[Any] = []
+    service_routes: list[ControllerRouterHandler] = []
+    if settings.metrics:
+        middleware.append(prometheus_config().middleware)
+        service_routes.append(MetricsController)
+    if configure_tracing(settings) if tracing is None else tracing:
+        from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
+
+        plugins.append(OpenTelemetryPlugin(OpenTelemetryConfig(exclude=["^/metrics$"])))
     return Litestar(
-        route_handlers=[v1, HealthController, ProblemsController, *web_client()],
+        route_handlers=[v1, HealthController, ProblemsController, *service_routes, *web_client()],
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,
@@ -307,13 +325,16 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=MAX_BODY_BYTES,
         middleware=[
+            *middleware,
             DefineMiddleware(
                 Edge,  # type: ignore[arg-type]  # a plain ASGI middleware class
                 limiter=_limiter_of,
                 body_timeout=settings.body_timeout,
                 max_body=MAX_BODY_BYTES,
-            )
+            ),
         ],
+        plugins=plugins,
+        cors_config=cors_config(settings),
         before_request=refuse_unknown_query_parameters,
         openapi_config=openapi_config(),
         logging_config=None,  # the host (uvicorn, pytest) configures logging
@@ -328,6 +349,27 @@ def _migration_head() -> str:
     if not _HEAD:
         _HEAD.append(head_revision())
     return _HEAD[0]
+
+
+def cors_config(settings: Settings) -> CORSConfig | None:
+    """CORS for browser clients served from other origins (PREFERANS_CORS_ORIGINS); None, and
+    no CORS header at all, when none is allowed. Bearer tokens, not cookies: no credentials."""
+    origins = settings.allowed_origins
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origins=origins,
+        allow_methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+        allow_headers=[
+            "Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match",
+            "Last-Event-ID", "X-Request-ID",
+        ],
+        expose_headers=[
+            "ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-ID",
+        ],
+        allow_credentials=False,
+        max_age=600,
+    )  # fmt: skip
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -364,6 +406,8 @@ def openapi_config() -> OpenAPIConfig:
             }
         ),
         use_handler_docstrings=False,
+        render_plugins=[OfflineSwagger()],
+        openapi_router=docs_router(),
     )
 
 
@@ -387,7 +431,9 @@ def write_openapi(path: Path = OPENAPI_PATH) -> bool:
 def serve_app() -> Litestar:
     """The app of one server process, from the environment (granian's factory target)."""
     _die_with_parent()
-    return create_app(Settings.from_env())
+    settings = Settings.from_env()
+    configure_logging(settings)
+    return create_app(settings)
 
 
 def _die_with_parent() -> None:
@@ -418,12 +464,21 @@ def run(settings: Settings) -> None:
     as uvicorn with httptools. The body read timeout and the size limit are the app's own
     (`service.api.edge`).
     """
+    import multiprocessing
+
     from granian import Granian
     from granian.constants import HTTPModes, Interfaces, Loops
     from granian.http import HTTP1Settings
 
+    from service.metrics import forget_process, prepare_multiprocess
+
     # The embedded server starts here, once, before any worker; the workers find it by URL.
     os.environ["DATABASE_URL"] = resolve_dsn(settings)
+    # Every process writes its metrics to one folder, which each worker's /metrics adds up.
+    # The workers are spawned, not forked, so that each builds its metrics for that folder
+    # (this process built its own before the variable was set).
+    prepare_multiprocess()
+    multiprocessing.set_start_method("spawn", force=True)
     bot_worker = _start_bot_worker() if settings.bot_worker == "process" else None
     log.info("serving on http://%s:%d with %d worker(s)", settings.host, settings.port,
              settings.workers)  # fmt: skip
@@ -442,6 +497,8 @@ def run(settings: Settings) -> None:
             header_read_timeout=int(settings.header_timeout * 1000), keep_alive=True
         ),
         log_access=False,
+        # granian's own lines go to the root logger, in PREFERANS_LOG_FORMAT like the app's.
+        log_dictconfig={"loggers": {"_granian": {"handlers": [], "propagate": True}}},
         respawn_failed_workers=True,
         workers_kill_timeout=5,  # open SSE streams end; their clients resume elsewhere
     ).serve()
@@ -451,6 +508,7 @@ def run(settings: Settings) -> None:
             bot_worker.wait(timeout=SHUTDOWN_TIMEOUT)
         except subprocess.TimeoutExpired:
             bot_worker.kill()
+        forget_process(bot_worker.pid)
 
 
 def _start_bot_worker() -> subprocess.Popen[bytes]:
@@ -469,8 +527,9 @@ def bot_worker_entry() -> None:
 
     _die_with_parent()
     os.nice(10)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    sys.exit(main(Settings.from_env()))
+    settings = Settings.from_env()
+    configure_logging(settings, level=logging.INFO)
+    sys.exit(main(settings))
 
 
 __all__ = [

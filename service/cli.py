@@ -11,7 +11,10 @@
     preferans games verify FILE          check an export's hash chain, commitment and decks
 
 Each subcommand is a ``_cmd_*`` function registered in `build_parser`. Commands that need the
-database build the event log once, in `_with_log`, as the app does in `service.app`.
+database resolve it through `service.preflight` (a bad configuration is one line on stderr and
+its own exit code, `EXIT_CODES`) and build the event log once, in `_with_log`, as the app does
+in `service.app`. SIGTERM ends the command as SIGINT does, so the embedded PostgreSQL it
+started is stopped either way.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -26,18 +31,36 @@ from typing import Any
 
 import msgspec
 
-from service.database import app_dsn, pool_from_settings, resolve_dsn, upgrade
+from service import preflight
+from service.database import app_dsn, pool_from_settings, upgrade
 from service.event_log import EventLog, game_log
 from service.exceptions import ImportRefused
 from service.projection_runner import FAILED, ProjectionError, Projections, ProjectionStatus
 from service.settings import Settings
+from service.settings import __doc__ as _SETTINGS_DOC
+from service.telemetry import configure_logging
 
 Command = Callable[[argparse.Namespace, Settings], int]
+
+EXIT_CODES = {
+    0: "Done",
+    1: "The command failed (a stale OpenAPI document, a failed projection, a refused import)",
+    2: "Bad usage: an unknown command or option",
+    **{c.exit_code: (c.__doc__ or "").strip().rstrip(".") for c in (
+        preflight.BadSetting, preflight.MalformedDatabaseUrl, preflight.DatabaseUnreachable,
+        preflight.DatabaseLoginRefused, preflight.DataDirNotWritable,
+        preflight.EmbeddedServerFailed,
+    )},
+    130: "Stopped by SIGINT (Ctrl-C) before it was serving",
+    143: "Stopped by SIGTERM before it was serving",
+}  # fmt: skip
+"""What ``preferans`` exits with (``preferans --help`` lists them; a served API stopped by
+either signal exits 0)."""
 
 
 def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[int]]) -> int:
     """Run ``action`` with the games' event log on the configured database."""
-    dsn = app_dsn(resolve_dsn(settings), settings)
+    dsn = app_dsn(preflight.database_dsn(settings), settings)
 
     async def main() -> int:
         pool = await pool_from_settings(settings, dsn)
@@ -52,7 +75,7 @@ def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[in
 
 
 def _cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
-    dsn = resolve_dsn(settings)
+    dsn = preflight.database_dsn(settings)
     upgrade(dsn, args.revision, app_password=settings.app_password)
     print(f"database at {args.revision}")
     return 0
@@ -62,15 +85,20 @@ def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from service.app import run
 
     listen = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
-    run(msgspec.structs.replace(settings, **listen))
+    # Checked and migrated here, once: a bad database is one line, not a crash in each worker.
+    dsn = preflight.database_dsn(settings)
+    upgrade(dsn, app_password=settings.app_password)
+    run(msgspec.structs.replace(settings, database_url=dsn, **listen))
     return 0
 
 
 def _cmd_bots(args: argparse.Namespace, settings: Settings) -> int:
     from service.bot_worker import main as bot_worker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    return bot_worker(settings)
+    logging.getLogger().setLevel(logging.INFO)
+    return bot_worker(
+        msgspec.structs.replace(settings, database_url=preflight.database_dsn(settings))
+    )
 
 
 def _cmd_openapi(args: argparse.Namespace, settings: Settings) -> int:
@@ -233,8 +261,14 @@ def _cmd_projections_resume(args: argparse.Namespace, settings: Settings) -> int
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; each leaf subcommand sets ``handler`` to a `Command`."""
-    parser = argparse.ArgumentParser(prog="preferans", description="The Preferans service.")
+    parser = argparse.ArgumentParser(
+        prog="preferans",
+        description="The Preferans service.\n\ncommands:\n" + _commands_help(),
+        epilog=_environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    parser.add_argument("--version", action="version", version=f"preferans {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     db = commands.add_parser("db", help="database schema").add_subparsers(
@@ -285,15 +319,52 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _commands_help() -> str:
+    """Every leaf command, as this module's docstring lists them."""
+    lines = (__doc__ or "").splitlines()
+    return "\n".join(line for line in lines if line.startswith("    preferans "))
+
+
+def _environment_help() -> str:
+    """Every setting's variable (`service.settings`' docstring) and the exit codes."""
+    lines = (_SETTINGS_DOC or "").splitlines()
+    table = [line for line in lines if line.startswith("    ")]
+    codes = [f"    {code:<3} {meaning}" for code, meaning in EXIT_CODES.items()]
+    return "\n".join(["environment:", *table, "", "exit codes:", *codes])
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("preferans")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM as SIGINT: unwind, so that exit handlers (the embedded server's) run."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``preferans`` console script."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    # The server installs its own handlers while it serves; this covers the rest of the run.
+    signal.signal(signal.SIGTERM, _terminate)
     handler: Command = args.handler
-    return handler(args, Settings.from_env())
+    try:
+        settings = preflight.load_settings()
+        if args.verbose:  # the server's workers read it from the environment
+            os.environ["PREFERANS_LOG_LEVEL"] = "info"
+            settings = msgspec.structs.replace(settings, log_level="info")
+        configure_logging(settings)
+        return handler(args, settings)
+    except preflight.ConfigurationError as exc:
+        print(f"preferans: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -33,9 +33,11 @@ Example, with the domain's functions::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
@@ -59,6 +61,8 @@ from service.event_store import (
     uuid7,
 )
 from service.lru import Lru
+from service.metrics import APPEND_SECONDS, COMMANDS
+from service.telemetry import request_id, tracer
 
 C = TypeVar("C")
 S = TypeVar("S")
@@ -246,6 +250,27 @@ class CommandHandler(Generic[C, S, E]):
         expected: Expected = ANY,
         render: Render | None = None,
     ) -> CommandResult[S, E]:
+        """`_handle`, its outcome counted in ``preferans_commands_total`` (`service.metrics`)."""
+        name = type(command).__name__
+        try:
+            result = await self._handle(stream_id, command, context, expected, render)
+        except self.rejections:
+            COMMANDS.labels("refused", name).inc()
+            raise
+        except StreamConflict:
+            COMMANDS.labels("conflict", name).inc()
+            raise
+        COMMANDS.labels("replayed" if result.replayed else "accepted", name).inc()
+        return result
+
+    async def _handle(
+        self,
+        stream_id: str,
+        command: C,
+        context: CommandContext,
+        expected: Expected,
+        render: Render | None,
+    ) -> CommandResult[S, E]:
         """Decide ``command`` against the stream and append its events, in one round trip.
 
         ``expected`` pins the stream version (If-Match: n, or a set of versions any of which
@@ -317,10 +342,11 @@ class CommandHandler(Generic[C, S, E]):
         response = None
         if render is not None:
             response = render(CommandResult(stream_id, 0, (), None))
-        outcome = await self.store.command(
-            stream_id, new, expected, key=context.idempotency, key_ttl=self.key_ttl,
-            response=response,
-        )  # fmt: skip
+        with _appending(stream_id, len(new)):
+            outcome = await self.store.command(
+                stream_id, new, expected, key=context.idempotency, key_ttl=self.key_ttl,
+                response=response,
+            )  # fmt: skip
         if outcome.outcome == "replayed":
             return self._replayed(stream_id, outcome)
         assert outcome.result is not None
@@ -389,10 +415,11 @@ class CommandHandler(Generic[C, S, E]):
             head=head,
         )
         response = render(provisional) if render is not None else None
-        outcome = await self.store.command(
-            stream_id, new, version, key=key, key_ttl=self.key_ttl, response=response,
-            summary=summary,
-        )  # fmt: skip
+        with _appending(stream_id, len(new)):
+            outcome = await self.store.command(
+                stream_id, new, version, key=key, key_ttl=self.key_ttl, response=response,
+                summary=summary,
+            )  # fmt: skip
         if outcome.outcome == "replayed":
             return self._replayed(stream_id, outcome)
         assert outcome.result is not None
@@ -431,7 +458,8 @@ class CommandHandler(Generic[C, S, E]):
         metadata = Metadata(
             actor=context.actor,
             seat=context.seat,
-            correlation_id=context.correlation_id,
+            # The request that caused it, unless the caller names another cause.
+            correlation_id=context.correlation_id or request_id.get(),
             causation_id=context.causation_id,
             idempotency_key=key.key if key else None,
         )
@@ -452,6 +480,19 @@ def _data(event: NewEvent) -> Any:
     """An event's data as decoded JSON (what the chain hashes)."""
     data = event.data
     return data if isinstance(data, dict) else msgspec.json.decode(bytes(data))
+
+
+@contextlib.contextmanager
+def _appending(stream_id: str, events: int) -> Iterator[None]:
+    """An append, timed (``preferans_append_seconds``) and traced (a span ``es.append``)."""
+    attributes: dict[str, str | int] = {"db.system": "postgresql", "preferans.stream": stream_id,
+                  "preferans.events": events}  # fmt: skip
+    with tracer.start_as_current_span("es.append", attributes=attributes):
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            APPEND_SECONDS.observe(time.perf_counter() - started)
 
 
 def _may_hold(expected: Expected, version: int) -> bool:

@@ -20,6 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -66,10 +69,37 @@ def start_embedded(pgdata: Path) -> str:
 
     pgdata = pgdata.expanduser().resolve()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
-    server = get_server(pgdata, cleanup_mode="stop")
+    with _signals_deferred():
+        server = get_server(pgdata, cleanup_mode="stop")
     admin_dsn: str = server.get_uri()
     _create_database(admin_dsn, EMBEDDED_DATABASE)
     return with_database(admin_dsn, EMBEDDED_DATABASE)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGTERM and SIGINT held until the block ends, then acted on.
+
+    pgserver counts this process among the server's users only once the server is up; a
+    signal that ended the process before that would leave a server nobody stops. Deferred,
+    it ends the process once it is a user, and the exit handler stops the server. (Handlers,
+    not a signal mask: a mask would be inherited by the server's own processes.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; it gets the signals anyway
+        return
+    caught: list[int] = []
+    names = (signal.SIGTERM, signal.SIGINT)
+    previous = {n: signal.signal(n, lambda signum, frame: caught.append(signum)) for n in names}
+    try:
+        yield
+    finally:
+        for n, handler in previous.items():
+            signal.signal(n, handler if handler is not None else signal.SIG_DFL)
+    if caught:
+        if caught[0] == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise SystemExit(128 + caught[0])
 
 
 def _create_database(admin_dsn: str, name: str) -> None:

@@ -31,6 +31,7 @@ from domain.game import INITIAL_STATE, GameState
 from service.event_log import EventLog
 from service.event_store import NOTIFY_CHANNEL, FeedHints
 from service.games import SeenEvent, redacted
+from service.metrics import subscribed
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +206,7 @@ class Live:
         Yields None after ``ping_interval`` seconds without an event (time for a keep-alive),
         and ends when the follower is dropped or the service shuts down.
         """
-        async with self.subscribe(stream_id) as subscription:
+        async with self.subscribe(stream_id) as subscription, subscribed("game"):
             backlog = subscription.backlog
             state = game.fold(backlog[:after])
             seen, _ = redacted(list(enumerate(backlog, 1))[after:], player, state)

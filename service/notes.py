@@ -24,6 +24,8 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from service.metrics import subscribed
+
 log = logging.getLogger(__name__)
 
 _PAGE = """
@@ -139,7 +141,7 @@ class NotesHub:
     ) -> AsyncIterator[Note | None]:
         """``player_id``'s notifications after ``after``, live; None after ``ping_interval``
         seconds of silence (time for a keep-alive). Ends when the hub closes."""
-        async with self.follow(player_id) as follower:
+        async with self.follow(player_id) as follower, subscribed("player"):
             last = after
             while not self._closed:
                 follower.woken.clear()

@@ -42,6 +42,18 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_BODY_TIMEOUT        seconds a client has to send a request's body (10)
     PREFERANS_MAX_CONNECTIONS     connections a process holds before refusing more (2048)
     PREFERANS_MAX_CONCURRENCY     requests a process serves at once (512)
+    PREFERANS_LOG_FORMAT          ``text`` (default) or ``json``: one JSON object a line, with
+                                  the request id
+    PREFERANS_LOG_LEVEL           ``debug``, ``info`` (a line per request), ``warning`` (default),
+                                  ``error``; ``preferans -v`` is ``info``
+    PREFERANS_METRICS             serve Prometheus metrics at ``/metrics`` (true)
+    PREFERANS_CORS_ORIGINS        browser origins allowed to call the API, comma-separated
+                                  (``https://a.example,https://b.example``; ``*`` for any);
+                                  unset: no CORS headers at all
+    OTEL_EXPORTER_OTLP_ENDPOINT   send OpenTelemetry traces there (OTLP over HTTP); unset: none
+    OTEL_SERVICE_NAME             the traces' service name (``preferans``)
+
+A malformed value is a `SettingsError` naming the variable, its value and what it should be.
 """
 
 from __future__ import annotations
@@ -49,11 +61,30 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args, get_origin, get_type_hints
 
 import msgspec
 
 _PREFIX = "PREFERANS_"
+_UNPREFIXED = {
+    "database_url": "DATABASE_URL",
+    "otlp_endpoint": "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "otel_service_name": "OTEL_SERVICE_NAME",
+}
+"""Settings whose variables carry the names other tools give them."""
+
+
+class SettingsError(ValueError):
+    """A setting's value is malformed: the message names the variable and what it wants."""
+
+    def __init__(self, variable: str, value: str, wanted: str) -> None:
+        super().__init__(f"{variable}={value!r} is not valid: {wanted}")
+        self.variable = variable
+
+
+def variable_of(field: str) -> str:
+    """The environment variable of the setting ``field``."""
+    return _UNPREFIXED.get(field) or _PREFIX + field.upper()
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -93,6 +124,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     body_timeout: float = 10.0
     max_connections: int = 2048
     max_concurrency: int = 512
+    log_format: Literal["text", "json"] = "text"
+    log_level: Literal["debug", "info", "warning", "error"] = "warning"
+    metrics: bool = True
+    cors_origins: str | None = None
+    otlp_endpoint: str | None = None
+    otel_service_name: str = "preferans"
+
+    @property
+    def allowed_origins(self) -> list[str]:
+        """PREFERANS_CORS_ORIGINS as a list (empty: CORS off)."""
+        return [o.strip() for o in (self.cors_origins or "").split(",") if o.strip()]
 
     @property
     def embedded_pg_dir(self) -> Path:
@@ -101,13 +143,28 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Read the settings; a malformed value raises `msgspec.ValidationError` naming it."""
+        """Read the settings; a malformed value raises `SettingsError` naming its variable."""
         env = os.environ if environ is None else environ
         raw: dict[str, str] = {}
-        if url := env.get("DATABASE_URL"):
-            raw["database_url"] = url
         for field in cls.__struct_fields__:
-            if field != "database_url" and (value := env.get(_PREFIX + field.upper())):
+            if value := env.get(variable_of(field)):
                 raw[field] = value
+        for field, value in raw.items():
+            # One at a time, so that the error names the variable (msgspec would say `$.port`).
+            try:
+                msgspec.convert({field: value}, cls, strict=False)
+            except msgspec.ValidationError as exc:
+                raise SettingsError(variable_of(field), value, _wanted(cls, field, exc)) from None
         # strict=False parses "8000" and "false" from the environment's strings.
         return msgspec.convert(raw, cls, strict=False)
+
+
+def _wanted(cls: type[Settings], field: str, error: msgspec.ValidationError) -> str:
+    """What a setting's value should be, in words."""
+    hint = get_type_hints(cls)[field]
+    if get_origin(hint) is Literal:
+        return "one of " + ", ".join(str(a) for a in get_args(hint))
+    names = {int: "a whole number", float: "a number", bool: "true or false"}
+    if hint in names:
+        return names[hint]
+    return str(error).split(" - at ")[0]

@@ -43,6 +43,7 @@ from service.event_store import IdempotencyKeyInFlight, StreamConflict
 from service.exceptions import GameNotFound
 from service.games import GameService
 from service.lru import Lru
+from service.metrics import BOT_THINK_SECONDS, TIMEOUTS_PENDING
 from service.streams import game_stream
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,10 @@ UPDATE api.games SET {column} = now() + make_interval(secs => $2)
                     WHERE {column} <= now() - interval '{pace:.3f} seconds'
                     ORDER BY {column} LIMIT $1 FOR UPDATE SKIP LOCKED)
 RETURNING game_id"""
-        self.next = f"SELECT extract(epoch FROM min({due}) - now())::float8 FROM api.games"
+        # How long until the next is due, and how many tables wait on a time (the metrics').
+        self.next = (
+            f"SELECT extract(epoch FROM min({due}) - now())::float8, count({column}) FROM api.games"
+        )
         self.restore = f"""
 UPDATE api.games
    SET {column} = greatest(to_timestamp($2::float8 / 1000), now() + interval '20 milliseconds')
@@ -145,7 +149,9 @@ class Steward:
             await asyncio.gather(*(self._serve(game_id) for game_id in due))
             if len(due) == self.batch:
                 return  # more may be due: claim again at once
-        wait = await self.pool.fetchval(self._sql.next)
+        wait, waiting = await self.pool.fetchrow(self._sql.next)
+        if self.duty == "table":
+            TIMEOUTS_PENDING.set(waiting)
         wait = self.poll_interval if wait is None else min(max(wait, 0.0), self.poll_interval)
         if wait > 0:
             with contextlib.suppress(TimeoutError):
@@ -233,9 +239,11 @@ class Steward:
         view = seat_input(events, seat)
         decide = LEVELS[level]
         budget = self.think_budget
-        if level == "strong":  # search off the event loop: it takes up to the budget
-            return await asyncio.to_thread(decide, view, random.Random(self._rng.random()), budget)
-        return decide(view, self._rng, budget)
+        with BOT_THINK_SECONDS.labels(level).time():
+            if level == "strong":  # search off the event loop: it takes up to the budget
+                rng = random.Random(self._rng.random())
+                return await asyncio.to_thread(decide, view, rng, budget)
+            return decide(view, self._rng, budget)
 
     async def _events(self, game_id: uuid.UUID) -> list[game.Event]:
         held = self._logs.get(game_id)

@@ -158,7 +158,7 @@ class SheetController(Controller):
         if not_modified(if_none_match, version):
             return Response("", status_code=304, headers=headers, media_type=SVG)
         names = [await players.name_of(p) for p in model.players]
-        svg = render_svg(model, title=f"Pulka {game_id}", names=names)
+        svg = render_svg(model, names=names)
         return Response(svg, headers=headers, media_type=SVG)
 
     @get(

@@ -127,6 +127,9 @@ async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(c
     shown = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")
              if t.get("class") == "player"}  # fmt: skip
     assert shown == {names[p] for p in first.state.players}
+    heading = root.find("{http://www.w3.org/2000/svg}title").text
+    assert all(names[p] in heading for p in first.state.players)
+    assert str(first.game_id) not in heading  # names, the convention and the day, not an id
 
     # A player's statistics and rating.
     anna = players[0]
