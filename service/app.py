@@ -57,6 +57,7 @@ from service.api.edge import Edge
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
 from service.api.health import HealthController
+from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
 from service.api.table import ROUTES as TABLE_ROUTES
@@ -290,7 +291,7 @@ def create_app(
                 pool.terminate()
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
-    return Litestar(
+    app = Litestar(
         route_handlers=[v1, HealthController, ProblemsController, *web_client()],
         lifespan=[lifespan],
         dependencies={
@@ -314,6 +315,7 @@ def create_app(
         logging_config=None,  # the host (uvicorn, pytest) configures logging
         debug=debug,
     )
+    return app
 
 
 _HEAD: list[str] = []
@@ -358,14 +360,16 @@ def openapi_config() -> OpenAPIConfig:
                 )
             }
         ),
+        security=auth.OPTIONAL_SECURITY,
         use_handler_docstrings=False,
+        render_plugins=RENDER_PLUGINS,
     )
 
 
 def openapi_document() -> bytes:
     """The app's OpenAPI document as committed in ``openapi/openapi.json`` (stable bytes)."""
     app = create_app(Settings(), dsn="postgresql://unused", migrate=False)
-    schema = app.openapi_schema.to_schema()
+    schema = finish(app.openapi_schema.to_schema())
     return msgspec.json.format(msgspec.json.encode(schema), indent=2) + b"\n"
 
 

@@ -9,7 +9,7 @@ before whisting), and the cards of the current and the last trick. A spectator
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict, get_args
 
 import msgspec
 
@@ -58,11 +58,18 @@ class ClaimView(msgspec.Struct, frozen=True, kw_only=True):
     accepted: tuple[Seat, ...] = ()
 
 
+Phase = Literal[
+    "awaiting_deal", "bidding", "awaiting_talon", "discarding", "totus_discarding", "declaring",
+    "whisting", "playing", "deal_finished",
+]  # fmt: skip
+"""A deal's phase, as `phase_name` spells the state's type."""
+
+
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """One viewer's picture of a deal."""
 
     viewer: Seat | None
-    phase: str
+    phase: Phase
     dealer: Seat | None = None
     hands_order: tuple[Seat, ...] = ()
     """First, second and third hand."""
@@ -118,10 +125,12 @@ class _PhaseFields(TypedDict, total=False):
     outcome: DealOutcome | None
 
 
-def phase_name(state: DealState) -> str:
+def phase_name(state: DealState) -> Phase:
     """A stable snake_case name of the phase (``bidding``, ``whisting``, ``playing`` …)."""
     name = type(state).__name__
-    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    phase = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    assert phase in get_args(Phase), phase
+    return phase  # type: ignore[return-value]
 
 
 def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = ()) -> SeatView:

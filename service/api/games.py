@@ -76,7 +76,7 @@ class GamesController(Controller):
     ) -> Response[GameOutcome]:
         spec = game_spec(
             preset=data.preset,
-            overrides=data.overrides,
+            overrides=msgspec.to_builtins(data.overrides) if data.overrides else None,
             seats=data.seats,
             first_dealer=data.first_dealer,
             layouts=[

@@ -21,7 +21,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from litestar import Controller, Response, get
+from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
@@ -34,7 +34,6 @@ from projections.sheet import SheetView
 from projections.sheet_svg import render_svg
 from projections.stats import PlayerStats, player_stats
 from service import read_models
-from service.api.auth import OPTIONAL_SECURITY
 from service.api.common import PRIVATE, IfNoneMatchHeader, not_modified
 from service.api.schemas import (
     LeaderboardEntryView,
@@ -59,6 +58,14 @@ from service.projection_runner import Projections, ProjectionStatus
 from service.streams import game_stream
 
 SVG = "image/svg+xml"
+OCTET_STREAM = "application/octet-stream"
+
+
+def _download_type(request: Request[Any, Any, Any], native: str) -> str:
+    """``native``, or bytes when the client asks for them rather than it (a generated client
+    reads a download as bytes)."""
+    accept = request.headers.get("accept", "")
+    return OCTET_STREAM if OCTET_STREAM in accept and native not in accept else native
 
 MinVersion = Annotated[
     int | None,
@@ -145,6 +152,7 @@ class SheetController(Controller):
     )
     async def draw_sheet(
         self,
+        request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
         events: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
@@ -157,7 +165,7 @@ class SheetController(Controller):
             return Response("", status_code=304, headers=headers, media_type=SVG)
         names = [await players.name_of(p) for p in model.players]
         svg = render_svg(model, title=f"Pulka {game_id}", names=names)
-        return Response(svg, headers=headers, media_type=SVG)
+        return Response(svg, headers=headers, media_type=_download_type(request, SVG))
 
     @get(
         "/{game_id:uuid}/deals/{deal_no:int}/replay",
@@ -171,7 +179,6 @@ class SheetController(Controller):
             "own hand and whatever lay face up; a spectator sees only the latter), and a deal "
             "still being played cannot be replayed (409)."
         ),
-        security=OPTIONAL_SECURITY,
         responses=problem_responses(
             "game-not-found", "not-found", "not-public-yet", "validation", "unauthenticated"
         ),
@@ -217,6 +224,7 @@ class SheetController(Controller):
     )
     async def export(
         self,
+        request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
         events: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
@@ -233,7 +241,7 @@ class SheetController(Controller):
             "ETag": etag(logged[-1].version),
             "Content-Disposition": f'attachment; filename="game-{game_id}.ndjson"',
         }
-        return Response(body, headers=headers, media_type=NDJSON)
+        return Response(body, headers=headers, media_type=_download_type(request, NDJSON))
 
 
 # --- players: statistics and ratings --------------------------------------------------------------

@@ -90,7 +90,7 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
                 assert set(view["view"]["deal"]["hand"]) == own_hand(states[version], seat)
                 checked["own hands"] += 1
             page = await http.get(
-                f"/v1/games/{game_id}/events", params={"after": read_up_to[i]}, headers=headers
+                f"/v1/games/{game_id}/events", params={"cursor": read_up_to[i]}, headers=headers
             )
             for item in page.json()["items"]:
                 _check(item["event"], states[item["version"]], seat, f"page {item['version']}")
