@@ -39,6 +39,7 @@ IfMatchHeader = Annotated[
         name="If-Match",
         required=False,
         max_length=64,
+        pattern=r'^(\*|(W/)?"?[0-9]{1,18}"?(, ?(W/)?"?[0-9]{1,18}"?)*)$',
         description=(
             'Act only if the game is still at this version (its ETag, e.g. `"12"`); else 412 '
             "with the current ETag. Without it the command is decided against the newest state."
@@ -69,8 +70,9 @@ _encoder = msgspec.json.Encoder()
 
 def expected_version(if_match: str | None) -> int | frozenset[int] | None:
     """The versions If-Match accepts (RFC 9110 §13.1.1): ``*`` any existing version, else the
-    list of its strong ETags (``"12", "13"``). Weak ETags never match under If-Match: a list of
-    nothing but weak ones can hold for no version (an empty set: 412)."""
+    list of its strong ETags (``"12", "13"``; a bare ``12`` is read as ``"12"``). Weak ETags
+    never match under If-Match: a list of nothing but weak ones can hold for no version (an
+    empty set: 412)."""
     if if_match is None:
         return None
     tags = [tag.strip() for tag in if_match.split(",")]
@@ -79,7 +81,7 @@ def expected_version(if_match: str | None) -> int | frozenset[int] | None:
     versions: set[int] = set()
     for tag in tags:
         match = _ETAG.fullmatch(tag)
-        if match is None or not tag.strip().endswith('"'):
+        if match is None or tag.count('"') == 1:
             raise BadRequest(
                 f'If-Match takes ETags such as "12" (or a list of them), not {if_match!r}',
                 where="header.If-Match",

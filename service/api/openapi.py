@@ -7,8 +7,8 @@ step keeps a generated client (openapi-python-client, schemathesis) exact:
 - request bodies refuse unknown fields (every request Struct forbids them): every schema a
   request body reaches gets ``additionalProperties: false``;
 - a closed set several schemas share is one named component (`GameStatus`), not copies;
-- optional parameters are plain (``type: string``), not ``oneOf [string, null]``, and a
-  one-branch ``oneOf`` is the branch itself;
+- optional headers are plain (``type: string``), not ``oneOf [string, null]``, a one-branch
+  ``oneOf`` is the branch itself, a tuple has exactly its items, and a bound of 0 is kept;
 - the response headers the service sends are declared: ``ETag``, ``Idempotent-Replayed``,
   ``Location``, ``Retry-After``, ``RateLimit`` and ``RateLimit-Policy``;
 - the Server-Sent Events streams describe their frames (``id``, ``event``, ``data``);
@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from litestar import Request
+from litestar._openapi.schema_generation.schema import SchemaCreator
 from litestar.openapi.plugins import JsonRenderPlugin, RedocRenderPlugin
 
 from domain import game
@@ -72,6 +73,8 @@ _COMMANDS = {
 """Operations answered by `service.api.common.send`: an outcome with its ETag, replayable."""
 _VERSIONED_READS = {"readGame", "readSheet", "drawSheet", "exportGame"}
 _DOWNLOADS = {"drawSheet", "exportGame"}
+_OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
+"""Operations whose body may be left out (every field has a default)."""
 _STREAMS = {"followGame": "GameStreamFrame", "followMe": "NotificationFrame"}
 
 
@@ -81,7 +84,10 @@ def finish(document: Schema) -> Schema:
     schemas: dict[str, Schema] = doc.setdefault("components", {}).setdefault("schemas", {})
     for path, operation in _operations(doc):
         for parameter in operation.get("parameters", ()):
-            parameter["schema"] = _plain(parameter["schema"])
+            if parameter["in"] == "header":  # Litestar reads ?x=null as absent: not queries
+                parameter["schema"] = _plain(parameter["schema"])
+        if operation.get("operationId") in _OPTIONAL_BODIES:
+            operation["requestBody"]["required"] = False
         _headers(path, operation)
         if operation.get("operationId") in _DOWNLOADS:
             _downloads(operation)
@@ -109,12 +115,13 @@ def _operations(doc: Schema) -> Iterator[tuple[str, Schema]]:
 
 
 def _plain(schema: Schema) -> Schema:
-    """An optional parameter's schema without its ``null`` (absent is how it is left out)."""
+    """An optional string header's schema without its ``null`` (absent is how it is left
+    out)."""
     schema = dict(schema)
     branches = schema.get("oneOf")
     if branches is not None:
         kept = [b for b in branches if b != {"type": "null"}]
-        if len(kept) == 1:
+        if len(kept) == 1 and kept[0].get("type") == "string":
             del schema["oneOf"]
             schema = {**kept[0], **schema}
     kind = schema.get("type")
@@ -228,6 +235,11 @@ def _walk(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     node = {k: _walk(v) for k, v in node.items()}
+    if isinstance(node.get("oneOf"), list):  # Litestar adds an empty branch to some tuples
+        node["oneOf"] = [b for b in node["oneOf"] if b != {}]
+    if "prefixItems" in node and "items" not in node:  # a tuple: exactly these items
+        size = len(node["prefixItems"])
+        node.update(minItems=size, maxItems=size, items=False)
     branches = node.get("oneOf")
     if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], dict):
         rest = {k: v for k, v in node.items() if k != "oneOf"}
@@ -265,3 +277,21 @@ class FinishedRedoc(_Finishing, RedocRenderPlugin):
 
 RENDER_PLUGINS = [FinishedRedoc(path=["/", "/redoc"]), FinishedJson()]
 """For ``OpenAPIConfig(render_plugins=…)``."""
+
+
+_BOUNDS = (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusive_minimum"),
+           ("lt", "exclusive_maximum"))  # fmt: skip
+_apply_metadata = SchemaCreator._apply_kwarg_definition_metadata
+
+
+def _apply_metadata_with_zero(self: SchemaCreator, field: Any, schema: Any) -> None:
+    """Litestar 2.x tests a bound for truth, so ``ge=0`` vanished from the document (and a
+    client would send the negative numbers the service refuses): put the zeros back."""
+    _apply_metadata(self, field, schema)
+    definition = field.kwarg_definition
+    for bound, key in _BOUNDS:
+        if getattr(definition, bound, None) == 0 and getattr(schema, key, None) is None:
+            setattr(schema, key, 0)
+
+
+SchemaCreator._apply_kwarg_definition_metadata = _apply_metadata_with_zero  # type: ignore[method-assign]

@@ -175,6 +175,7 @@ class SheetController(Controller):
             "Deal `deal_no` (from 1) step by step, rebuilt from the event log: every event, and "
             "the state after the first `at` of them (1: just dealt; default: the end). Once the "
             "game is over every deal is public and shows every hand, the talon and the discard. "
+            "A step past the deal's last is 404. "
             "While it runs, a finished deal shows what the caller's seat saw at the time (his "
             "own hand and whatever lay face up; a spectator sees only the latter), and a deal "
             "still being played cannot be replayed (409)."
@@ -204,8 +205,8 @@ class SheetController(Controller):
             raise NotFound(str(exc)) from None
         except replays.DealInProgress as exc:
             raise DealStillInPlay(str(exc)) from None
-        except replays.StepOutOfRange as exc:
-            raise BadRequest(str(exc), where="query.at") from None
+        except replays.StepOutOfRange as exc:  # the deal has no such step: nothing to show
+            raise NotFound(str(exc)) from None
         return Response(shown, headers=PRIVATE)  # what this viewer's seat saw
 
     @get(

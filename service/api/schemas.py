@@ -87,7 +87,7 @@ class TakeTalonAction(ActionBody, frozen=True, tag="take_talon"):
 class DiscardAction(ActionBody, frozen=True, tag="discard"):
     """Put two cards away (снос)."""
 
-    cards: tuple[CardText, CardText]
+    cards: Annotated[list[CardText], msgspec.Meta(min_length=2, max_length=2)]
 
 
 class DeclareAction(ActionBody, frozen=True, tag="declare"):
@@ -171,7 +171,7 @@ def canonical(action: Action) -> Action:
         if hasattr(action, name)
     }
     if isinstance(action, DiscardAction):
-        changes["cards"] = (parse_card(action.cards[0]), parse_card(action.cards[1]))
+        changes["cards"] = [parse_card(action.cards[0]), parse_card(action.cards[1])]
     return msgspec.structs.replace(action, **changes) if changes else action
 
 
@@ -344,7 +344,7 @@ class LayoutIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         list[Annotated[list[CardText], msgspec.Meta(max_length=10)]],
         msgspec.Meta(min_length=3, max_length=4),
     ]
-    talon: tuple[CardText, CardText]
+    talon: Annotated[list[CardText], msgspec.Meta(min_length=2, max_length=2)]
 
 
 class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
