@@ -39,7 +39,7 @@ IfMatchHeader = Annotated[
         name="If-Match",
         required=False,
         max_length=64,
-        pattern=r'^(\*|(W/)?"?[0-9]{1,18}"?(, ?(W/)?"?[0-9]{1,18}"?)*)$',
+        pattern=r'^(\*|(W/)?("[0-9]{1,18}"|[0-9]{1,18})(, ?(W/)?("[0-9]{1,18}"|[0-9]{1,18}))*)$',
         description=(
             'Act only if the game is still at this version (its ETag, e.g. `"12"`); else 412 '
             "with the current ETag. Without it the command is decided against the newest state."

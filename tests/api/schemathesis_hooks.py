@@ -8,7 +8,9 @@ they break stays broken. The ids come as JSON in PREFERANS_SCHEMATHESIS_IDS.
 What a schema cannot say is settled here for positive cases: an Idempotency-Key names one
 request (a key sent again with another body is rightly 422), so each case gets its own; a
 cursor is opaque (only one the service handed out is valid), so none is sent; a name must be
-printable as `service.players.clean_name` says, so cases with other names are not generated.
+printable as `service.players.clean_name` says, so cases with other names are not generated;
+the schema gives a card or a bid its shape and `domain.cards` its spelling, and a layout must
+deal the 32 cards once, so positive bodies get real ones.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 import schemathesis
 
+from domain.cards import DECK
 from service.exceptions import BadRequest
 from service.players import clean_name
 
@@ -44,10 +47,26 @@ def filter_case(context: Any, case: Any) -> bool:
     return True
 
 
+_NOTATION = {"card": "AS", "bid": "6S", "contract": "6S"}
+_LAYOUT = {"hands": [DECK[0:10], DECK[10:20], DECK[20:30]], "talon": DECK[30:32]}
+
+
+def _real_notation(body: dict[str, Any]) -> None:
+    for field, value in _NOTATION.items():
+        if isinstance(body.get(field), str):
+            body[field] = value
+    if isinstance(body.get("cards"), list):
+        body["cards"] = ["7S", "8S"]
+    if isinstance(body.get("layouts"), list):
+        body["layouts"] = [_LAYOUT] * min(len(body["layouts"]), 3)
+
+
 @schemathesis.hook
 def map_case(context: Any, case: Any) -> Any:
     if _negative(case):
         return case
+    if isinstance(case.body, dict):
+        _real_notation(case.body)
     if case.headers and "Idempotency-Key" in case.headers:
         case.headers["Idempotency-Key"] = uuid.uuid4().hex
     if case.query:
