@@ -80,7 +80,8 @@ class GamesController(Controller):
             seats=data.seats,
             first_dealer=data.first_dealer,
             layouts=[
-                Layout(hands=tuple(map(tuple, x.hands)), talon=(x.talon[0], x.talon[1])) for x in data.layouts or ()
+                Layout(hands=tuple(map(tuple, x.hands)), talon=(x.talon[0], x.talon[1]))
+                for x in data.layouts or ()
             ],
             seed=data.seed,
             seat=data.seat,

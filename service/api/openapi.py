@@ -239,7 +239,7 @@ def _walk(node: Any) -> Any:
         node["oneOf"] = [b for b in node["oneOf"] if b != {}]
     if "prefixItems" in node and "items" not in node:  # a tuple: exactly these items
         size = len(node["prefixItems"])
-        node.update(minItems=size, maxItems=size, items=False)
+        node.update(minItems=size, maxItems=size)
     branches = node.get("oneOf")
     if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], dict):
         rest = {k: v for k, v in node.items() if k != "oneOf"}

@@ -45,7 +45,6 @@ from service.cursors import decode_int_cursor, encode_cursor
 from service.errors import etag, problem_responses
 from service.event_log import EventLog, Logged
 from service.exceptions import (
-    BadRequest,
     DealStillInPlay,
     GameNotFound,
     GameNotOver,
