@@ -123,7 +123,11 @@ async def test_schemathesis_finds_no_server_error_and_no_response_off_the_spec(
         "PREFERANS_SCHEMATHESIS_IDS": json.dumps(ids),
     }
     process = await asyncio.create_subprocess_exec(
-        *command, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        *command,
+        env=env,
+        cwd=tmp_path,  # its cache stays out of the tree
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
     )
     output, _ = await process.communicate()
     text = output.decode(errors="replace")
