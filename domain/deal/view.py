@@ -76,11 +76,13 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     to_act: tuple[Seat, ...] = ()
     hand: tuple[str, ...] = ()
     """The viewer's own cards."""
-    hand_sizes: dict[Seat, int] = {}
-    open_hands: dict[Seat, tuple[str, ...]] = {}
-    """Other hands lying face up."""
-    shown_hands: dict[Seat, tuple[str, ...]] = {}
-    """Other hands shown to the viewer alone: the dealer at four looked at an opponent's cards."""
+    hand_sizes: tuple[int, ...] = ()
+    """Cards in each seat's hand, by seat (0 for a sitting-out dealer)."""
+    open_hands: tuple[tuple[str, ...] | None, ...] = ()
+    """By seat: the other hands lying face up, null for the viewer's own and the closed ones."""
+    shown_hands: tuple[tuple[str, ...] | None, ...] = ()
+    """By seat: other hands shown to the viewer alone (the dealer at four looked at an
+    opponent's cards), null for the rest."""
     talon: tuple[str, ...] = ()
     """Talon cards that have been shown."""
     talon_size: int = 0
@@ -100,7 +102,9 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     trick: tuple[PlayedCard, ...] = ()
     talon_card: str | None = None
     last_trick: tuple[PlayedCard, ...] = ()
-    tricks: dict[Seat, int] = {}
+    tricks: tuple[int | None, ...] = ()
+    """Tricks taken, by seat: the active hands', and a dealer's at four who took some with the
+    talon; null for a seat that takes no part."""
     claim: ClaimView | None = None
     outcome: DealOutcome | None = None
 
@@ -120,7 +124,7 @@ class _PhaseFields(TypedDict, total=False):
     trick: tuple[PlayedCard, ...]
     talon_card: str | None
     last_trick: tuple[PlayedCard, ...]
-    tricks: dict[Seat, int]
+    tricks: tuple[int | None, ...]
     claim: ClaimView | None
     outcome: DealOutcome | None
 
@@ -142,6 +146,10 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         if viewer is not None and 0 <= viewer < state.seats and viewer in state.looked
         else ()
     )
+    seats = range(state.seats)
+    shown = {
+        h for v, h in state.peeks if v == viewer and h != viewer and h not in state.open_hands
+    }
     phase: _PhaseFields = {}
     if isinstance(state, Contracted | Playing | DealFinished):
         declarer = getattr(state, "declarer", None)
@@ -191,13 +199,11 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         hands_order=state.order,
         to_act=to_act,
         hand=own,
-        hand_sizes={s: len(state.hands[s]) for s in state.order},
-        open_hands={s: state.hands[s] for s in state.open_hands if s != viewer},
-        shown_hands={
-            h: state.hands[h]
-            for v, h in state.peeks
-            if v == viewer and h != viewer and h not in state.open_hands
-        },
+        hand_sizes=tuple(len(state.hands[s]) if s in state.order else 0 for s in seats),
+        open_hands=tuple(
+            state.hands[s] if s in state.open_hands and s != viewer else None for s in seats
+        ),
+        shown_hands=tuple(state.hands[s] if s in shown else None for s in seats),
         talon=state.shown_talon,
         talon_size=len(state.talon),
         min_level=state.min_level,
@@ -209,16 +215,16 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
     )
 
 
-def _trick_counts(tricks: tuple[int, ...], hands: tuple[Seat, ...]) -> dict[Seat, int]:
+def _trick_counts(tricks: tuple[int, ...], hands: tuple[Seat, ...]) -> tuple[int | None, ...]:
     """Tricks of the active hands, and of a dealer at four who took some with the talon."""
-    return {s: t for s, t in enumerate(tricks) if s in hands or t}
+    return tuple(t if s in hands or t else None for s, t in enumerate(tricks))
 
 
 def visible_cards(view: SeatView) -> set[str]:
     """Every card named anywhere in ``view`` (for tests of what leaks)."""
     cards = set(view.hand) | set(view.talon) | set(view.discard or ())
-    for hand in (*view.open_hands.values(), *view.shown_hands.values()):
-        cards |= set(hand)
+    for hand in (*view.open_hands, *view.shown_hands):
+        cards |= set(hand or ())
     cards |= {p.card for p in view.trick} | {p.card for p in view.last_trick}
     if view.talon_card:
         cards.add(view.talon_card)
