@@ -48,11 +48,12 @@ from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
+from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 
 from service.api import auth, read_models
 from service.api.actions import ActionsController
-from service.api.common import refuse_unknown_query_parameters
+from service.api.common import check_request
 from service.api.edge import Edge
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
@@ -310,12 +311,27 @@ def create_app(
                 max_body=MAX_BODY_BYTES,
             )
         ],
-        before_request=refuse_unknown_query_parameters,
+        before_request=check_request,
         openapi_config=openapi_config(),
         logging_config=None,  # the host (uvicorn, pytest) configures logging
         debug=debug,
     )
+    _allow_every_method(app)
     return app
+
+
+def _allow_every_method(app: Litestar) -> None:
+    """Have each path's OPTIONS answer list all its methods. Litestar writes ``Allow`` from the
+    route object first made for a path; when a path's handlers come from several controllers
+    (GET and POST ``/v1/games``) that object is replaced, and ``Allow`` kept only the first
+    handlers' methods."""
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            closure = getattr(handler.fn, "__closure__", None)
+            if handler.http_methods == {"OPTIONS"} and closure:
+                first = closure[0].cell_contents
+                if isinstance(first, HTTPRoute) and first is not route:
+                    first.methods = set(route.methods)
 
 
 _HEAD: list[str] = []

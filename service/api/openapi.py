@@ -23,11 +23,13 @@ import typing
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 from litestar import Request
 from litestar._openapi.schema_generation.schema import SchemaCreator
 from litestar.openapi.plugins import JsonRenderPlugin, RedocRenderPlugin
 
-from domain import game
+from domain import game, rules
+from service.api import schemas as wire
 from service.lobby import NoteKind
 
 Schema = dict[str, Any]
@@ -98,6 +100,9 @@ def finish(document: Schema) -> Schema:
             }
     schemas["GameStreamFrame"] = _game_frame(schemas)
     schemas["NotificationFrame"] = _notification_frame()
+    raspasy_overrides = typing.get_args(typing.get_type_hints(wire.RulesOverrides)["raspasy"])[0]
+    for cls in (rules.RaspasyRules, raspasy_overrides, wire.LayoutIn, wire.DiscardAction):
+        _nested_items(schemas, cls)
     for name in _request_schemas(doc):
         schema = schemas[name]
         if schema.get("type") == "object":
@@ -105,6 +110,20 @@ def finish(document: Schema) -> Schema:
     finished: Schema = _walk(doc)
     finished["components"]["schemas"].update(_NAMED_SETS)  # the walk made them refer to themselves
     return finished
+
+
+def _nested_items(schemas: dict[str, Schema], cls: type[msgspec.Struct]) -> None:
+    """Array items as msgspec states them: Litestar drops the bounds of an item's type
+    (``list[CardText]``, ``tuple[Annotated[int, Meta(ge=6)], ...]``)."""
+    own = msgspec.json.schema(cls)
+    own = own["$defs"][own["$ref"].rsplit("/", 1)[1]] if "$ref" in own else own
+    target = schemas.get(cls.__name__)
+    if target is None:
+        return
+    for name, prop in own.get("properties", {}).items():
+        items = prop.get("items")
+        if items is not None and "$ref" not in repr(items) and name in target["properties"]:
+            target["properties"][name]["items"] = items
 
 
 def _operations(doc: Schema) -> Iterator[tuple[str, Schema]]:

@@ -7,8 +7,7 @@ examples so the run stays within about a minute. The hooks (`schemathesis_hooks`
 cases at a real game, its players, a spare token and an invite, so they get past the 404s.
 
 Left out: the two Server-Sent Events streams, which never end (tests/api/test_sse.py covers
-them), and the ``Allow`` header of OPTIONS: Litestar's automatic OPTIONS answer lists the
-methods of one handler of a path, not all of them.
+them). `schemathesis.toml` names the statuses a valid request may rightly get besides 2xx.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -89,14 +87,14 @@ async def test_schemathesis_finds_no_server_error_and_no_response_off_the_spec(
     report = tmp_path / "report.json"
     command = [
         str(Path(sys.executable).with_name("schemathesis")),
+        "--config-file",
+        str(HERE / "schemathesis.toml"),
         "run",
         str(OPENAPI_PATH),
         "--url",
         server,
         "--checks",
         "all",
-        "--exclude-checks",
-        "allow_header_conformance",
         "--max-examples",
         str(MAX_EXAMPLES),
         "--seed",
@@ -134,8 +132,5 @@ async def test_schemathesis_finds_no_server_error_and_no_response_off_the_spec(
     summary = text[text.rindex("SUMMARY") :] if "SUMMARY" in text else text
     print(summary)
     assert "Tested:" in summary, text[-6000:]
-    # ST1xx: what the responses did (a 5xx, a body, status code, content type or header off the
-    # spec). ST2xx/ST3xx (inputs refused or accepted, links) are reported above, not asserted:
-    # a stale If-Match (412) and the rules' cross-option checks (422) are right and data-bound.
-    off_spec = re.findall(r"ST1\d\d [^:]*: \d+", summary)
-    assert not off_spec, text[text.index("FAILURES") :][:8000]
+    failures = text[text.index("FAILURES") :] if "FAILURES" in text else text
+    assert process.returncode == 0, failures[:12000]
