@@ -28,7 +28,7 @@ pytestmark = pytest.mark.integration
 
 HERE = Path(__file__).resolve().parent
 STREAMS = ("followGame", "followMe")
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = 30
 
 
 async def _real_ids(base: str) -> tuple[dict[str, object], str]:
