@@ -64,7 +64,7 @@ keep it, and a private one revalidates with the ETag."""
 NO_STORE: dict[str, str] = {"Cache-Control": "no-store"}
 """Headers of a body no cache may keep at all (a bearer token, a command's outcome)."""
 _ETAG = re.compile(r'\s*(W/)?"?(\d{1,18})"?\s*')
-_KNOWN_PARAMETERS: dict[int, frozenset[str]] = {}
+_KNOWN_PARAMETERS: dict[int, tuple[Any, frozenset[str]]] = {}
 _encoder = msgspec.json.Encoder()
 
 
@@ -162,21 +162,14 @@ async def check_request(request: Request[Any, Any, Any]) -> None:
     await refuse_lax_bodies(request)
 
 
-_BODY_TYPES: dict[int, Any] = {}
-
-
 async def refuse_lax_bodies(request: Request[Any, Any, Any]) -> None:
     """400 for a body that fits its type only under lax conversion. Litestar converts what it
     decoded leniently (fine for a query's text), so ``"private": 0`` would pass as false and
     ``"seat": "1"`` as 1; a JSON body must be what its schema says."""
-    handler = request.route_handler
-    key = id(handler)
-    if key not in _BODY_TYPES:
-        field = handler.parsed_fn_signature.parameters.get("data")
-        _BODY_TYPES[key] = field.annotation if field is not None else None
-    body_type = _BODY_TYPES[key]
-    if body_type is None:
+    field = request.route_handler.parsed_fn_signature.parameters.get("data")
+    if field is None:
         return
+    body_type = field.annotation
     body = await request.body()
     if not body.strip():
         return  # Litestar answers a missing body itself
@@ -220,11 +213,12 @@ def refuse_unknown_query_parameters(request: Request[Any, Any, Any]) -> None:
     if not sent:
         return None
     handler = request.route_handler
-    known = _KNOWN_PARAMETERS.get(id(handler))
-    if known is None:
+    cached = _KNOWN_PARAMETERS.get(id(handler))
+    if cached is None or cached[0] is not handler:  # an id is unique only while its object lives
         model = handler.create_kwargs_model(path_parameters=dict(request.path_params))
-        known = frozenset(p.field_alias for p in model.expected_query_params)
-        _KNOWN_PARAMETERS[id(handler)] = known
+        cached = (handler, frozenset(p.field_alias for p in model.expected_query_params))
+        _KNOWN_PARAMETERS[id(handler)] = cached
+    known = cached[1]
     unknown = sorted(set(sent) - known)
     if unknown:
         takes = ", ".join(sorted(known)) or "none"

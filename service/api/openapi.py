@@ -8,7 +8,8 @@ step keeps a generated client (openapi-python-client, schemathesis) exact:
   request body reaches gets ``additionalProperties: false``;
 - a closed set several schemas share is one named component (`GameStatus`), not copies;
 - optional headers are plain (``type: string``), not ``oneOf [string, null]``, a one-branch
-  ``oneOf`` is the branch itself, a tuple has exactly its items, and a bound of 0 is kept;
+  ``oneOf`` is the branch itself, a tuple has exactly its items, an array's items keep their
+  bounds (a card's length, an exit level's range) and a bound of 0 is kept;
 - the response headers the service sends are declared: ``ETag``, ``Idempotent-Replayed``,
   ``Location``, ``Retry-After``, ``RateLimit`` and ``RateLimit-Policy``;
 - the Server-Sent Events streams describe their frames (``id``, ``event``, ``data``);
