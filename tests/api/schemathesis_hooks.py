@@ -7,17 +7,18 @@ they break stays broken. The ids come as JSON in PREFERANS_SCHEMATHESIS_IDS.
 
 What a schema cannot say is settled here for positive cases: an Idempotency-Key names one
 request (a key sent again with another body is rightly 422), so each case gets its own; a
-cursor is opaque (only one the service handed out is valid), so none is sent; a name must be
-printable as `service.players.clean_name` says, so cases with other names are not generated;
+cursor of the lobby or the leaderboard is opaque (only one the service handed out is valid),
+so the lobby's is a real one and the others are left out; a name must be printable as
+`service.players.clean_name` says, so cases with other names are not generated;
 the schema gives a card or a bid its shape and `domain.cards` its spelling, and a layout must
 deal the 32 cards once, so positive bodies get real ones.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-import uuid
 import zlib
 from typing import Any
 
@@ -28,6 +29,7 @@ from service.exceptions import BadRequest
 from service.players import clean_name
 
 IDS: dict[str, Any] = json.loads(os.environ.get("PREFERANS_SCHEMATHESIS_IDS", "{}"))
+_KEYS = itertools.count(1)
 
 
 def _negative(case: Any) -> bool:
@@ -47,6 +49,8 @@ def filter_case(context: Any, case: Any) -> bool:
     return True
 
 
+_OPAQUE_CURSORS = {"GET /v1/players/me/games", "GET /v1/ratings"}
+"""Lists whose cursor only the service makes (the events' and notifications' are numbers)."""
 _NOTATION = {"card": "AS", "bid": "6S", "contract": "6S"}
 _LAYOUT = {"hands": [DECK[0:10], DECK[10:20], DECK[20:30]], "talon": DECK[30:32]}
 
@@ -68,17 +72,19 @@ def map_case(context: Any, case: Any) -> Any:
     if isinstance(case.body, dict):
         _real_notation(case.body)
     if case.headers and "Idempotency-Key" in case.headers:
-        case.headers["Idempotency-Key"] = uuid.uuid4().hex
-    if case.query:
-        case.query.pop("cursor", None)
+        case.headers["Idempotency-Key"] = f"schemathesis-{next(_KEYS)}"
+    if case.query and "cursor" in case.query:
+        label = case.operation.label
+        if label == "GET /v1/games":
+            case.query["cursor"] = IDS["games_cursor"]
+        elif label in _OPAQUE_CURSORS:
+            del case.query["cursor"]  # none handed out: the caller has no finished game
     params = case.path_parameters or {}
-    if params.get("token_id") == IDS.get("own_token_id"):  # revoking it would end the run
-        params["token_id"] = IDS["token_id"]
+    if params.get("token_id") == IDS.get("own_token_id"):  # a link found the caller's own:
+        params["token_id"] = IDS["token_id"]  # revoking it would end the run
     if not params or zlib.crc32(repr(sorted(params.items())).encode()) % 4 == 0:
         return case
     for name in params:
         if name in IDS:
             params[name] = IDS[name]
-    if params.get("token_id") == IDS.get("own_token_id"):  # a link found the caller's own
-        params["token_id"] = IDS["token_id"]
     return case

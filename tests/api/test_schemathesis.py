@@ -65,14 +65,16 @@ async def _real_ids(base: str) -> tuple[dict[str, object], str]:
         )
         invite = await http.post(f"/v1/games/{game_id}/invites", json={}, headers=players[0].auth)
         assert spare.status_code == invite.status_code == 201
-        own_token = (await http.get("/v1/players/me", headers=players[0].auth)).json()["token"][
-            "id"
-        ]
+        me = await http.get("/v1/players/me", headers=players[0].auth)
+        await http.post("/v1/games", json={}, headers=players[1].auth)  # a second lobby page
+        lobby = (await http.get("/v1/games", params={"limit": 1})).json()
+        assert lobby["next_cursor"]
     ids = {
         "game_id": game_id,
         "player_id": players[0].id,
         "token_id": spare.json()["info"]["id"],
-        "own_token_id": own_token,
+        "own_token_id": me.json()["token"]["id"],
+        "games_cursor": lobby["next_cursor"],
         "code": invite.json()["code"],
         "deal_no": 1,
         "slug": "validation",
