@@ -103,9 +103,7 @@ def read(view: BotView) -> Knowledge:
         known |= set(turned)
     unseen = tuple(c for c in DECK if c not in known)
     hidden: dict[Seat, int] = {
-        s: sizes.get(s, 0)
-        for s in order
-        if s not in hands and sizes.get(s, 0) > 0
+        s: sizes.get(s, 0) for s in order if s not in hands and sizes.get(s, 0) > 0
     }
     rest = len(unseen) - sum(hidden.values())
     if rest > 0:

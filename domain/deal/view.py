@@ -147,9 +147,7 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         else ()
     )
     seats = range(state.seats)
-    shown = {
-        h for v, h in state.peeks if v == viewer and h != viewer and h not in state.open_hands
-    }
+    shown = {h for v, h in state.peeks if v == viewer and h != viewer and h not in state.open_hands}
     phase: _PhaseFields = {}
     if isinstance(state, Contracted | Playing | DealFinished):
         declarer = getattr(state, "declarer", None)

@@ -66,6 +66,7 @@ def _download_type(request: Request[Any, Any, Any], native: str) -> str:
     accept = request.headers.get("accept", "")
     return OCTET_STREAM if OCTET_STREAM in accept and native not in accept else native
 
+
 MinVersion = Annotated[
     int | None,
     QueryParameter(

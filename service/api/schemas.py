@@ -359,9 +359,7 @@ class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     layouts: Annotated[list[LayoutIn], msgspec.Meta(max_length=100)] | None = None
     """Fixed cards for the first deals (tournaments, tests); later deals are shuffled."""
     seed: (
-        Annotated[
-            str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")
-        ]
+        Annotated[str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")]
         | None
     ) = None
     """Shuffle deal n with ``random.Random(f"{seed}:{n}")``: reproducible, hence not secret.
