@@ -4,18 +4,22 @@ The client is generated once per module into a temporary directory, without a si
 (every operation, the SVG sheet and the NDJSON export included), imported, and driven against a
 live server: three players register, one creates a game with a small pool, all sit down, and
 each seat sends the first of its `legal_actions` with If-Match set from the ETag the read
-declared, until the game is over; then the export and the drawn sheet come back as bytes.
+declared, until the game is over; then every message of the game's stream parses as the
+declared `GameStreamFrame`, and the export and the drawn sheet come back as bytes.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+import httpx
 import pytest
 from apitools import layouts
 
@@ -88,7 +92,35 @@ async def test_a_generated_client_plays_a_whole_game(
         assert sent.status_code == 200, sent.content
         moves += 1
         assert moves < 3000
+    await _frames_are_the_declared_shape(server, str(game_id), snapshot.version)
     exported = await export_game.asyncio(game_id, client=anonymous)
     assert isinstance(exported, File) and exported.payload.read().startswith(b"{")
     drawn = await draw_sheet.asyncio(game_id, client=anonymous)
     assert isinstance(drawn, File) and b"<svg" in drawn.payload.read()
+
+
+async def _frames_are_the_declared_shape(base: str, game_id: str, last: int) -> None:
+    """Every message of the game's stream parses as the declared `GameStreamFrame`."""
+    from preferans_client.models import GameStreamFrame
+
+    frame: dict[str, Any] = {}
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=10) as http,
+        http.stream("GET", f"/v1/games/{game_id}/stream") as stream,
+    ):
+        async for line in stream.aiter_lines():
+            field, _, value = line.partition(": ")
+            if field in ("id", "event", "data"):
+                frame[field] = value
+            elif not line and "data" in frame:
+                parsed = GameStreamFrame.from_dict(
+                    {
+                        "id": int(frame["id"]),
+                        "event": frame["event"],
+                        "data": json.loads(frame["data"]),
+                    }
+                )
+                assert parsed.data.type_ == parsed.event.value
+                if parsed.id == last:
+                    return
+                frame = {}
