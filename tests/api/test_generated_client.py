@@ -97,6 +97,12 @@ async def test_a_generated_client_plays_a_whole_game(
     assert isinstance(exported, File) and exported.payload.read().startswith(b"{")
     drawn = await draw_sheet.asyncio(game_id, client=anonymous)
     assert isinstance(drawn, File) and b"<svg" in drawn.payload.read()
+    async with httpx.AsyncClient(base_url=server) as http:
+        for path, native in (("sheet.svg", "image/svg+xml"), ("export", "application/x-ndjson")):
+            url = f"/v1/games/{game_id}/{path}"
+            assert (await http.get(url)).headers["content-type"].startswith(native)
+            as_bytes = await http.get(url, headers={"Accept": "application/octet-stream"})
+            assert as_bytes.headers["content-type"] == "application/octet-stream"
 
 
 async def _frames_are_the_declared_shape(base: str, game_id: str, last: int) -> None:
