@@ -86,11 +86,13 @@ def read(view: BotView) -> Knowledge:
     order = deal.hands_order
     assert len(order) == 3, "a dealt deal has three active seats"
     hands: dict[Seat, tuple[str, ...]] = {}
-    looked = bool(deal.hand) or deal.hand_sizes.get(seat, 0) == 0
+    sizes = dict(enumerate(deal.hand_sizes))
+    looked = bool(deal.hand) or sizes.get(seat, 0) == 0
     if seat in order and looked:
         hands[seat] = deal.hand
-    for s, cards in deal.open_hands.items():
-        hands[s] = cards
+    for s, cards in enumerate(deal.open_hands):
+        if cards is not None:
+            hands[s] = cards
     played, trick, turned, voids = _play_facts(events)
     table = {c for _, c in trick}
     known = set(played) | table | set(deal.discard or ())
@@ -101,9 +103,7 @@ def read(view: BotView) -> Knowledge:
         known |= set(turned)
     unseen = tuple(c for c in DECK if c not in known)
     hidden: dict[Seat, int] = {
-        s: deal.hand_sizes.get(s, 0)
-        for s in order
-        if s not in hands and deal.hand_sizes.get(s, 0) > 0
+        s: sizes.get(s, 0) for s in order if s not in hands and sizes.get(s, 0) > 0
     }
     rest = len(unseen) - sum(hidden.values())
     if rest > 0:
@@ -121,7 +121,8 @@ def read(view: BotView) -> Knowledge:
         seat=seat, rules=rules, deal=deal, events=events, order=order, hands=hands,
         hidden=hidden, unseen=unseen, allowed=allowed, voids=voids, played=played,
         played_by=_played_by(events), trick=trick,
-        tricks=dict(deal.tricks), turned=turned, turn=_hand_on_turn(view, hands),
+        tricks={s: t for s, t in enumerate(deal.tricks) if t is not None},
+        turned=turned, turn=_hand_on_turn(view, hands),
     )  # fmt: skip
 
 

@@ -235,7 +235,7 @@ class TableRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True
 class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The whole rules of a game. Immutable, stored with the game."""
 
-    convention: str = "sochi"
+    convention: Annotated[str, Meta(max_length=64, pattern=r"^[^\x00-\x1f\x7f]*$")] = "sochi"
     """The preset this bundle started from (informational)."""
     players: Literal[3, 4] = 3
     bidding: BiddingRules = BiddingRules()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -39,7 +39,7 @@ class Settlement(msgspec.Struct, frozen=True, kw_only=True):
     players: int
     whists_per_mountain_point: int
     pool_weight: int
-    rounding: str
+    rounding: Literal["largest_remainder", "floor"]
     mountain: tuple[int, ...]
     """Mountains as written (гора)."""
     mountain_amnesty: int

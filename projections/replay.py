@@ -64,8 +64,9 @@ class ReplayState(msgspec.Struct, frozen=True, kw_only=True):
     """
 
     view: SeatView
-    hands: dict[int, tuple[str, ...]]
-    """The hands the viewer may see (all of them in a full replay)."""
+    hands: tuple[tuple[str, ...] | None, ...]
+    """By seat, the hands the viewer may see (all of them in a full replay); null for the
+    others."""
     talon: tuple[str, ...]
     """Talon cards the viewer may see: face down ones only in a full replay."""
     discard: tuple[str, ...] | None
@@ -154,15 +155,16 @@ def replay_state(state: DealState, visibility: Visibility, viewer: int | None) -
     to_act = deal.to_act(state) if laid_out else ()
     seen = seat_view(state, viewer if visibility == "seat" else None, to_act)
     if visibility == "full":
-        hands = {s: state.hands[s] for s in range(state.seats) if state.hands[s]}
+        hands = tuple(state.hands[s] or None for s in range(state.seats))
         talon = (*state.shown_talon, *state.talon)
         discard: tuple[str, ...] | None = getattr(state, "discard", ()) or None
         if isinstance(state, DealFinished):
             discard = state.discard or None
     else:
-        hands = dict(seen.open_hands)
-        if viewer is not None and seen.hand:
-            hands[viewer] = seen.hand
+        hands = tuple(
+            seen.hand if s == viewer and seen.hand else cards
+            for s, cards in enumerate(seen.open_hands or (None,) * state.seats)
+        )
         talon, discard = seen.talon, seen.discard
     return ReplayState(view=seen, hands=hands, talon=talon, discard=discard)
 

@@ -34,7 +34,8 @@ class SheetDeal(msgspec.Struct, frozen=True, kw_only=True):
     """A trick contract (игра), misère (мизер) or all-pass (распасы)."""
     declarer: int | None = None
     contract: str | None = None
-    tricks: dict[int, int] = {}
+    tricks: tuple[int | None, ...] = ()
+    """Tricks taken, by seat; null for a seat that did not play the deal."""
     """Tricks taken per active seat."""
     entries: tuple[Entry, ...] = ()
     """What the deal wrote, each entry with the rule and a sentence explaining it."""
@@ -99,6 +100,12 @@ HANDLED: frozenset[str] = frozenset(
 """Stored event types that change a sheet; the others need not even be decoded."""
 
 
+def _by_seat(outcome: DealOutcome) -> tuple[int | None, ...]:
+    """The deal's tricks by seat; null for a seat that did not play it."""
+    taken = dict(outcome.taken())
+    return tuple(taken.get(s) for s in range(len(outcome.tricks)))
+
+
 def _scored(model: GameSheet, event: DealScored) -> GameSheet:
     assert model.sheet is not None, "a deal is scored in a created game"
     outcome = model.ended
@@ -108,7 +115,7 @@ def _scored(model: GameSheet, event: DealScored) -> GameSheet:
         kind=outcome.kind if outcome else "game",
         declarer=outcome.declarer if outcome else None,
         contract=outcome.contract if outcome else None,
-        tricks=dict(outcome.taken()) if outcome else {},
+        tricks=_by_seat(outcome) if outcome else (),
         entries=event.score.entries,
         raspasy_streak=event.score.raspasy_streak,
     )
@@ -190,12 +197,12 @@ class SeatSheet(msgspec.Struct, frozen=True, kw_only=True):
     """Pool (пуля)."""
     mountain: int
     """Mountain (гора)."""
-    whists: dict[int, int]
+    whists: tuple[int | None, ...]
     """Whists (висты) this player has written on each other seat."""
     pool_written: str
     """The pool column as written by hand, running totals: ``"2.6.10"``."""
     mountain_written: str
-    whists_written: dict[int, str]
+    whists_written: tuple[str | None, ...]
     result: int | None = None
     """The settlement result in whists, once the game is over."""
 
@@ -228,12 +235,12 @@ def sheet_view(game_id: str, model: GameSheet) -> SheetView:
             player=model.players[i],
             pool=sheet.pool[i],
             mountain=sheet.mountain[i],
-            whists={j: sheet.whists[i][j] for j in range(sheet.players) if j != i},
+            whists=tuple(sheet.whists[i][j] if j != i else None for j in range(sheet.players)),
             pool_written=written(columns[i].pool),
             mountain_written=written(columns[i].mountain),
-            whists_written={
-                j: written(columns[i].whists[j]) for j in range(sheet.players) if j != i
-            },
+            whists_written=tuple(
+                written(columns[i].whists[j]) if j != i else None for j in range(sheet.players)
+            ),
             result=result[i] if result else None,
         )
         for i in range(sheet.players)

@@ -49,18 +49,20 @@ from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
+from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 
 from service.analyst import Analyst
 from service.api import auth, read_models
 from service.api.actions import ActionsController
-from service.api.common import refuse_unknown_query_parameters
+from service.api.common import check_request
 from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
 from service.api.health import HealthController
 from service.api.observability import MetricsController, RequestIds, prometheus_config
+from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
 from service.api.table import ROUTES as TABLE_ROUTES
@@ -313,7 +315,7 @@ def create_app(
         from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
 
         plugins.append(OpenTelemetryPlugin(OpenTelemetryConfig(exclude=["^/metrics$"])))
-    return Litestar(
+    app = Litestar(
         route_handlers=[v1, HealthController, ProblemsController, *service_routes, *web_client()],
         lifespan=[lifespan],
         dependencies={
@@ -335,11 +337,27 @@ def create_app(
         ],
         plugins=plugins,
         cors_config=cors_config(settings),
-        before_request=refuse_unknown_query_parameters,
+        before_request=check_request,
         openapi_config=openapi_config(),
         logging_config=None,  # the host (uvicorn, pytest) configures logging
         debug=debug,
     )
+    _allow_every_method(app)
+    return app
+
+
+def _allow_every_method(app: Litestar) -> None:
+    """Have each path's OPTIONS answer list all its methods. Litestar writes ``Allow`` from the
+    route object first made for a path; when a path's handlers come from several controllers
+    (GET and POST ``/v1/games``) that object is replaced, and ``Allow`` kept only the first
+    handlers' methods."""
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            closure = getattr(handler.fn, "__closure__", None)
+            if handler.http_methods == {"OPTIONS"} and closure:
+                first = closure[0].cell_contents
+                if isinstance(first, HTTPRoute) and first is not route:
+                    first.methods = set(route.methods)
 
 
 _HEAD: list[str] = []
@@ -405,8 +423,9 @@ def openapi_config() -> OpenAPIConfig:
                 )
             }
         ),
+        security=auth.OPTIONAL_SECURITY,
         use_handler_docstrings=False,
-        render_plugins=[OfflineSwagger()],
+        render_plugins=[OfflineSwagger(), *RENDER_PLUGINS],
         openapi_router=docs_router(),
     )
 
@@ -414,7 +433,7 @@ def openapi_config() -> OpenAPIConfig:
 def openapi_document() -> bytes:
     """The app's OpenAPI document as committed in ``openapi/openapi.json`` (stable bytes)."""
     app = create_app(Settings(), dsn="postgresql://unused", migrate=False)
-    schema = app.openapi_schema.to_schema()
+    schema = finish(app.openapi_schema.to_schema())
     return msgspec.json.format(msgspec.json.encode(schema), indent=2) + b"\n"
 
 

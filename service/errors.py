@@ -333,6 +333,7 @@ def _validation(exc: ValidationException) -> Problem:
     for item in extra:
         if isinstance(item, dict):
             source, key = item.get("source"), item.get("key")
+            source = getattr(source, "value", source)  # Litestar's ParamType: "query", "header"
             if source == "body" or key == "data":  # the body as a whole; msgspec names the field
                 source, key = "body", None
             where = ".".join(str(p) for p in (source, key) if p)

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 import asyncpg
 import msgspec
 
-from service.exceptions import InviteNotFound
+from service.exceptions import InviteNotFound, PlayerNotFound
 
 DEFAULT_TTL = timedelta(days=7)
 MAX_TTL = timedelta(days=30)
@@ -57,14 +57,17 @@ class Invites:
         self, game_id: uuid.UUID, by: str, invitee: str | None, ttl: timedelta = DEFAULT_TTL
     ) -> Invite:
         code = secrets.token_urlsafe(18)
-        expires = await self.pool.fetchval(
-            _CREATE,
-            code_hash(code),
-            game_id,
-            uuid.UUID(by),
-            uuid.UUID(invitee) if invitee else None,
-            min(ttl, MAX_TTL),
-        )
+        try:
+            expires = await self.pool.fetchval(
+                _CREATE,
+                code_hash(code),
+                game_id,
+                uuid.UUID(by),
+                uuid.UUID(invitee) if invitee else None,
+                min(ttl, MAX_TTL),
+            )
+        except asyncpg.ForeignKeyViolationError:  # the invitee is nobody we know
+            raise PlayerNotFound("no player has the id the invite names") from None
         return Invite(code=code, game_id=game_id, expires_at=expires, invitee=invitee)
 
     async def find(self, code: str) -> Invited:

@@ -43,7 +43,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import asyncpg
 import msgspec
@@ -117,9 +117,9 @@ class ProjectionStatus(msgspec.Struct, frozen=True, kw_only=True):
     checkpoint: str
     """``<name>@<generation>``."""
     generation: int
-    role: str
+    role: Literal["active", "building"]
     """``active`` (serving reads) or ``building`` (a blue/green rebuild)."""
-    status: str
+    status: Literal["running", "rebuilding", "paused", "failed"]
     """``running``, ``rebuilding``, ``paused`` or ``failed``."""
     position: int
     """Global position of the last event applied."""

@@ -162,7 +162,7 @@ class SheetReadModel(ReadModel):
     """
 
     name = "sheet"
-    code_version = 1
+    code_version = 2  # 2: a deal line's tricks by seat, a list (see `_deal_line`)
     handled = sheet.HANDLED
     tables = ("sheet", "sheet_deals")
 
@@ -403,8 +403,20 @@ async def read_sheet(conn: Conn, game_id: str) -> tuple[int, sheet.GameSheet] | 
             return None
         deals = await c.fetch(_SHEET_DEALS, game_id)
     model = _sheet_decoder.decode(row["model"])
-    lines = tuple(_deal_decoder.decode(r["line"]) for r in deals)
+    lines = tuple(_deal_line(r["line"], len(model.players)) for r in deals)
     return row["version"], msgspec.structs.replace(model, deals=lines)
+
+
+def _deal_line(raw: str | bytes, seats: int) -> sheet.SheetDeal:
+    """A stored deal line; one written by code version 1 (its tricks keyed by seat, an object)
+    reads as the list it is now, until the rebuild rewrites it."""
+    try:
+        return _deal_decoder.decode(raw)
+    except msgspec.ValidationError:
+        line = msgspec.json.decode(raw)
+        taken = {int(seat): n for seat, n in line.get("tricks", {}).items()}
+        line["tricks"] = [taken.get(s) for s in range(seats)]
+        return msgspec.convert(line, sheet.SheetDeal)
 
 
 @contextlib.asynccontextmanager

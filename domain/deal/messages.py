@@ -220,7 +220,7 @@ class TotusShown(Event, frozen=True, tag="totus_shown"):
     """Classic: the declarer showed his twelve cards for a totus in ``strain``."""
 
     seat: Seat
-    strain: str
+    strain: Strain
 
 
 class Conceded(Event, frozen=True, tag="conceded"):

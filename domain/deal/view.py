@@ -9,7 +9,7 @@ before whisting), and the cards of the current and the last trick. A spectator
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict, get_args
 
 import msgspec
 
@@ -58,22 +58,31 @@ class ClaimView(msgspec.Struct, frozen=True, kw_only=True):
     accepted: tuple[Seat, ...] = ()
 
 
+Phase = Literal[
+    "awaiting_deal", "bidding", "awaiting_talon", "discarding", "totus_discarding", "declaring",
+    "whisting", "playing", "deal_finished",
+]  # fmt: skip
+"""A deal's phase, as `phase_name` spells the state's type."""
+
+
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """One viewer's picture of a deal."""
 
     viewer: Seat | None
-    phase: str
+    phase: Phase
     dealer: Seat | None = None
     hands_order: tuple[Seat, ...] = ()
     """First, second and third hand."""
     to_act: tuple[Seat, ...] = ()
     hand: tuple[str, ...] = ()
     """The viewer's own cards."""
-    hand_sizes: dict[Seat, int] = {}
-    open_hands: dict[Seat, tuple[str, ...]] = {}
-    """Other hands lying face up."""
-    shown_hands: dict[Seat, tuple[str, ...]] = {}
-    """Other hands shown to the viewer alone: the dealer at four looked at an opponent's cards."""
+    hand_sizes: tuple[int, ...] = ()
+    """Cards in each seat's hand, by seat (0 for a sitting-out dealer)."""
+    open_hands: tuple[tuple[str, ...] | None, ...] = ()
+    """By seat: the other hands lying face up, null for the viewer's own and the closed ones."""
+    shown_hands: tuple[tuple[str, ...] | None, ...] = ()
+    """By seat: other hands shown to the viewer alone (the dealer at four looked at an
+    opponent's cards), null for the rest."""
     talon: tuple[str, ...] = ()
     """Talon cards that have been shown."""
     talon_size: int = 0
@@ -93,7 +102,9 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     trick: tuple[PlayedCard, ...] = ()
     talon_card: str | None = None
     last_trick: tuple[PlayedCard, ...] = ()
-    tricks: dict[Seat, int] = {}
+    tricks: tuple[int | None, ...] = ()
+    """Tricks taken, by seat: the active hands', and a dealer's at four who took some with the
+    talon; null for a seat that takes no part."""
     claim: ClaimView | None = None
     outcome: DealOutcome | None = None
 
@@ -113,15 +124,17 @@ class _PhaseFields(TypedDict, total=False):
     trick: tuple[PlayedCard, ...]
     talon_card: str | None
     last_trick: tuple[PlayedCard, ...]
-    tricks: dict[Seat, int]
+    tricks: tuple[int | None, ...]
     claim: ClaimView | None
     outcome: DealOutcome | None
 
 
-def phase_name(state: DealState) -> str:
+def phase_name(state: DealState) -> Phase:
     """A stable snake_case name of the phase (``bidding``, ``whisting``, ``playing`` …)."""
     name = type(state).__name__
-    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    phase = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    assert phase in get_args(Phase), phase
+    return phase  # type: ignore[return-value]
 
 
 def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = ()) -> SeatView:
@@ -133,6 +146,8 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         if viewer is not None and 0 <= viewer < state.seats and viewer in state.looked
         else ()
     )
+    seats = range(state.seats)
+    shown = {h for v, h in state.peeks if v == viewer and h != viewer and h not in state.open_hands}
     phase: _PhaseFields = {}
     if isinstance(state, Contracted | Playing | DealFinished):
         declarer = getattr(state, "declarer", None)
@@ -182,13 +197,11 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
         hands_order=state.order,
         to_act=to_act,
         hand=own,
-        hand_sizes={s: len(state.hands[s]) for s in state.order},
-        open_hands={s: state.hands[s] for s in state.open_hands if s != viewer},
-        shown_hands={
-            h: state.hands[h]
-            for v, h in state.peeks
-            if v == viewer and h != viewer and h not in state.open_hands
-        },
+        hand_sizes=tuple(len(state.hands[s]) if s in state.order else 0 for s in seats),
+        open_hands=tuple(
+            state.hands[s] if s in state.open_hands and s != viewer else None for s in seats
+        ),
+        shown_hands=tuple(state.hands[s] if s in shown else None for s in seats),
         talon=state.shown_talon,
         talon_size=len(state.talon),
         min_level=state.min_level,
@@ -200,16 +213,16 @@ def seat_view(state: DealState, viewer: Seat | None, to_act: tuple[Seat, ...] = 
     )
 
 
-def _trick_counts(tricks: tuple[int, ...], hands: tuple[Seat, ...]) -> dict[Seat, int]:
+def _trick_counts(tricks: tuple[int, ...], hands: tuple[Seat, ...]) -> tuple[int | None, ...]:
     """Tricks of the active hands, and of a dealer at four who took some with the talon."""
-    return {s: t for s, t in enumerate(tricks) if s in hands or t}
+    return tuple(t if s in hands or t else None for s, t in enumerate(tricks))
 
 
 def visible_cards(view: SeatView) -> set[str]:
     """Every card named anywhere in ``view`` (for tests of what leaks)."""
     cards = set(view.hand) | set(view.talon) | set(view.discard or ())
-    for hand in (*view.open_hands.values(), *view.shown_hands.values()):
-        cards |= set(hand)
+    for hand in (*view.open_hands, *view.shown_hands):
+        cards |= set(hand or ())
     cards |= {p.card for p in view.trick} | {p.card for p in view.last_trick}
     if view.talon_card:
         cards.add(view.talon_card)

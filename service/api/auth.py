@@ -28,7 +28,9 @@ from service.players import Caller, Players
 SECURITY: list[dict[str, list[str]]] = [{"bearer": []}]
 """OpenAPI security requirement of the routes that need a token."""
 OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
-"""OpenAPI security of the routes a spectator may read without a token."""
+"""The document's default OpenAPI security: a token is optional (a spectator reads a game
+without one). Routes that need one say `SECURITY`; the others leave ``security`` unset, so a
+generated client takes an anonymous client there too."""
 
 
 def _token(request: Request[Any, Any, Any]) -> str | None:

@@ -39,6 +39,7 @@ IfMatchHeader = Annotated[
         name="If-Match",
         required=False,
         max_length=64,
+        pattern=r'^(\*|(W/)?("[0-9]{1,18}"|[0-9]{1,18})(, ?(W/)?("[0-9]{1,18}"|[0-9]{1,18}))*)$',
         description=(
             'Act only if the game is still at this version (its ETag, e.g. `"12"`); else 412 '
             "with the current ETag. Without it the command is decided against the newest state."
@@ -63,14 +64,15 @@ keep it, and a private one revalidates with the ETag."""
 NO_STORE: dict[str, str] = {"Cache-Control": "no-store"}
 """Headers of a body no cache may keep at all (a bearer token, a command's outcome)."""
 _ETAG = re.compile(r'\s*(W/)?"?(\d{1,18})"?\s*')
-_KNOWN_PARAMETERS: dict[int, frozenset[str]] = {}
+_KNOWN_PARAMETERS: dict[int, tuple[Any, frozenset[str]]] = {}
 _encoder = msgspec.json.Encoder()
 
 
 def expected_version(if_match: str | None) -> int | frozenset[int] | None:
     """The versions If-Match accepts (RFC 9110 §13.1.1): ``*`` any existing version, else the
-    list of its strong ETags (``"12", "13"``). Weak ETags never match under If-Match: a list of
-    nothing but weak ones can hold for no version (an empty set: 412)."""
+    list of its strong ETags (``"12", "13"``; a bare ``12`` is read as ``"12"``). Weak ETags
+    never match under If-Match: a list of nothing but weak ones can hold for no version (an
+    empty set: 412)."""
     if if_match is None:
         return None
     tags = [tag.strip() for tag in if_match.split(",")]
@@ -79,7 +81,7 @@ def expected_version(if_match: str | None) -> int | frozenset[int] | None:
     versions: set[int] = set()
     for tag in tags:
         match = _ETAG.fullmatch(tag)
-        if match is None or not tag.strip().endswith('"'):
+        if match is None or tag.count('"') == 1:
             raise BadRequest(
                 f'If-Match takes ETags such as "12" (or a list of them), not {if_match!r}',
                 where="header.If-Match",
@@ -155,18 +157,69 @@ def send(done: Done) -> Response[Any]:
     return Response(stored.body, status_code=stored.status, headers=headers, media_type=media_type)
 
 
+async def check_request(request: Request[Any, Any, Any]) -> None:
+    """The ``before_request`` hook: what Litestar's own parsing lets through."""
+    refuse_unknown_query_parameters(request)
+    await refuse_lax_bodies(request)
+
+
+async def refuse_lax_bodies(request: Request[Any, Any, Any]) -> None:
+    """400 for a body that fits its type only under lax conversion. Litestar converts what it
+    decoded leniently (fine for a query's text), so ``"private": 0`` would pass as false and
+    ``"seat": "1"`` as 1; a JSON body must be what its schema says."""
+    field = request.route_handler.parsed_fn_signature.parameters.get("data")
+    if field is None:
+        return
+    body_type = field.annotation
+    body = await request.body()
+    if not body.strip():
+        return  # Litestar answers a missing body itself
+    try:
+        raw = _integral(msgspec.json.decode(body))
+    except msgspec.DecodeError:
+        return  # not JSON: Litestar's own refusal says so
+    try:
+        msgspec.convert(raw, body_type, strict=True)
+    except msgspec.ValidationError as exc:
+        raise BadRequest(str(exc), where="body") from None
+    if _holds_nul(raw):  # PostgreSQL stores no NUL in text
+        raise BadRequest("a request's text may not hold U+0000", where="body")
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list):
+        return any(_holds_nul(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    return False
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with each whole float (``2.0``) an int, as JSON Schema counts it."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    return value
+
+
 def refuse_unknown_query_parameters(request: Request[Any, Any, Any]) -> None:
-    """A ``before_request`` hook: 400 for a query parameter the route does not take (a typo
-    such as ``?limt=5`` would otherwise pass unnoticed)."""
+    """400 for a query parameter the route does not take (a typo such as ``?limt=5`` would
+    otherwise pass unnoticed)."""
     sent = request.query_params.keys()
     if not sent:
         return None
     handler = request.route_handler
-    known = _KNOWN_PARAMETERS.get(id(handler))
-    if known is None:
+    cached = _KNOWN_PARAMETERS.get(id(handler))
+    if cached is None or cached[0] is not handler:  # an id is unique only while its object lives
         model = handler.create_kwargs_model(path_parameters=dict(request.path_params))
-        known = frozenset(p.field_alias for p in model.expected_query_params)
-        _KNOWN_PARAMETERS[id(handler)] = known
+        cached = (handler, frozenset(p.field_alias for p in model.expected_query_params))
+        _KNOWN_PARAMETERS[id(handler)] = cached
+    known = cached[1]
     unknown = sorted(set(sent) - known)
     if unknown:
         takes = ", ".join(sorted(known)) or "none"

@@ -1,7 +1,7 @@
 """Following a game: its events page by page, or live as Server-Sent Events.
 
 Both show the caller's redacted events only, each with its stream version (1, 2, 3 … without
-gaps), so a client resumes exactly where it stopped: ``?after=<version>`` for pages, the SSE
+gaps), so a client resumes exactly where it stopped: ``?cursor=<version>`` for pages, the SSE
 ``Last-Event-ID`` header (or ``?after=``) for the stream.
 """
 
@@ -19,7 +19,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from service.api.auth import OPTIONAL_SECURITY
 from service.api.common import PRIVATE
 from service.api.schemas import EventPage
 from service.errors import problem_responses
@@ -77,11 +76,10 @@ class EventsController(Controller):
         operation_id="listEvents",
         summary="The game's events, page by page",
         description=(
-            "The caller's redacted events after version `after`, oldest first. Poll with "
-            "`after` set to the last version you hold; `next_cursor` is set while more pages "
-            "follow at once."
+            "The caller's redacted events after the version `cursor` (from the start without "
+            "it), oldest first. Page on with `next_cursor` while it is set; once it is null, "
+            "poll with `cursor` set to the page's `version` (the last version you hold)."
         ),
-        security=OPTIONAL_SECURITY,
         responses=problem_responses("unauthenticated", "game-not-found", "validation"),
     )
     async def list_events(
@@ -89,9 +87,15 @@ class EventsController(Controller):
         game_id: FromPath[uuid.UUID],
         viewer: NamedDependency[Caller | None],
         games: NamedDependency[GameService],
-        after: Annotated[int, QueryParameter(ge=0, le=10**12)] = 0,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                pattern=r"^[0-9]{1,12}$", description="The version after which the page starts."
+            ),
+        ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
     ) -> Response[EventPage]:
+        after = int(cursor) if cursor else 0
         items, last = await games.history(game_id, viewer.id if viewer else None, after, limit)
         page = EventPage(
             items=items, next_cursor=str(last) if len(items) == limit else None, version=last
@@ -109,7 +113,6 @@ class EventsController(Controller):
             "`Last-Event-ID` header (or `?after=`): nothing is lost or repeated. A client that "
             "falls far behind is disconnected, and resumes the same way."
         ),
-        security=OPTIONAL_SECURITY,
         media_type="text/event-stream",
         responses={
             200: ResponseSpec(

@@ -83,11 +83,12 @@ class GamesController(Controller):
             seated_bots = [(b.seat, bot) for b, bot in zip(data.bots, chosen, strict=True)]
         spec = game_spec(
             preset=data.preset,
-            overrides=data.overrides,
+            overrides=msgspec.to_builtins(data.overrides) if data.overrides else None,
             seats=data.seats,
             first_dealer=data.first_dealer,
             layouts=[
-                Layout(hands=tuple(map(tuple, x.hands)), talon=x.talon) for x in data.layouts or ()
+                Layout(hands=tuple(map(tuple, x.hands)), talon=(x.talon[0], x.talon[1]))
+                for x in data.layouts or ()
             ],
             seed=data.seed,
             seat=data.seat,

@@ -210,10 +210,10 @@ class PlayersController(Controller):
         operation_id="listNotifications",
         summary="Your notifications, page by page",
         description=(
-            "The caller's notifications after `after` (a `seq`), oldest first: your turn (with "
-            "the game and the deadline), a claim to answer, a game started or ended, an "
-            "invitation, an opponent absent, back or gone, a timeout. Poll with `after` set to "
-            "the last `seq` you hold; one cheap call covers every game."
+            "The caller's notifications after the `seq` `cursor` (from the first without it), "
+            "oldest first: your turn (with the game and the deadline), a claim to answer, a "
+            "game started or ended, an invitation, an opponent absent, back or gone, a timeout. "
+            "Poll with `cursor` set to the page's `last_seq`; one cheap call covers every game."
         ),
         security=SECURITY,
         responses=problem_responses("unauthenticated", "validation"),
@@ -222,9 +222,15 @@ class PlayersController(Controller):
         self,
         caller: NamedDependency[Caller],
         notes: NamedDependency[Notes],
-        after: Annotated[int, QueryParameter(ge=0, le=10**15)] = 0,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                pattern=r"^[0-9]{1,15}$", description="The seq after which the page starts."
+            ),
+        ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
     ) -> Response[NotificationPage]:
+        after = int(cursor) if cursor else 0
         items = [_notification(n) for n in await notes.after(caller.id, after, limit)]
         page = NotificationPage(items=items, last_seq=items[-1].seq if items else after)
         return Response(page, headers=PRIVATE)

@@ -22,7 +22,7 @@ import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Response, get
+from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
@@ -35,7 +35,6 @@ from projections.sheet import SheetView
 from projections.sheet_svg import render_svg
 from projections.stats import PlayerStats, player_stats
 from service import read_models
-from service.api.auth import OPTIONAL_SECURITY
 from service.api.common import PRIVATE, IfNoneMatchHeader, not_modified
 from service.api.schemas import (
     LeaderboardEntryView,
@@ -47,7 +46,6 @@ from service.cursors import decode_int_cursor, encode_cursor
 from service.errors import etag, problem_responses
 from service.event_log import EventLog, Logged
 from service.exceptions import (
-    BadRequest,
     DealStillInPlay,
     GameNotFound,
     GameNotOver,
@@ -61,6 +59,15 @@ from service.proof import Proof, from_records, prove
 from service.streams import game_stream
 
 SVG = "image/svg+xml"
+OCTET_STREAM = "application/octet-stream"
+
+
+def _download_type(request: Request[Any, Any, Any], native: str) -> str:
+    """``native``, or bytes when the client asks for them rather than it (a generated client
+    reads a download as bytes)."""
+    accept = request.headers.get("accept", "")
+    return OCTET_STREAM if OCTET_STREAM in accept and native not in accept else native
+
 
 MinVersion = Annotated[
     int | None,
@@ -147,6 +154,7 @@ class SheetController(Controller):
     )
     async def draw_sheet(
         self,
+        request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
         events: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
@@ -159,7 +167,7 @@ class SheetController(Controller):
             return Response("", status_code=304, headers=headers, media_type=SVG)
         names = [await players.name_of(p) for p in model.players]
         svg = render_svg(model, names=names)
-        return Response(svg, headers=headers, media_type=SVG)
+        return Response(svg, headers=headers, media_type=_download_type(request, SVG))
 
     @get(
         "/{game_id:uuid}/deals/{deal_no:int}/replay",
@@ -169,13 +177,13 @@ class SheetController(Controller):
             "Deal `deal_no` (from 1) step by step, rebuilt from the event log: every event, and "
             "the state after the first `at` of them (1: just dealt; default: the end). Once the "
             "game is over every deal is public and shows every hand, the talon and the discard. "
+            "A step past the deal's last is 404. "
             "While it runs, a finished deal shows what the caller's seat saw at the time (his "
             "own hand and whatever lay face up; a spectator sees only the latter), and a deal "
             "still being played cannot be replayed (409). Once the game is over the replay "
             "also carries the double-dummy analysis of the play (`analysis`: par before every "
             "card, what each card cost, the decisive mistakes), a moment after the game's end."
         ),
-        security=OPTIONAL_SECURITY,
         responses=problem_responses(
             "game-not-found", "not-found", "not-public-yet", "validation", "unauthenticated"
         ),
@@ -201,8 +209,8 @@ class SheetController(Controller):
             raise NotFound(str(exc)) from None
         except replays.DealInProgress as exc:
             raise DealStillInPlay(str(exc)) from None
-        except replays.StepOutOfRange as exc:
-            raise BadRequest(str(exc), where="query.at") from None
+        except replays.StepOutOfRange as exc:  # the deal has no such step: nothing to show
+            raise NotFound(str(exc)) from None
         if shown.visibility == "full":  # the game is over: its analysis is public too
             found = await read_models.read_deal_analysis(events.pool, str(game_id), deal_no)
             shown = msgspec.structs.replace(shown, analysis=found)
@@ -226,6 +234,7 @@ class SheetController(Controller):
     )
     async def export(
         self,
+        request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
         events: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
@@ -242,7 +251,7 @@ class SheetController(Controller):
             "ETag": etag(logged[-1].version),
             "Content-Disposition": f'attachment; filename="game-{game_id}.ndjson"',
         }
-        return Response(body, headers=headers, media_type=NDJSON)
+        return Response(body, headers=headers, media_type=_download_type(request, NDJSON))
 
     @get(
         "/{game_id:uuid}/proof",

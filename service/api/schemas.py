@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from domain import game
+from domain import game, rules
 from domain.cards import parse_bid, parse_card
 from domain.deal.messages import SeatCommand
 from domain.outcome import WhistChoice
@@ -87,7 +87,7 @@ class TakeTalonAction(ActionBody, frozen=True, tag="take_talon"):
 class DiscardAction(ActionBody, frozen=True, tag="discard"):
     """Put two cards away (снос)."""
 
-    cards: tuple[CardText, CardText]
+    cards: Annotated[list[CardText], msgspec.Meta(min_length=2, max_length=2)]
 
 
 class DeclareAction(ActionBody, frozen=True, tag="declare"):
@@ -171,7 +171,7 @@ def canonical(action: Action) -> Action:
         if hasattr(action, name)
     }
     if isinstance(action, DiscardAction):
-        changes["cards"] = (parse_card(action.cards[0]), parse_card(action.cards[1]))
+        changes["cards"] = [parse_card(action.cards[0]), parse_card(action.cards[1])]
     return msgspec.structs.replace(action, **changes) if changes else action
 
 
@@ -224,7 +224,7 @@ class Me(msgspec.Struct, frozen=True, kw_only=True):
 
     id: str
     name: str
-    kind: str
+    kind: PlayerKind
     token: TokenInfo
 
 
@@ -270,7 +270,7 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
     """One of the caller's notifications (also the ``data`` of a per-player SSE event)."""
 
     seq: int
-    """1, 2, 3 … per player, without gaps: the SSE event id and the ``after`` of the next poll."""
+    """1, 2, 3 … per player, without gaps: the SSE event id and the ``cursor`` of the next poll."""
     kind: NoteKind
     game_id: uuid.UUID | None
     data: dict[str, Any]
@@ -283,8 +283,13 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
 
 class NotificationPage(msgspec.Struct, frozen=True, kw_only=True):
     items: list[Notification]
-    last_seq: int
-    """The seq of the last item, or ``after`` if none: poll again after it."""
+    last_seq: Annotated[
+        int,
+        msgspec.Meta(
+            description="The seq of the last item, or the `cursor` sent if there is none: pass "
+            "it as `cursor` to poll for what comes next."
+        ),
+    ]
 
 
 class NewInvite(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -309,10 +314,38 @@ ClientSeed = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=128,
+        pattern=r"^[^\x00-\x1f\x7f]+$",
         description="Any text you choose: the decks are derived from the game's secret and "
         "every seat's client seed, so the service cannot choose them alone.",
     ),
 ]
+
+
+def _overrides_of(options: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """A struct of the same fields as ``options``, each optional (absent: the preset's value),
+    nested sections likewise, unknown names refused: the typed shape of a rules override."""
+    hints = typing.get_type_hints(options, include_extras=True)
+    fields: list[tuple[str, Any, Any]] = []
+    for name in options.__struct_fields__:
+        hint = hints[name]
+        if isinstance(hint, type) and issubclass(hint, msgspec.Struct):
+            hint = _overrides_of(hint)
+        fields.append((name, hint | msgspec.UnsetType, msgspec.UNSET))
+    name = options.__name__.removesuffix("Rules") or "Rules"
+    return msgspec.defstruct(
+        f"{name}Overrides",
+        fields,
+        kw_only=True,
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
+RulesOverrides = _overrides_of(rules.Rules)
+"""Any options of `domain.rules.Rules` over a preset's, nested as there (docs/conventions.md):
+``{"pool": {"target": 20}}``. Only the cross-option checks (`Rules.__post_init__`) come after
+decoding (422 ``invalid-rules``)."""
 
 
 class LayoutIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -323,7 +356,7 @@ class LayoutIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         list[Annotated[list[CardText], msgspec.Meta(max_length=10)]],
         msgspec.Meta(min_length=3, max_length=4),
     ]
-    talon: tuple[CardText, CardText]
+    talon: Annotated[list[CardText], msgspec.Meta(min_length=2, max_length=2)]
 
 
 class BotSeat(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -338,14 +371,17 @@ class NewGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A new game (пулька). The creator takes a seat only if he names one."""
 
     preset: Literal["sochi", "leningrad", "rostov"] = "sochi"
-    overrides: dict[str, Any] | None = None
+    overrides: RulesOverrides | None = None  # type: ignore[valid-type]
     """Rules options over the preset's, nested as in docs/conventions.md:
     ``{"pool": {"target": 20}}``."""
     seats: Literal[3, 4] = 3
     first_dealer: SeatNumber = 0
     layouts: Annotated[list[LayoutIn], msgspec.Meta(max_length=100)] | None = None
     """Fixed cards for the first deals (tournaments, tests); later deals are shuffled."""
-    seed: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
+    seed: (
+        Annotated[str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")]
+        | None
+    ) = None
     """Derive every deck from this seed alone (docs/fairness.md): the same seed deals the same
     cards anywhere. Whoever knows it knows every hand, so the game is shown as ``seeded``,
     never rated, and the seed is revealed only when the game is over. Without a seed the
@@ -419,10 +455,20 @@ class GameSnapshot(msgspec.Struct, frozen=True, kw_only=True):
 
 class EventPage(msgspec.Struct, frozen=True, kw_only=True):
     items: list[SeenEvent]
-    next_cursor: str | None
-    """``after`` for the next page, null once the page reached the end of the stream."""
-    version: int
-    """The version of the last item, or ``after`` if there is none: poll again after it."""
+    next_cursor: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="The `cursor` of the next page while more events follow at once; null "
+            "once the page reached the end of the stream."
+        ),
+    ]
+    version: Annotated[
+        int,
+        msgspec.Meta(
+            description="The version of the last item, or the `cursor` sent if there is none: "
+            "the version you hold. Pass it as `cursor` to poll for what comes next."
+        ),
+    ]
 
 
 class Health(msgspec.Struct, frozen=True, kw_only=True):

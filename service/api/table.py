@@ -160,7 +160,9 @@ class TableController(Controller):
             "seated there may invite."
         ),
         security=SECURITY,
-        responses=problem_responses("validation", "unauthenticated", "forbidden", "game-not-found"),
+        responses=problem_responses(
+            "validation", "unauthenticated", "forbidden", "game-not-found", "player-not-found"
+        ),
     )
     async def create_invite(
         self,

@@ -10,7 +10,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from domain import game
-from service.api.auth import OPTIONAL_SECURITY
 from service.api.common import PRIVATE, IfNoneMatchHeader, legal, not_modified, now_ms
 from service.api.schemas import GameSnapshot
 from service.errors import etag, problem_responses
@@ -33,7 +32,6 @@ class ViewsController(Controller):
             "`/actions` now. The ETag is the game's version; send it as If-None-Match to get "
             "304 while nothing has changed."
         ),
-        security=OPTIONAL_SECURITY,
         responses={
             304: ResponseSpec(
                 data_container=None, description="Not modified: your ETag is the game's version."

@@ -104,7 +104,7 @@ async def test_a_spectator_reads_the_game_without_any_hand(client: httpx.AsyncCl
         assert view["seat"] is None
         assert view["legal_actions"] == []
         assert view["view"]["deal"]["hand"] == []
-        assert view["view"]["deal"]["hand_sizes"] == {"0": 10, "1": 10, "2": 10}
+        assert view["view"]["deal"]["hand_sizes"] == [10, 10, 10]
     seated = (await client.get(f"/v1/games/{game_id}", headers=players[1].auth)).json()
     assert seated["seat"] == 1 and len(seated["view"]["deal"]["hand"]) == 10
 

@@ -93,16 +93,16 @@ OTHERS: list[tuple[str, str, str, Any, int, str]] = [
         "POST",
         "/v1/games",
         {"overrides": {"pool": {"tgt": 1}}},
-        422,
-        "invalid-rules",
+        400,
+        "validation",
     ),
     (
         "option out of range",
         "POST",
         "/v1/games",
         {"overrides": {"pool": {"target": 0}}},
-        422,
-        "invalid-rules",
+        400,
+        "validation",
     ),
     (
         "players in overrides",
@@ -117,8 +117,8 @@ OTHERS: list[tuple[str, str, str, Any, int, str]] = [
         "POST",
         "/v1/games",
         {"overrides": {"pool": "big"}},
-        422,
-        "invalid-rules",
+        400,
+        "validation",
     ),
     (
         "a layout dealing a card twice",
@@ -163,7 +163,11 @@ OTHERS: list[tuple[str, str, str, Any, int, str]] = [
     ("limit huge", "GET", "/v1/games?limit=100000", None, 400, "validation"),
     ("bad status", "GET", "/v1/games?status=lost", None, 400, "validation"),
     ("bad cursor", "GET", "/v1/games?cursor=%%%%", None, 400, "validation"),
-    ("negative after", "GET", "/v1/games/{game}/events?after=-1", None, 400, "validation"),
+    ("negative cursor", "GET", "/v1/games/{game}/events?cursor=-1", None, 400, "validation"),
+    # Bodies are read strictly, as their schema says: a number is not a flag, text not a number.
+    ("a number for a flag", "POST", "/v1/games", {"private": 0}, 400, "validation"),
+    ("text for a seat", "POST", "/v1/games", {"seat": "0"}, 400, "validation"),
+    ("a seed holding NUL", "POST", "/v1/games", {"seed": "a\u0000b"}, 400, "validation"),
     ("no name", "POST", "/v1/players", {"name": ""}, 400, "validation"),
     ("a control character", "POST", "/v1/players", {"name": "a\nb"}, 400, "validation"),
     ("unknown player", "GET", f"/v1/players/{UUID_NOBODY}", None, 404, "player-not-found"),
@@ -191,6 +195,21 @@ async def test_other_malformed_requests_are_4xx_problems(
     _check_problem(response, status, kind)
     assert timeless((await client.get(f"/v1/games/{game_id}")).json()) == before
     assert (await client.get("/v1/games", params={"limit": 200})).json() == games_before
+
+
+async def test_an_invite_naming_nobody_we_know_is_404(client: httpx.AsyncClient) -> None:
+    game_id, players = await seated_game(client, seed="invite")
+    response = await client.post(
+        f"/v1/games/{game_id}/invites", json={"player": UUID_NOBODY}, headers=players[0].auth
+    )
+    _check_problem(response, 404, "player-not-found")
+
+
+@pytest.mark.parametrize("path", ["/v1/games", "/v1/players/me/tokens"])
+async def test_options_lists_every_method_of_a_path(client: httpx.AsyncClient, path: str) -> None:
+    response = await client.options(path)
+    assert response.status_code == 204
+    assert response.headers["allow"] == "GET, OPTIONS, POST"
 
 
 async def test_a_bad_last_event_id_is_a_problem(client: httpx.AsyncClient) -> None:

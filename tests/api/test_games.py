@@ -137,9 +137,9 @@ async def test_the_events_page_by_version(client: httpx.AsyncClient) -> None:
 
     first = (await client.get(url, params={"limit": 2}, headers=players[0].auth)).json()
     rest = (
-        await client.get(url, params={"after": first["next_cursor"]}, headers=players[0].auth)
+        await client.get(url, params={"cursor": first["next_cursor"]}, headers=players[0].auth)
     ).json()
-    beyond = (await client.get(url, params={"after": 99}, headers=players[0].auth)).json()
+    beyond = (await client.get(url, params={"cursor": 99}, headers=players[0].auth)).json()
 
     assert [e["version"] for e in first["items"]] == [1, 2]
     assert (first["next_cursor"], first["version"]) == ("2", 2)

@@ -101,7 +101,7 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
                 assert set(view["view"]["deal"]["hand"]) == own_hand(states[version], seat)
                 checked["own hands"] += 1
             page = await http.get(
-                f"/v1/games/{game_id}/events", params={"after": read_up_to[i]}, headers=headers
+                f"/v1/games/{game_id}/events", params={"cursor": read_up_to[i]}, headers=headers
             )
             no_secret(page.text, f"page after {read_up_to[i]}")
             for item in page.json()["items"]:

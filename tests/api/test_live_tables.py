@@ -350,7 +350,7 @@ async def test_my_games_show_whose_turn_it_is_and_my_notifications_follow(
     seqs = [n["seq"] for n in notes["items"]]
     assert seqs == list(range(1, len(seqs) + 1))
     after = await client.get(
-        "/v1/players/me/notifications", params={"after": notes["last_seq"]}, headers=me.auth
+        "/v1/players/me/notifications", params={"cursor": notes["last_seq"]}, headers=me.auth
     )
     assert after.json()["items"] == []
 

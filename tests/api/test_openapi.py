@@ -76,3 +76,63 @@ def test_every_route_names_its_operation_id_so_a_rename_never_renames_a_client_m
     ids = [op["operationId"] for ops in spec["paths"].values() for op in ops.values()]
     assert len(ids) == len(set(ids)) == len(named)
     assert set(ids) == set(named)
+
+
+def _schemas_reached(spec: dict, node: object) -> set[str]:
+    seen: set[str] = set()
+    todo = [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.rsplit("/", 1)[1] not in seen:
+                name = ref.rsplit("/", 1)[1]
+                seen.add(name)
+                todo.append(spec["components"]["schemas"][name])
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return seen
+
+
+def test_request_bodies_refuse_unknown_fields_as_the_server_does() -> None:
+    spec = json.loads(openapi_document())
+    bodies = [op["requestBody"] for ops in spec["paths"].values() for op in ops.values()
+              if "requestBody" in op]  # fmt: skip
+    reached = set().union(*(_schemas_reached(spec, body) for body in bodies))
+    assert {"NewGame", "RulesOverrides", "PoolOverrides", "LayoutIn", "BidAction"} <= reached
+    for name in reached:
+        schema = spec["components"]["schemas"][name]
+        if schema.get("type") == "object":
+            assert schema["additionalProperties"] is False, name
+
+
+def test_closed_sets_are_enums_and_the_game_status_is_one_component() -> None:
+    spec = json.loads(openapi_document())
+    schemas = spec["components"]["schemas"]
+    assert schemas["SeatView"]["properties"]["phase"]["enum"][:2] == ["awaiting_deal", "bidding"]
+    text = json.dumps(spec)
+    assert text.count('"enum": ["seating", "playing", "finished"]') == 1  # GameStatus itself
+    assert schemas["GameView"]["properties"]["status"] == {
+        "$ref": "#/components/schemas/GameStatus"
+    }
+    for seat_list in ("hand_sizes", "open_hands", "shown_hands", "tricks"):
+        assert schemas["SeatView"]["properties"][seat_list]["type"] == "array"
+
+
+def test_the_documented_headers_and_the_streams_frames() -> None:
+    spec = json.loads(openapi_document())
+    read = spec["paths"]["/v1/games/{game_id}"]["get"]
+    assert "ETag" in read["responses"]["200"]["headers"]
+    assert (
+        "ETag" in read["responses"]["304"]["headers"] and "content" not in read["responses"]["304"]
+    )
+    acted = spec["paths"]["/v1/games/{game_id}/actions"]["post"]["responses"]["200"]["headers"]
+    assert {"ETag", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"} <= set(acted)
+    names = {p["name"] for p in spec["paths"]["/v1/games/{game_id}/actions"]["post"]["parameters"]}
+    assert {"If-Match", "Idempotency-Key"} <= names
+    stream = spec["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]["200"]["content"]
+    frame = stream["text/event-stream"]["schema"]["$ref"].rsplit("/", 1)[1]
+    assert set(spec["components"]["schemas"][frame]["required"]) == {"id", "event", "data"}
+    assert "security" not in read  # the default: a token is optional
+    assert spec["security"] == [{}, {"bearer": []}]

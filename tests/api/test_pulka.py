@@ -28,7 +28,7 @@ async def _all_events(client: httpx.AsyncClient, game_id: str, auth: dict[str, s
     after = 0
     while True:
         page = await client.get(
-            f"/v1/games/{game_id}/events", params={"after": after, "limit": 200}, headers=auth
+            f"/v1/games/{game_id}/events", params={"cursor": after, "limit": 200}, headers=auth
         )
         assert page.status_code == 200, page.text
         body = page.json()

@@ -403,7 +403,7 @@ async def test_while_a_rebuild_runs_the_old_generation_serves_and_a_second_rebui
 
 
 class SheetV2(SheetReadModel):
-    code_version = 2
+    code_version = SheetReadModel.code_version + 1
 
 
 async def test_a_projection_whose_code_changed_is_rebuilt_blue_green_when_the_service_starts(
@@ -420,14 +420,14 @@ async def test_a_projection_whose_code_changed_is_rebuilt_blue_green_when_the_se
     try:
         for _ in range(1500):  # 30 s: an open transaction elsewhere holds the horizon back
             row = await app_pool.fetchrow("SELECT * FROM rm.projections WHERE name = 'sheet'")
-            if row["active_code"] == 2:
+            if row["active_code"] == SheetV2.code_version:
                 break
             await asyncio.sleep(0.02)
     finally:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    assert (row["active"], row["active_code"], row["building"]) == (2, 2, None)
+    assert (row["active"], row["active_code"], row["building"]) == (2, SheetV2.code_version, None)
     rows = await tables(app_pool, "b")
     assert set(rows["sheet"]) == {gm.game_id for gm in games}
 

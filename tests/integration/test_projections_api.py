@@ -178,7 +178,7 @@ async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(c
     # ... and so is its double-dummy analysis.
     analysed = msgspec.json.decode(msgspec.json.encode(analyse(log1.events, log1.rules)))
     assert replay["analysis"] == analysed
-    for params, status in (({"at": 0}, 400), ({"at": 10_000}, 400)):
+    for params, status in (({"at": 0}, 400), ({"at": 10_000}, 404)):  # 404: no such step
         bad = await client.get(f"/v1/games/{first.game_id}/deals/1/replay", params=params)
         assert bad.status_code == status and bad.headers["content-type"] == PROBLEM
     missing = await client.get(f"/v1/games/{first.game_id}/deals/999/replay")
@@ -296,11 +296,11 @@ async def test_during_a_game_finished_deals_replay_as_each_seat_saw_them(client,
     mine = (await client.get(f"/v1/games/{game_id}/deals/1/replay", params={"at": 1},
                              headers=auth(players[1]))).json()  # fmt: skip
     assert mine["visibility"] == "seat" and mine["viewer"] == 1
-    assert mine["state"]["hands"] == {"1": list(dealt.hands[1])}
+    assert mine["state"]["hands"] == [None, list(dealt.hands[1]), None]
     assert mine["state"]["talon"] == []
     spectator = (await client.get(f"/v1/games/{game_id}/deals/1/replay",
                                   params={"at": 1})).json()  # fmt: skip
-    assert spectator["visibility"] == "public" and spectator["state"]["hands"] == {}
+    assert spectator["visibility"] == "public" and spectator["state"]["hands"] == [None, None, None]
 
     await caught_up(client)
     sheet = (await client.get(f"/v1/games/{game_id}/sheet")).json()

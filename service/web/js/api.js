@@ -123,8 +123,8 @@ export class Api extends EventTarget {
     const headers = version == null ? {} : { "If-Match": `"${version}"` };
     return (await this.request("POST", `/v1/games/${gameId}/actions`, { body: action, headers })).data;
   }
-  async events(gameId, after = 0, limit = 100) {
-    return (await this.request("GET", `/v1/games/${gameId}/events?after=${after}&limit=${limit}`)).data;
+  async events(gameId, cursor = 0, limit = 100) {
+    return (await this.request("GET", `/v1/games/${gameId}/events?cursor=${cursor}&limit=${limit}`)).data;
   }
   /** The game's Server-Sent Events, resumed after ``lastEventId`` (a fetch: it sends the token). */
   stream(gameId, lastEventId, signal) {

@@ -74,6 +74,7 @@ def test_with_every_card_in_view_the_strong_declarer_never_leads_the_losing_card
         ChoosePlay(seat=1, open=True),
     )  # fmt: skip
     view = seat_input(game.events, 0)
-    assert len(view.game.deal.open_hands) == 2  # the defenders' cards lie open
+    open_hands = [h for h in view.game.deal.open_hands if h is not None]
+    assert len(open_hands) == 2  # the defenders' cards lie open
     card = strong.decide(view, random.Random(1), 0.5)
     assert isinstance(card, PlayCard) and card.card != "7D"

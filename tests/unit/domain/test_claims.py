@@ -119,7 +119,7 @@ def test_with_open_cards_the_whister_answers_for_the_passers_hand():
     state, events = run(state, Claim(seat=0, tricks=7))
     assert events[0].asked == (1,)  # seat 1 plays seat 2's cards too
     view = g.game_view(state, 1)
-    assert 2 in view.deal.open_hands  # the cards lie open
+    assert view.deal.open_hands[2] is not None  # the cards lie open
     state, events = run(state, AnswerClaim(seat=1, accept=True))
     assert isinstance(events[1], DealEnded)
     assert events[1].outcome.tricks == (7, 2, 1)

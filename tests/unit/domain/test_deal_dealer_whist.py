@@ -154,8 +154,8 @@ def test_the_dealer_sees_the_hand_he_looked_at_and_nobody_else_does():
     for viewer in (0, 1, 2, None):
         assert redact_event(event, viewer, given).cards == ()  # type: ignore[union-attr]
     state = after(given, look(2))
-    assert seat_view(state, DEALER).shown_hands == {2: given.hands[2]}
-    assert all(seat_view(state, v).shown_hands == {} for v in (0, 1, 2, None))
+    assert seat_view(state, DEALER).shown_hands == (None, None, given.hands[2], None)
+    assert all(not any(seat_view(state, v).shown_hands) for v in (0, 1, 2, None))
 
 
 def test_the_dealer_looks_at_one_opponents_cards_only():
@@ -214,8 +214,8 @@ def test_in_closed_play_the_whisting_dealer_plays_the_hand_he_looked_at():
     assert not any(isinstance(e, HandsOpened) for e in events)
     state = after(given, closed_play(DEALER))
     assert isinstance(state, Playing)
-    assert seat_view(state, DEALER).shown_hands == {1: state.hands[1]}
-    assert seat_view(state, 2).shown_hands == {} and seat_view(state, 2).open_hands == {}
+    assert seat_view(state, DEALER).shown_hands == (None, state.hands[1], None, None)
+    assert not any(seat_view(state, 2).shown_hands) and not any(seat_view(state, 2).open_hands)
 
 
 def test_in_open_play_the_whisting_dealer_plays_both_opponents_hands_laid_open():

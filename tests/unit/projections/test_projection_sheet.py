@@ -157,7 +157,7 @@ def test_the_sheet_and_its_settlement_match_the_rules_worked_settlements(case):
     assert tuple(s.pool for s in view.seats) == pool
     assert tuple(s.mountain for s in view.seats) == mountain
     for i, seat in enumerate(view.seats):
-        assert seat.whists == {j: whists[i][j] for j in range(3) if j != i}
+        assert seat.whists == tuple(whists[i][j] if j != i else None for j in range(3))
     assert view.settlement is not None
     assert view.settlement.exact == exact
     results = [s.result for s in view.seats]

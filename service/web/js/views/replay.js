@@ -128,7 +128,7 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
 
   function board(r) {
     const view = r.state.view;
-    const n = state.game?.view.players.length ?? Object.keys(view.hand_sizes).length;
+    const n = state.game?.view.players.length ?? view.hand_sizes.length;
     const pos = (seat) => POSITIONS[n]?.[seat % n] ?? "bottom";
     const seats = Array.from({ length: n }, (_, seat) => {
       const cards = r.state.hands[seat] ?? [];

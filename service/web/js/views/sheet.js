@@ -48,7 +48,8 @@ export function sheetPanel({ api, gameId, view, sheet, version, names, compact =
 }
 
 export function dealTitle(deal, name) {
-  const tricks = Object.entries(deal.tricks).map(([seat, n]) => `${name(Number(seat))} ${n}`).join(", ");
+  // By seat; null for a seat that did not play the deal (the dealer sitting out at four).
+  const tricks = deal.tricks.flatMap((n, seat) => (n == null ? [] : [`${name(seat)} ${n}`])).join(", ");
   if (deal.kind === "raspasy") return `${t("phase.allpass")}: ${tricks}`;
   const who = deal.declarer != null ? name(deal.declarer) : "";
   return `${who} ${deal.contract ? bidText(deal.contract) : ""} · ${tricks}`;

@@ -1,0 +1,314 @@
+"""The OpenAPI document's finishing pass: what Litestar's generator does not say by itself.
+
+`finish` runs once over the document Litestar builds from the routes and Structs; the app serves
+the result at ``/schema`` and ``preferans openapi`` commits it (``openapi/openapi.json``). Each
+step keeps a generated client (openapi-python-client, schemathesis) exact:
+
+- request bodies refuse unknown fields (every request Struct forbids them): every schema a
+  request body reaches gets ``additionalProperties: false``;
+- a closed set several schemas share is one named component (`GameStatus`), not copies;
+- optional headers are plain (``type: string``), not ``oneOf [string, null]``, a one-branch
+  ``oneOf`` is the branch itself, a tuple has exactly its items, an array's items keep their
+  bounds (a card's length, an exit level's range) and a bound of 0 is kept;
+- the response headers the service sends are declared: ``ETag``, ``Idempotent-Replayed``,
+  ``Location``, ``Retry-After``, ``RateLimit`` and ``RateLimit-Policy``;
+- the Server-Sent Events streams describe their frames (``id``, ``event``, ``data``);
+- the two downloads (the SVG sheet, the NDJSON export) may also be read as bytes
+  (``application/octet-stream``, which the service sends when ``Accept`` asks for it).
+"""
+
+from __future__ import annotations
+
+import copy
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar._openapi.schema_generation.schema import SchemaCreator
+from litestar.openapi.plugins import JsonRenderPlugin
+
+from domain import game, rules
+from service.api import schemas as wire
+from service.lobby import NoteKind
+
+Schema = dict[str, Any]
+OCTET_STREAM = "application/octet-stream"
+
+GAME_STATUS: Schema = {
+    "type": "string",
+    "enum": ["seating", "playing", "finished"],
+    "title": "GameStatus",
+    "description": "``seating`` until every seat is taken, ``playing``, then ``finished``.",
+}
+_NAMED_SETS = {"GameStatus": GAME_STATUS}
+
+_ETAG = {
+    "description": 'The game version this body reflects, a strong ETag (`"12"`): send it as '
+    "If-Match (commands) or If-None-Match (reads).",
+    "schema": {"type": "string", "pattern": r'^"\d+"$'},
+}
+_REPLAYED = {
+    "description": "`true` when this is the stored response of an earlier request with the "
+    "same Idempotency-Key: nothing was appended again.",
+    "schema": {"type": "string", "enum": ["true"]},
+}
+_LOCATION = {"description": "The new game's path.", "schema": {"type": "string"}}
+_RETRY_AFTER = {
+    "description": "Seconds to wait before retrying.",
+    "schema": {"type": "string", "pattern": r"^\d+$"},
+}
+_RATE_LIMIT = {
+    "description": 'Where the caller stands in the policy\'s window (`"reads";r=119;t=42`: '
+    "requests left, seconds to the reset). Sent when rate limits are on.",
+    "schema": {"type": "string"},
+}
+_RATE_LIMIT_POLICY = {
+    "description": 'The policy counted (`"reads";q=120;w=60`: requests per window of seconds). '
+    "Sent when rate limits are on.",
+    "schema": {"type": "string"},
+}
+_COMMANDS = {
+    "createGame", "takeSeat", "act", "leaveGame", "abandonGame", "returnToGame", "seatBot",
+    "joinByInvite",
+}  # fmt: skip
+"""Operations answered by `service.api.common.send`: an outcome with its ETag, replayable."""
+_VERSIONED_READS = {"readGame", "readSheet", "drawSheet", "exportGame"}
+_DOWNLOADS = {"drawSheet", "exportGame"}
+_OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
+"""Operations whose body may be left out (every field has a default)."""
+_STREAMS = {"followGame": "GameStreamFrame", "followMe": "NotificationFrame"}
+
+
+def finish(document: Schema) -> Schema:
+    """The finished document (``document`` is left as it was)."""
+    doc = copy.deepcopy(document)
+    schemas: dict[str, Schema] = doc.setdefault("components", {}).setdefault("schemas", {})
+    for path, operation in _operations(doc):
+        for parameter in operation.get("parameters", ()):
+            if parameter["in"] == "header":  # Litestar reads ?x=null as absent: not queries
+                parameter["schema"] = _plain(parameter["schema"])
+        if operation.get("operationId") in _OPTIONAL_BODIES:
+            operation["requestBody"]["required"] = False
+        _headers(path, operation)
+        if operation.get("operationId") in _DOWNLOADS:
+            _downloads(operation)
+        frame = _STREAMS.get(operation.get("operationId", ""))
+        if frame is not None:
+            operation["responses"]["200"]["content"]["text/event-stream"]["schema"] = {
+                "$ref": f"#/components/schemas/{frame}"
+            }
+    schemas["GameStreamFrame"] = _game_frame(schemas)
+    schemas["NotificationFrame"] = _notification_frame()
+    raspasy_overrides = typing.get_args(typing.get_type_hints(wire.RulesOverrides)["raspasy"])[0]
+    for cls in (rules.RaspasyRules, raspasy_overrides, wire.LayoutIn, wire.DiscardAction):
+        _nested_items(schemas, cls)
+    for name in _request_schemas(doc):
+        schema = schemas[name]
+        if schema.get("type") == "object":
+            schema["additionalProperties"] = False
+    finished: Schema = _walk(doc)
+    finished["components"]["schemas"].update(_NAMED_SETS)  # the walk made them refer to themselves
+    return finished
+
+
+def _nested_items(schemas: dict[str, Schema], cls: type[msgspec.Struct]) -> None:
+    """Array items as msgspec states them: Litestar drops the bounds of an item's type
+    (``list[CardText]``, ``tuple[Annotated[int, Meta(ge=6)], ...]``)."""
+    own = msgspec.json.schema(cls)
+    own = own["$defs"][own["$ref"].rsplit("/", 1)[1]] if "$ref" in own else own
+    target = schemas.get(cls.__name__)
+    if target is None:
+        return
+    for name, prop in own.get("properties", {}).items():
+        items = prop.get("items")
+        if items is not None and "$ref" not in repr(items) and name in target["properties"]:
+            target["properties"][name]["items"] = items
+
+
+def _operations(doc: Schema) -> Iterator[tuple[str, Schema]]:
+    for path, item in doc.get("paths", {}).items():
+        for method, operation in item.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                yield path, operation
+
+
+def _plain(schema: Schema) -> Schema:
+    """An optional string header's schema without its ``null`` (absent is how it is left
+    out)."""
+    schema = dict(schema)
+    branches = schema.get("oneOf")
+    if branches is not None:
+        kept = [b for b in branches if b != {"type": "null"}]
+        if len(kept) == 1 and kept[0].get("type") == "string":
+            del schema["oneOf"]
+            schema = {**kept[0], **schema}
+    kind = schema.get("type")
+    if isinstance(kind, list) and "null" in kind:
+        rest = [k for k in kind if k != "null"]
+        schema["type"] = rest[0] if len(rest) == 1 else rest
+        if "enum" in schema:
+            schema["enum"] = [v for v in schema["enum"] if v is not None]
+    return schema
+
+
+def _headers(path: str, operation: Schema) -> None:
+    op_id = operation.get("operationId", "")
+    for status, response in operation.get("responses", {}).items():
+        headers: Schema = {}
+        success = status.startswith("2") or status == "304"
+        if (op_id in _COMMANDS or op_id in _VERSIONED_READS) and success:
+            headers["ETag"] = _ETAG
+        if op_id in _COMMANDS and status.startswith("2"):
+            headers["Idempotent-Replayed"] = _REPLAYED
+        if op_id == "createGame" and status == "201":
+            headers["Location"] = _LOCATION
+        if status == "412":
+            headers["ETag"] = _ETAG
+        if status in ("409", "429", "503"):
+            headers["Retry-After"] = _RETRY_AFTER
+        if path.startswith("/v1/"):
+            headers["RateLimit"] = _RATE_LIMIT
+            headers["RateLimit-Policy"] = _RATE_LIMIT_POLICY
+        if headers:
+            response["headers"] = {**response.get("headers", {}), **headers}
+        elif response.get("headers") == {}:
+            del response["headers"]
+
+
+def _downloads(operation: Schema) -> None:
+    content = operation["responses"]["200"]["content"]
+    content[OCTET_STREAM] = {"schema": {"type": "string", "format": "binary"}}
+
+
+def _game_frame(schemas: dict[str, Schema]) -> Schema:
+    events = schemas["SeenEvent"]["properties"]["event"]
+    tags = sorted(str(cls.__struct_config__.tag) for cls in typing.get_args(game.Event))
+    return {
+        "type": "object",
+        "title": "GameStreamFrame",
+        "description": "One message of the `text/event-stream`: `id:` the event's version, "
+        "`event:` its type, `data:` the caller's redacted event as JSON (the same shape as an "
+        "item's `event` in `/events`). The stream opens with a `retry:` line and sends a "
+        "`: ping` comment after 15 s of silence.",
+        "required": ["id", "event", "data"],
+        "properties": {
+            "id": {"type": "integer", "minimum": 1, "description": "The event's version."},
+            "event": {"type": "string", "enum": tags, "description": "The event's `type`."},
+            "data": events,
+            "retry": {"type": "integer", "description": "The reconnection delay (ms)."},
+        },
+    }
+
+
+def _notification_frame() -> Schema:
+    return {
+        "type": "object",
+        "title": "NotificationFrame",
+        "description": "One message of the `text/event-stream`: `id:` the notification's `seq`, "
+        "`event:` its kind, `data:` the notification as JSON. The stream opens with a `retry:` "
+        "line and sends a `: ping` comment after 15 s of silence.",
+        "required": ["id", "event", "data"],
+        "properties": {
+            "id": {"type": "integer", "minimum": 1, "description": "The notification's seq."},
+            "event": {"type": "string", "enum": list(typing.get_args(NoteKind))},
+            "data": {"$ref": "#/components/schemas/Notification"},
+            "retry": {"type": "integer", "description": "The reconnection delay (ms)."},
+        },
+    }
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            yield ref.rsplit("/", 1)[1]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _request_schemas(doc: Schema) -> set[str]:
+    """Every component schema a request body reaches."""
+    schemas = doc["components"]["schemas"]
+    todo = [
+        name
+        for _, operation in _operations(doc)
+        for name in _refs(operation.get("requestBody", {}))
+    ]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_refs(schemas[name]))
+    return seen
+
+
+def _walk(node: Any) -> Any:
+    """One-branch ``oneOf`` inlined; the named closed sets referred to, not copied."""
+    if isinstance(node, list):
+        return [_walk(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _walk(v) for k, v in node.items()}
+    if isinstance(node.get("oneOf"), list):  # Litestar adds an empty branch to some tuples
+        node["oneOf"] = [b for b in node["oneOf"] if b != {}]
+    if "prefixItems" in node and "items" not in node:  # a tuple: exactly these items
+        size = len(node["prefixItems"])
+        node.update(minItems=size, maxItems=size)
+    branches = node.get("oneOf")
+    if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], dict):
+        rest = {k: v for k, v in node.items() if k != "oneOf"}
+        if "$ref" in branches[0]:
+            node = {"allOf": branches, **rest} if rest else branches[0]
+        else:
+            node = {**branches[0], **rest}
+    for name, named in _NAMED_SETS.items():
+        if node.get("enum") == named["enum"] and node.get("type") == named["type"]:
+            rest = {k: v for k, v in node.items() if k not in ("enum", "type", "title")}
+            ref = {"$ref": f"#/components/schemas/{name}"}
+            return {"allOf": [ref], **rest} if rest else ref
+    return node
+
+
+class _Finishing:
+    """A render plugin that shows the finished document (Litestar hands it the generated one)."""
+
+    _finished: tuple[int, Schema] | None = None
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: Schema) -> bytes:
+        if self._finished is None or self._finished[0] != id(openapi_schema):
+            self._finished = (id(openapi_schema), finish(openapi_schema))
+        rendered: bytes = super().render(request, self._finished[1])  # type: ignore[misc]
+        return rendered
+
+
+class FinishedJson(_Finishing, JsonRenderPlugin):
+    """``/schema/openapi.json``."""
+
+
+RENDER_PLUGINS = [FinishedJson()]
+"""For ``OpenAPIConfig(render_plugins=…)``, beside the offline Swagger UI (`service.api.docs`),
+which reads the document from it."""
+
+
+_BOUNDS = (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusive_minimum"),
+           ("lt", "exclusive_maximum"))  # fmt: skip
+_apply_metadata = SchemaCreator._apply_kwarg_definition_metadata
+
+
+def _apply_metadata_with_zero(self: SchemaCreator, field: Any, schema: Any) -> None:
+    """Litestar 2.x tests a bound for truth, so ``ge=0`` vanished from the document (and a
+    client would send the negative numbers the service refuses): put the zeros back."""
+    _apply_metadata(self, field, schema)
+    definition = field.kwarg_definition
+    for bound, key in _BOUNDS:
+        if getattr(definition, bound, None) == 0 and getattr(schema, key, None) is None:
+            setattr(schema, key, 0)
+
+
+SchemaCreator._apply_kwarg_definition_metadata = _apply_metadata_with_zero  # type: ignore[method-assign]

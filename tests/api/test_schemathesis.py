@@ -1,0 +1,151 @@
+"""Schemathesis over the whole API: every operation of the committed spec, against a live server.
+
+All checks (server errors, status codes, content types, headers and bodies conforming to the
+spec, negative data refused, positive data accepted, authentication honoured), positive and
+negative cases, every phase (examples, coverage, fuzzing, stateful links), a bounded number of
+examples so the run stays within about a minute. The hooks (`schemathesis_hooks`) point most
+cases at a real game, its players, a spare token and an invite, so they get past the 404s.
+
+Left out: the two Server-Sent Events streams, which never end (tests/api/test_sse.py covers
+them). `schemathesis.toml` names the statuses a valid request may rightly get besides 2xx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from apitools import layouts, register
+
+from service.app import OPENAPI_PATH
+
+pytestmark = pytest.mark.integration
+
+HERE = Path(__file__).resolve().parent
+STREAMS = ("followGame", "followMe")
+MAX_EXAMPLES = 30
+
+
+async def _real_ids(base: str) -> tuple[dict[str, object], str]:
+    """A game being played (the first deal done), its players, a spare token, an invite."""
+    async with httpx.AsyncClient(base_url=base) as http:
+        players = [await register(http, f"st {i}") for i in range(3)]
+        created = await http.post(
+            "/v1/games",
+            json={"seat": 0, "layouts": layouts(7, 3), "overrides": {"pool": {"target": 10}}},
+            headers=players[0].auth,
+        )
+        assert created.status_code == 201, created.text
+        game_id = created.json()["id"]
+        for seat, player in enumerate(players[1:], 1):
+            joined = await http.post(
+                f"/v1/games/{game_id}/seats", json={"seat": seat}, headers=player.auth
+            )
+            assert joined.status_code == 200, joined.text
+        by_seat = {seat: p for seat, p in enumerate(players)}
+        while True:  # play the first deal out, so that it can be replayed
+            snapshot = (await http.get(f"/v1/games/{game_id}", headers=players[0].auth)).json()
+            if snapshot["view"]["deal_no"] > 1:
+                break
+            seat = snapshot["view"]["deal"]["to_act"][0]
+            view = (await http.get(f"/v1/games/{game_id}", headers=by_seat[seat].auth)).json()
+            acted = await http.post(
+                f"/v1/games/{game_id}/actions",
+                json=view["legal_actions"][0],
+                headers=by_seat[seat].auth,
+            )
+            assert acted.status_code == 200, acted.text
+        spare = await http.post(
+            "/v1/players/me/tokens", json={"name": "spare"}, headers=players[0].auth
+        )
+        invite = await http.post(f"/v1/games/{game_id}/invites", json={}, headers=players[0].auth)
+        assert spare.status_code == invite.status_code == 201
+        me = await http.get("/v1/players/me", headers=players[0].auth)
+        await http.post("/v1/games", json={}, headers=players[1].auth)  # a second lobby page
+        lobby = (await http.get("/v1/games", params={"limit": 1})).json()
+        assert lobby["next_cursor"]
+    ids = {
+        "game_id": game_id,
+        "player_id": players[0].id,
+        "token_id": spare.json()["info"]["id"],
+        "own_token_id": me.json()["token"]["id"],
+        "games_cursor": lobby["next_cursor"],
+        "code": invite.json()["code"],
+        "deal_no": 1,
+        "slug": "validation",
+    }
+    return ids, players[0].token
+
+
+def _real_parameters(ids: dict[str, object]) -> str:
+    """Three path parameters in four from the real ids, in every phase (the hooks reach only
+    the generated cases); the fourth keeps what was generated, so the 404s stay covered."""
+    lines = ["", "[parameters]"]
+    for name in ("game_id", "player_id", "code"):
+        lines.append(f'"path.{name}" = {{ dictionary = "{name}", probability = 0.75 }}')
+    for name in ("game_id", "player_id", "code"):
+        lines += ["", f"[dictionaries.{name}]", f"values = [{json.dumps(ids[name])}]"]
+    return "\n".join(lines) + "\n"
+
+
+async def test_schemathesis_finds_no_server_error_and_no_response_off_the_spec(
+    server: str, tmp_path: Path
+) -> None:
+    ids, token = await _real_ids(server)
+    report = tmp_path / "report.json"
+    config = tmp_path / "schemathesis.toml"
+    config.write_text((HERE / "schemathesis.toml").read_text() + _real_parameters(ids))
+    command = [
+        str(Path(sys.executable).with_name("schemathesis")),
+        "--config-file",
+        str(config),
+        "run",
+        str(OPENAPI_PATH),
+        "--url",
+        server,
+        "--checks",
+        "all",
+        "--max-examples",
+        str(MAX_EXAMPLES),
+        "--seed",
+        "1",
+        "--workers",
+        "2",
+        "--header",
+        f"Authorization: Bearer {token}",
+        "--request-timeout",
+        "10",
+        "--report",
+        "json",
+        "--report-json-path",
+        str(report),
+        "--no-color",
+        "--suppress-health-check",
+        "all",
+        *(arg for op in STREAMS for arg in ("--exclude-operation-id", op)),
+    ]
+    env = {
+        **os.environ,
+        "SCHEMATHESIS_HOOKS": "schemathesis_hooks",
+        "PYTHONPATH": f"{HERE}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        "PREFERANS_SCHEMATHESIS_IDS": json.dumps(ids),
+    }
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        env=env,
+        cwd=tmp_path,  # its cache stays out of the tree
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    output, _ = await process.communicate()
+    text = output.decode(errors="replace")
+    summary = text[text.rindex("SUMMARY") :] if "SUMMARY" in text else text
+    print(summary)
+    assert "Tested:" in summary, text[-6000:]
+    failures = text[text.index("FAILURES") :] if "FAILURES" in text else text
+    assert process.returncode == 0, failures[:12000]
