@@ -82,6 +82,7 @@ from service.players import Players
 from service.projection_runner import Projections
 from service.rate_limits import Policy, RateLimiter
 from service.settings import Settings
+from service.snapshots import game_snapshots
 from service.steward import Steward
 
 log = logging.getLogger(__name__)
@@ -209,6 +210,9 @@ def create_app(
         await bots.ensure(pool)
         for bot in bots.players.values():
             players.remember(bot)
+        snapshots = (
+            game_snapshots(pool, every=settings.snapshot_every) if settings.snapshots else None
+        )
         games = GameService(
             events,
             lobby,
@@ -217,6 +221,7 @@ def create_app(
             retries=settings.command_retries,
             cache_size=settings.state_cache_size,
             key_ttl=settings.idempotency_ttl,
+            snapshots=snapshots,
         )
         live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
         events.add_listener(live.poke)
@@ -258,6 +263,8 @@ def create_app(
             asyncio.create_task(notes_hub.run(), name="notifications"),
             asyncio.create_task(purger.run(), name="key-purger"),
         ]
+        if snapshots is not None:
+            background.append(asyncio.create_task(snapshots.run(), name="snapshots"))
         if settings.steward:
             background.append(asyncio.create_task(steward.run(), name="steward"))
         if settings.bot_worker == "inline":
@@ -279,6 +286,8 @@ def create_app(
                 yield
         finally:
             await events.close()
+            if snapshots is not None:
+                await snapshots.close()
             live.close()
             notes_hub.close()
             for task in background:

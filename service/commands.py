@@ -34,6 +34,7 @@ Example, with the domain's functions::
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,16 +53,20 @@ from service.event_store import (
     IdempotencyKey,
     Metadata,
     NewEvent,
+    RecordedEvent,
     StoredResponse,
     StreamConflict,
     check_expected,
     uuid7,
 )
 from service.lru import Lru
+from service.snapshots import Snapshots, SnapshotUnreadable
 
 C = TypeVar("C")
 S = TypeVar("S")
 E = TypeVar("E", bound=msgspec.Struct)
+
+log = logging.getLogger(__name__)
 
 _EVENT_ID_NAMESPACE = uuid.UUID("5b0a8c1e-7f3d-4a55-9f4e-2d6c1b9e0a71")
 
@@ -162,7 +167,9 @@ class CommandHandler(Generic[C, S, E]):
     ``rejections`` are the exceptions that refuse a command (stored under an idempotency key);
     ``retries`` bounds re-decisions after a stream conflict; ``cache_size`` is the number of
     streams whose folded state stays in memory; ``effects`` gives the synchronous read models'
-    write for a command's events (see the module docstring).
+    write for a command's events (see the module docstring); ``snapshots``, if given, start a
+    cold load from a stored state instead of the stream's first event, and are offered a new
+    one every ``snapshots.every`` events (`service.snapshots`).
     """
 
     def __init__(
@@ -171,12 +178,14 @@ class CommandHandler(Generic[C, S, E]):
         decider: Decider[C, S, E],
         *,
         retries: int = 3,
-        cache_size: int = 1024,
+        cache_size: int = 20_000,
         rejections: tuple[type[Exception], ...] = (PreferansError,),
         effects: Effects | None = None,
         key_ttl: float = 86_400.0,
+        snapshots: Snapshots[S] | None = None,
     ) -> None:
         self.log = log
+        self.snapshots = snapshots
         self.key_ttl = key_ttl
         self.store = log.store
         self.decider = decider
@@ -191,6 +200,8 @@ class CommandHandler(Generic[C, S, E]):
         """The stream's version and folded state (version 0 and the initial state if empty):
         the cached state, and a tail read of what was appended since."""
         cached = self._cache.get(stream_id)
+        if cached is None and self.snapshots is not None:
+            return await self._load_cold(stream_id, self.snapshots, conn)
         version, state = cached if cached is not None else (0, self.decider.initial_state())
         tail = await self.store.read_stream(stream_id, version + 1, conn=conn)
         if tail:
@@ -199,6 +210,45 @@ class CommandHandler(Generic[C, S, E]):
                 state = evolve(state, decode(record))
             version = tail[-1].version
             self._cache_state(stream_id, version, state)
+        return version, state
+
+    async def _load_cold(
+        self, stream_id: str, snapshots: Snapshots[S], conn: asyncpg.Connection | None
+    ) -> tuple[int, S]:
+        """A stream this process does not hold: its snapshot and the tail after it, or the
+        whole stream when the snapshot is missing, unreadable or not the log's.
+
+        The tail is read from the snapshot's own version on, so that the event the snapshot
+        names is checked against the log in the same read."""
+        version, state = 0, self.decider.initial_state()
+        tail: list[RecordedEvent] = []
+        trusted = False
+        try:
+            snapshot = await snapshots.read(stream_id, conn=conn)
+        except SnapshotUnreadable as exc:
+            log.warning("snapshot of %s ignored: %s", stream_id, exc)
+            snapshot, rejected = None, True
+        else:
+            rejected = False
+        if snapshot is not None:
+            tail = await self.store.read_stream(stream_id, snapshot.version, conn=conn)
+            first = tail[0] if tail else None
+            if first and (first.version, first.event_id) == (snapshot.version, snapshot.event_id):
+                version, state, tail, trusted = snapshot.version, snapshot.state, tail[1:], True
+            else:
+                log.warning("snapshot of %s at %d is not the log's: ignored", stream_id,
+                            snapshot.version)  # fmt: skip
+                rejected = True
+        if not trusted:
+            tail = await self.store.read_stream(stream_id, 1, conn=conn)
+        decode, evolve = self.log.decode, self.decider.evolve
+        for record in tail:
+            state = evolve(state, decode(record))
+        if tail:
+            version = tail[-1].version
+            self._cache_state(stream_id, version, state)
+            if rejected or len(tail) >= snapshots.every:
+                snapshots.offer(stream_id, version, tail[-1].event_id, state)
         return version, state
 
     def cached(self, stream_id: str) -> S | None:
@@ -380,6 +430,8 @@ class CommandHandler(Generic[C, S, E]):
         result = replace(provisional, appended=items, cursor=appended.cursor, response=response)
         # Committed: only now may the cache and other processes learn of it.
         self._cache_state(stream_id, result.version, after)
+        if self.snapshots is not None and self.snapshots.due(version, result.version):
+            self.snapshots.offer(stream_id, result.version, new[-1].event_id, after)
         self.log.committed(stream_id, result.version)
         return result
 

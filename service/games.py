@@ -35,6 +35,7 @@ from service.invites import Invites
 from service.lobby import Lobby, SeatSummary, lobby_effects
 from service.lru import Lru
 from service.players import Caller, Player, Players
+from service.snapshots import Snapshots
 from service.streams import game_stream
 
 
@@ -152,8 +153,9 @@ class GameService:
         players: Players | None = None,
         invites: Invites | None = None,
         retries: int = 3,
-        cache_size: int = 1024,
+        cache_size: int = 20_000,
         key_ttl: float = 86_400.0,
+        snapshots: Snapshots[GameState] | None = None,
     ) -> None:
         self.log = log
         self.lobby = lobby
@@ -167,6 +169,7 @@ class GameService:
             rejections=(PreferansError, NotSeated, GameNotFound),
             effects=lobby_effects,
             key_ttl=key_ttl,
+            snapshots=snapshots,
         )
         self._sources: Lru[uuid.UUID, DealSource] = Lru(cache_size)
 

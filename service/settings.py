@@ -16,7 +16,10 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_IDLE_TX_TIMEOUT     idle_in_transaction_session_timeout (default ``30s``): an idle
                                   writer pins the global feed's horizon, so it must not live long
     PREFERANS_COMMAND_RETRIES     re-decides after a stream conflict when If-Match is absent (3)
-    PREFERANS_STATE_CACHE_SIZE    streams whose folded state is kept in memory (1024)
+    PREFERANS_STATE_CACHE_SIZE    games whose folded state (and deal source) stays in memory
+                                  (20000; a state is bounded, 7-9 KB: about 180 MB)
+    PREFERANS_SNAPSHOTS           keep snapshots of folded states in the database (true)
+    PREFERANS_SNAPSHOT_EVERY      events between two snapshots of a game (100)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
     PREFERANS_PROJECTIONS         run the projection runner in this process (true)
     PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400)
@@ -69,7 +72,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     lock_timeout: str = "5s"
     idle_tx_timeout: str = "30s"
     command_retries: int = 3
-    state_cache_size: int = 1024
+    state_cache_size: int = 20_000
+    snapshots: bool = True
+    snapshot_every: int = 100
     notify: bool = True
     projections: bool = True
     idempotency_ttl: float = 86_400.0
