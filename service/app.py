@@ -202,7 +202,7 @@ def create_app(
             await upgrade_async(admin, app_password=settings.app_password)
         # The request path logs in as the least-privileged role, never as the administrator.
         pool = await pool_from_settings(settings, app_dsn(admin, settings))
-        events = game_log(pool, announce=settings.notify)
+        events = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
         lobby = Lobby(pool)
         players = Players(pool)
         invites = Invites(pool)

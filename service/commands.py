@@ -203,6 +203,7 @@ class CommandHandler(Generic[C, S, E]):
         if cached is None and self.snapshots is not None:
             return await self._load_cold(stream_id, self.snapshots, conn)
         version, state = cached if cached is not None else (0, self.decider.initial_state())
+        read_at = self.log.heads.clock()
         tail = await self.store.read_stream(stream_id, version + 1, conn=conn)
         if tail:
             decode, evolve = self.log.decode, self.decider.evolve
@@ -210,7 +211,17 @@ class CommandHandler(Generic[C, S, E]):
                 state = evolve(state, decode(record))
             version = tail[-1].version
             self._cache_state(stream_id, version, state)
+        if conn is None:  # inside a caller's transaction the read may never commit to anything
+            self.log.heads.confirmed(stream_id, version, read_at)
         return version, state
+
+    def known_current(self, stream_id: str) -> int | None:
+        """The cached version of the stream if it is known to be its head now, without a read
+        (`service.event_log.Heads`); else None."""
+        held = self._cache.get(stream_id)
+        if held is not None and self.log.heads.current(stream_id, held[0]):
+            return held[0]
+        return None
 
     async def _load_cold(
         self, stream_id: str, snapshots: Snapshots[S], conn: asyncpg.Connection | None
@@ -221,6 +232,7 @@ class CommandHandler(Generic[C, S, E]):
         The tail is read from the snapshot's own version on, so that the event the snapshot
         names is checked against the log in the same read."""
         version, state = 0, self.decider.initial_state()
+        read_at = self.log.heads.clock()
         tail: list[RecordedEvent] = []
         trusted = False
         try:
@@ -246,9 +258,12 @@ class CommandHandler(Generic[C, S, E]):
             state = evolve(state, decode(record))
         if tail:
             version = tail[-1].version
-            self._cache_state(stream_id, version, state)
             if rejected or len(tail) >= snapshots.every:
                 snapshots.offer(stream_id, version, tail[-1].event_id, state)
+        if version:
+            self._cache_state(stream_id, version, state)
+        if conn is None:
+            self.log.heads.confirmed(stream_id, version, read_at)
         return version, state
 
     def cached(self, stream_id: str) -> S | None:

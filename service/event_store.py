@@ -538,6 +538,8 @@ class FeedHints:
     def __init__(self) -> None:
         self._arrived = asyncio.Event()
         self._pending: dict[str, int] = {}
+        self.streams: list[Callable[[str, int], None]] = []
+        """Called with each stream's hint ``(stream_id, version)`` as it arrives."""
         self.others: list[Callable[[str], None]] = []
         """Called with every payload on the channel that is not a stream's hint (other news
         that shares the one LISTEN connection, e.g. a revoked token)."""
@@ -547,6 +549,8 @@ class FeedHints:
         stream_id, _, version = payload.rpartition(":")
         if version.isdigit():
             self._pending[stream_id] = max(int(version), self._pending.get(stream_id, 0))
+            for hinted in self.streams:
+                hinted(stream_id, int(version))
         elif payload:
             for other in self.others:
                 other(payload)

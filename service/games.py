@@ -449,6 +449,11 @@ class GameService:
             raise GameNotFound("no game has this id")
         return version, state
 
+    def known_version(self, game_id: uuid.UUID) -> int | None:
+        """The game's version if this process knows it is current without reading the log
+        (`service.event_log.Heads`: a conditional read may answer 304 at once); else None."""
+        return self.handler.known_current(game_stream(game_id))
+
     async def history(
         self, game_id: uuid.UUID, player: str | None, after: int, limit: int
     ) -> tuple[list[SeenEvent], int]:

@@ -18,6 +18,9 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_COMMAND_RETRIES     re-decides after a stream conflict when If-Match is absent (3)
     PREFERANS_STATE_CACHE_SIZE    games whose folded state (and deal source) stays in memory
                                   (20000; a state is bounded, 7-9 KB: about 180 MB)
+    PREFERANS_HEAD_TRUST          seconds a game's version read from the log answers a
+                                  conditional GET (304) without another read, while no hint
+                                  says otherwise (1; 0 reads every time)
     PREFERANS_SNAPSHOTS           keep snapshots of folded states in the database (true)
     PREFERANS_SNAPSHOT_EVERY      events between two snapshots of a game (100)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
@@ -74,6 +77,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     command_retries: int = 3
     state_cache_size: int = 20_000
     snapshots: bool = True
+    head_trust: float = 1.0
     snapshot_every: int = 100
     notify: bool = True
     projections: bool = True

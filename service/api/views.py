@@ -48,6 +48,11 @@ class ViewsController(Controller):
         games: NamedDependency[GameService],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[GameSnapshot]:
+        if if_none_match is not None:
+            known = games.known_version(game_id)
+            if known is not None and not_modified(if_none_match, known):
+                headers = {"ETag": etag(known), **PRIVATE}
+                return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
         version, state = await games.state(game_id)
         headers = {"ETag": etag(version), **PRIVATE}
         if not_modified(if_none_match, version):
