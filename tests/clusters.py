@@ -112,7 +112,10 @@ class Cluster:
 class ServiceProcess:
     """``preferans serve`` in a subprocess (see the module docstring)."""
 
-    def __init__(self, env: dict[str, str], log: Path, port: int | None = None) -> None:
+    def __init__(
+        self, env: dict[str, str], log: Path, port: int | None = None, args: tuple[str, ...] = ()
+    ) -> None:
+        self.args = args
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **env, "PREFERANS_PORT": str(self.port)}
@@ -122,8 +125,9 @@ class ServiceProcess:
     def start(self, timeout: float = 60) -> None:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve"], env=self.env, stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                [sys.executable, "-m", "service.cli", "serve", *self.args], env=self.env,
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )  # fmt: skip
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
