@@ -69,6 +69,20 @@ def refusal(exc: Exception) -> StoredResponse:
     return StoredResponse(409, (), str(exc).encode())
 
 
+def backend_cpu(pids: list[int]) -> float:
+    """CPU seconds the PostgreSQL backends ``pids`` have used (utime + stime, from /proc)."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu() -> float:
+    return time.process_time()
+
+
 def rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -222,6 +236,12 @@ async def main() -> None:
         print(f"{args.games} games created and seated in {time.perf_counter() - started:.0f} s")
 
         rows: list[tuple[str, float, float, float, float]] = []
+        cpu_rows: list[tuple[int, float, float]] = []
+        # Every connection of the pool, opened now, so that their backends' CPU can be read.
+        held = [await pool.acquire() for _ in range(pool.get_max_size())]
+        backends = [await conn.fetchval("SELECT pg_backend_pid()") for conn in held]
+        for conn in held:
+            await pool.release(conn)
         configs = [
             (f"{args.few} games, cache 20000 + snapshots", tables[: args.few], 20_000, True),
             (f"{args.games} games, cache 1024, no snapshots (before)", tables, 1024, False),
@@ -234,15 +254,21 @@ async def main() -> None:
             await play(games, players, active, args.workers, None)  # warm-up: one move each
             gc.collect()
             per_game = (rss() - before) / len(active)
+            cpu, db_cpu = own_cpu(), backend_cpu(backends)
             tally = await play(games, players, active, args.workers, args.seconds)
+            cpu, db_cpu = own_cpu() - cpu, backend_cpu(backends) - db_cpu
+            cpu_rows.append((len(tally.latencies), cpu, db_cpu))
             rate, p50, p99 = summary(tally, args.seconds)
             rows.append((label, rate, p50, p99, per_game))
             if games.handler.snapshots is not None:
                 await games.handler.snapshots.flush()
             del games
-        print(f"{'':52}{'moves/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'KB/game':>9}")
-        for label, rate, p50, p99, per_game in rows:
-            print(f"{label:52}{rate:9.0f}{p50:9.2f}{p99:9.2f}{per_game / 1024:9.1f}")
+        print(f"{'':52}{'moves/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'KB/game':>9}"
+              f"{'app ms':>8}{'pg ms':>7}")  # fmt: skip
+        for (label, rate, p50, p99, per_game), (moves, cpu, db) in zip(rows, cpu_rows, strict=True):
+            print(f"{label:52}{rate:9.0f}{p50:9.2f}{p99:9.2f}{per_game / 1024:9.1f}"
+                  f"{cpu / moves * 1000:8.2f}{db / moves * 1000:7.2f}")  # fmt: skip
+        print("  (app ms, pg ms: CPU per move of this process and of its PostgreSQL backends)")
         print(f"10k games with snapshots / {args.few} games: {rows[2][1] / rows[0][1]:.0%} of "
               f"the rate (target >= 85%); before: {rows[1][1] / rows[0][1]:.0%}")  # fmt: skip
 
@@ -269,6 +295,12 @@ async def main() -> None:
             times.sort()
             print(f"  {label:24}{statistics.median(times) * 1000:7.2f} ms"
                   f"{times[48] * 1000:7.2f} ms (target <= 3 ms)")  # fmt: skip
+        facts = await pool.fetchrow(
+            "SELECT count(*) AS events, count(DISTINCT stream_id) AS games,"
+            " avg(pg_column_size(e.*))::int AS row_bytes FROM es.events e"
+        )
+        print(f"log: {facts['events']} events in {facts['games']} games; a stored event "
+              f"{facts['row_bytes']} bytes on average (its row, before indexes)")  # fmt: skip
         await pool.close()
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
