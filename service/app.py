@@ -71,7 +71,8 @@ from service.database import (
     upgrade_async,
 )
 from service.errors import EXCEPTION_HANDLERS
-from service.event_log import game_log
+from service.event_log import EventLog, game_log
+from service.event_store import EventStore
 from service.games import GameService
 from service.invites import Invites
 from service.key_purger import KeyPurger
@@ -210,6 +211,11 @@ def create_app(
         await bots.ensure(pool)
         for bot in bots.players.values():
             players.remember(bot)
+        replica_pool = None
+        replica: EventLog[Any] | None = None
+        if settings.replica_database_url:
+            replica_pool = await pool_from_settings(settings, settings.replica_database_url)
+            replica = EventLog(EventStore(replica_pool), events.codec)
         snapshots = (
             game_snapshots(pool, every=settings.snapshot_every) if settings.snapshots else None
         )
@@ -222,6 +228,7 @@ def create_app(
             cache_size=settings.state_cache_size,
             key_ttl=settings.idempotency_ttl,
             snapshots=snapshots,
+            replica=replica,
         )
         live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
         events.add_listener(live.poke)
@@ -292,6 +299,8 @@ def create_app(
             notes_hub.close()
             for task in background:
                 await stop_task(task)
+            if replica_pool is not None:
+                replica_pool.terminate()
             try:
                 await asyncio.wait_for(pool.close(), SHUTDOWN_TIMEOUT)
             except TimeoutError:

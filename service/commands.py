@@ -49,6 +49,7 @@ from service.event_store import (
     ANY,
     NO_STREAM,
     CommandOutcome,
+    EventStore,
     FeedCursor,
     IdempotencyKey,
     Metadata,
@@ -195,11 +196,26 @@ class CommandHandler(Generic[C, S, E]):
         self._cache: Lru[str, tuple[int, S]] = Lru(cache_size)
 
     async def load(
-        self, stream_id: str, *, conn: asyncpg.Connection | None = None
+        self,
+        stream_id: str,
+        *,
+        conn: asyncpg.Connection | None = None,
+        replica: EventStore | None = None,
+        at_least: int = 0,
     ) -> tuple[int, S]:
         """The stream's version and folded state (version 0 and the initial state if empty):
-        the cached state, and a tail read of what was appended since."""
+        the cached state, and a tail read of what was appended since.
+
+        With ``replica`` (a read-only standby's store) the tail is read there, unless that
+        leaves the state below ``at_least`` (a version the caller proved he saw): then from the
+        primary. A state from a standby may be behind the primary by the standby's lag, and
+        never tells `Heads` anything."""
         cached = self._cache.get(stream_id)
+        if replica is not None and cached is not None:
+            version, state = await self._tail(stream_id, cached[0], cached[1], replica, None)
+            if version >= at_least:
+                return version, state
+            cached = self._cache.get(stream_id)
         if cached is None and self.snapshots is not None:
             return await self._load_cold(stream_id, self.snapshots, conn)
         version, state = cached if cached is not None else (0, self.decider.initial_state())
@@ -213,6 +229,19 @@ class CommandHandler(Generic[C, S, E]):
             self._cache_state(stream_id, version, state)
         if conn is None:  # inside a caller's transaction the read may never commit to anything
             self.log.heads.confirmed(stream_id, version, read_at)
+        return version, state
+
+    async def _tail(
+        self, stream_id: str, version: int, state: S, store: EventStore,
+        conn: asyncpg.Connection | None,
+    ) -> tuple[int, S]:  # fmt: skip
+        tail = await store.read_stream(stream_id, version + 1, conn=conn)
+        if tail:
+            decode, evolve = self.log.decode, self.decider.evolve
+            for record in tail:
+                state = evolve(state, decode(record))
+            version = tail[-1].version
+            self._cache_state(stream_id, version, state)
         return version, state
 
     def known_current(self, stream_id: str) -> int | None:

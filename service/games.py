@@ -27,7 +27,7 @@ from domain.rules import Rules, rules_for
 from domain.table import PlayFor, TableCommands, TimeOut
 from service.commands import CommandContext, CommandHandler, CommandResult, Expected
 from service.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout
-from service.event_log import EventLog
+from service.event_log import EventLog, Logged
 from service.event_store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
 from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
 from service.game_commands import GAME_DECIDER, Act, AtTable, Create, GameCommand, Join, Steward
@@ -156,8 +156,12 @@ class GameService:
         cache_size: int = 20_000,
         key_ttl: float = 86_400.0,
         snapshots: Snapshots[GameState] | None = None,
+        replica: EventLog[game.Event] | None = None,
     ) -> None:
         self.log = log
+        self.replica = replica
+        """The log as a streaming standby serves it: views and event pages read there, unless
+        it is behind the version the caller proved he saw (read-your-writes)."""
         self.lobby = lobby
         self.players = players
         self.invites = invites
@@ -449,22 +453,41 @@ class GameService:
             raise GameNotFound("no game has this id")
         return version, state
 
+    async def view_state(self, game_id: uuid.UUID, seen: int = 0) -> tuple[int, GameState]:
+        """The game's version and state for a reader: from the standby when there is one (it
+        may be behind the primary by its lag), but never behind ``seen``, the version the
+        caller proved he saw (his ETag): then from the primary."""
+        if self.replica is None:
+            return await self.state(game_id)
+        version, state = await self.handler.load(
+            game_stream(game_id), replica=self.replica.store, at_least=seen
+        )
+        if version == 0:
+            raise GameNotFound("no game has this id")
+        return version, state
+
     def known_version(self, game_id: uuid.UUID) -> int | None:
         """The game's version if this process knows it is current without reading the log
         (`service.event_log.Heads`: a conditional read may answer 304 at once); else None."""
         return self.handler.known_current(game_stream(game_id))
 
     async def history(
-        self, game_id: uuid.UUID, player: str | None, after: int, limit: int
+        self, game_id: uuid.UUID, player: str | None, after: int, limit: int, *, seen: int = 0
     ) -> tuple[list[SeenEvent], int]:
         """Up to ``limit`` events after version ``after``, as ``player`` may see them, and the
-        version of the last event read (``after`` if none)."""
-        logged = await self.log.read(game_stream(game_id), 1, limit=after + limit)
+        version of the last event read (``after`` if none). From the standby if there is one,
+        unless it is behind ``after`` or ``seen`` (versions the caller knows exist)."""
+        stream = game_stream(game_id)
+        logged: list[Logged[game.Event]] = []
+        if self.replica is not None:  # the caller saw ``after``: a standby behind it won't do
+            logged = await self.replica.read(stream, 1, limit=after + limit)
+        if len(logged) < min(max(after, seen, 1), after + limit):
+            logged = await self.log.read(stream, 1, limit=after + limit)
         if not logged:
             raise GameNotFound("no game has this id")
         state = game.fold([item.event for item in logged[:after]], INITIAL_STATE)
-        seen, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
-        return seen, seen[-1].version if seen else after
+        items, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
+        return items, items[-1].version if items else after
 
 
 def _may_play(player: Player) -> None:

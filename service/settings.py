@@ -5,6 +5,9 @@ Every knob of the service lives here and nowhere else. Variables:
     DATABASE_URL                  the administrator's PostgreSQL DSN (migrations); unset means an
                                   embedded server under the data dir
     PREFERANS_APP_DATABASE_URL    the request path's DSN (default: DATABASE_URL as preferans_app)
+    PREFERANS_REPLICA_DATABASE_URL  a streaming standby for the request path's reads (views,
+                                  event pages), as preferans_app; read-your-writes is kept by
+                                  the version the client holds (unset: the primary reads all)
     PREFERANS_APP_PASSWORD        preferans_app's password, set by the migrations when given
     PREFERANS_DATA_DIR            data folder (default ``./data``), embedded server in ``pg/``
     PREFERANS_POOL_MIN_SIZE       asyncpg pool bounds (default 2 … 20)
@@ -66,6 +69,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     database_url: str | None = None
     app_database_url: str | None = None
     app_password: str | None = None
+    replica_database_url: str | None = None
     data_dir: str = "data"
     pool_min_size: int = 2
     pool_max_size: int = 20

@@ -104,6 +104,19 @@ class Cluster:
         )  # fmt: skip
         return done.stdout.strip()
 
+    def replica(self) -> Cluster:
+        """A streaming standby of this cluster (pg_basebackup -R), started: read-only, and
+        replaying what the primary writes."""
+        standby = Cluster()
+        self._run(
+            BIN / "pg_basebackup", "-D", str(standby.data), "-R", "-X", "stream",
+            "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+        )  # fmt: skip
+        with (standby.data / "postgresql.conf").open("a") as f:
+            f.write(f"port = {standby.port}\nunix_socket_directories = '{standby.root}'\n"
+                    "hot_standby = on\n")  # fmt: skip
+        return standby.start()
+
     def remove(self) -> None:
         self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)

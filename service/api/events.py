@@ -79,7 +79,8 @@ class EventsController(Controller):
         description=(
             "The caller's redacted events after version `after`, oldest first. Poll with "
             "`after` set to the last version you hold; `next_cursor` is set while more pages "
-            "follow at once."
+            "follow at once. `min_version` (a version you know exists, e.g. the ETag your "
+            "own action returned) makes sure the page is read where that version is visible."
         ),
         security=OPTIONAL_SECURITY,
         responses=problem_responses("unauthenticated", "game-not-found", "validation"),
@@ -91,8 +92,10 @@ class EventsController(Controller):
         games: NamedDependency[GameService],
         after: Annotated[int, QueryParameter(ge=0, le=10**12)] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
+        min_version: Annotated[int, QueryParameter(ge=0, le=10**12)] = 0,
     ) -> Response[EventPage]:
-        items, last = await games.history(game_id, viewer.id if viewer else None, after, limit)
+        player = viewer.id if viewer else None
+        items, last = await games.history(game_id, player, after, limit, seen=min_version)
         page = EventPage(
             items=items, next_cursor=str(last) if len(items) == limit else None, version=last
         )

@@ -11,7 +11,14 @@ from litestar.params import FromPath
 
 from domain import game
 from service.api.auth import OPTIONAL_SECURITY
-from service.api.common import PRIVATE, IfNoneMatchHeader, legal, not_modified, now_ms
+from service.api.common import (
+    PRIVATE,
+    IfNoneMatchHeader,
+    legal,
+    not_modified,
+    now_ms,
+    seen_version,
+)
 from service.api.schemas import GameSnapshot
 from service.errors import etag, problem_responses
 from service.games import GameService
@@ -53,7 +60,7 @@ class ViewsController(Controller):
             if known is not None and not_modified(if_none_match, known):
                 headers = {"ETag": etag(known), **PRIVATE}
                 return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
-        version, state = await games.state(game_id)
+        version, state = await games.view_state(game_id, seen_version(if_none_match))
         headers = {"ETag": etag(version), **PRIVATE}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
