@@ -176,6 +176,9 @@ class GameService:
             snapshots=snapshots,
         )
         self._sources: Lru[uuid.UUID, DealSource] = Lru(cache_size)
+        # A source of fixed layouts holds up to 100 deals (some 200 KB): few of them are kept,
+        # so that the memory stays bounded whatever games are created.
+        self._layouts: Lru[uuid.UUID, DealSource] = Lru(max(16, cache_size // 100))
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -207,7 +210,7 @@ class GameService:
             game_id, command, key, fingerprint, NO_STREAM, render, render_refusal
         )
         if not done.replayed:
-            self._sources.put(game_id, spec.source)
+            self._remember(game_id, spec.source)
         return done
 
     async def join(
@@ -440,11 +443,14 @@ class GameService:
 
     async def deal_source(self, game_id: uuid.UUID) -> DealSource:
         """The game's deal source (cached); `GameNotFound` if there is no such game."""
-        source = self._sources.get(game_id)
+        source = self._sources.get(game_id) or self._layouts.get(game_id)
         if source is None:
             source = await self.lobby.deal_source(game_id)
-            self._sources.put(game_id, source)
+            self._remember(game_id, source)
         return source
+
+    def _remember(self, game_id: uuid.UUID, source: DealSource) -> None:
+        (self._layouts if source.layouts else self._sources).put(game_id, source)
 
     async def state(self, game_id: uuid.UUID) -> tuple[int, GameState]:
         """The game's current version and state (the live fold, never stale)."""
