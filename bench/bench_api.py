@@ -314,6 +314,9 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--warmup", type=float, default=3)
     parser.add_argument("--pool-size", type=int, default=20)
+    parser.add_argument(
+        "--workers", default="1", help="server processes of the service, e.g. 1,2: one run each"
+    )
     args = parser.parse_args()
     server_dsn = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
     if not server_dsn:
@@ -348,25 +351,31 @@ async def main() -> None:
         async with server(baseline_cmd, {}, port, "/insert") as base:
             baseline = await drive(base, args.clients, args.seconds, args.warmup, insert_rows, [])
 
-        port = free_port()
-        env = {"DATABASE_URL": dsn, "PREFERANS_POOL_MAX_SIZE": str(args.pool_size)}
         script = os.path.join(os.path.dirname(sys.executable), "preferans")
         preferans = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
-        serve_cmd = [*preferans, "serve", "--port", str(port)]
-        async with server(serve_cmd, env, port, "/health") as base:
-            service = await drive(
-                base, args.clients, args.seconds, args.warmup, play_games, scripts
-            )
+        env = {"DATABASE_URL": dsn, "PREFERANS_POOL_MAX_SIZE": str(args.pool_size),
+               "PREFERANS_RATE_LIMITS": "false"}  # fmt: skip
+        runs = []
+        for workers in (int(w) for w in args.workers.split(",")):
+            port = free_port()
+            serve_cmd = [*preferans, "serve", "--port", str(port), "--workers", str(workers)]
+            async with server(serve_cmd, env, port, "/health") as base:
+                tally = await drive(
+                    base, args.clients, args.seconds, args.warmup, play_games, scripts
+                )
+                runs.append((workers, tally))
 
         b_rate, b50, b99 = baseline.summary(args.seconds)
-        s_rate, s50, s99 = service.summary(args.seconds)
         print(f"{'':24}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
         print(f"{'baseline (1 INSERT)':24}{b_rate:9.0f}{b50:9.2f}{b99:9.2f}{baseline.errors:8}")
-        print(f"{'game commands':24}{s_rate:9.0f}{s50:9.2f}{s99:9.2f}{service.errors:8}")
-        print(
-            f"service / baseline: {s_rate / b_rate:.0%} of the rate; "
-            f"p99 {s99:.1f} ms (target < 25 ms)"
-        )
+        for workers, service in runs:
+            s_rate, s50, s99 = service.summary(args.seconds)
+            label = f"game commands, {workers} w"
+            print(f"{label:24}{s_rate:9.0f}{s50:9.2f}{s99:9.2f}{service.errors:8}")
+            print(
+                f"  service / baseline: {s_rate / b_rate:.0%} of the rate; "
+                f"p99 {s99:.1f} ms (target < 25 ms)"
+            )
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()

@@ -77,7 +77,8 @@ from service.database import (
     upgrade_async,
 )
 from service.errors import EXCEPTION_HANDLERS
-from service.event_log import game_log
+from service.event_log import EventLog, game_log
+from service.event_store import EventStore
 from service.games import GameService
 from service.invites import Invites
 from service.key_purger import KeyPurger
@@ -88,6 +89,7 @@ from service.players import Players
 from service.projection_runner import Projections
 from service.rate_limits import Policy, RateLimiter
 from service.settings import Settings
+from service.snapshots import game_snapshots
 from service.steward import Steward
 from service.telemetry import configure_logging, configure_tracing
 
@@ -214,7 +216,7 @@ def create_app(
             await upgrade_async(admin, app_password=settings.app_password)
         # The request path logs in as the least-privileged role, never as the administrator.
         pool = await pool_from_settings(settings, app_dsn(admin, settings))
-        events = game_log(pool, announce=settings.notify)
+        events = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
         lobby = Lobby(pool)
         players = Players(pool)
         invites = Invites(pool)
@@ -222,6 +224,14 @@ def create_app(
         await bots.ensure(pool)
         for bot in bots.players.values():
             players.remember(bot)
+        replica_pool = None
+        replica: EventLog[Any] | None = None
+        if settings.replica_database_url:
+            replica_pool = await pool_from_settings(settings, settings.replica_database_url)
+            replica = EventLog(EventStore(replica_pool), events.codec)
+        snapshots = (
+            game_snapshots(pool, every=settings.snapshot_every) if settings.snapshots else None
+        )
         games = GameService(
             events,
             lobby,
@@ -230,6 +240,8 @@ def create_app(
             retries=settings.command_retries,
             cache_size=settings.state_cache_size,
             key_ttl=settings.idempotency_ttl,
+            snapshots=snapshots,
+            replica=replica,
         )
         live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
         events.add_listener(live.poke)
@@ -272,6 +284,8 @@ def create_app(
             asyncio.create_task(notes_hub.run(), name="notifications"),
             asyncio.create_task(purger.run(), name="key-purger"),
         ]
+        if snapshots is not None:
+            background.append(asyncio.create_task(snapshots.run(), name="snapshots"))
         if settings.steward:
             background.append(asyncio.create_task(steward.run(), name="steward"))
         if settings.bot_worker == "inline":
@@ -293,10 +307,14 @@ def create_app(
                 yield
         finally:
             await events.close()
+            if snapshots is not None:
+                await snapshots.close()
             live.close()
             notes_hub.close()
             for task in background:
                 await stop_task(task)
+            if replica_pool is not None:
+                replica_pool.terminate()
             try:
                 await asyncio.wait_for(pool.close(), SHUTDOWN_TIMEOUT)
             except TimeoutError:

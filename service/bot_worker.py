@@ -24,6 +24,7 @@ from service.games import GameService
 from service.lobby import Lobby
 from service.players import Players
 from service.settings import Settings
+from service.snapshots import game_snapshots
 from service.steward import Steward
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,11 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     events = game_log(pool, announce=settings.notify)
     bots = BotPlayers()
     players = Players(pool)
-    games = GameService(events, Lobby(pool), players=players, cache_size=settings.state_cache_size)
+    snapshots = game_snapshots(pool, every=settings.snapshot_every) if settings.snapshots else None
+    games = GameService(
+        events, Lobby(pool), players=players, cache_size=settings.state_cache_size,
+        snapshots=snapshots,
+    )  # fmt: skip
     steward = Steward(
         games, pool, duty="bots", bots=bots, think_budget=settings.bot_budget,
         pace=settings.bot_pace,
@@ -61,6 +66,8 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
     while not await bots.ensure(pool):
         await asyncio.sleep(1)
     tasks = [asyncio.create_task(steward.run(), name="bots"), asyncio.create_task(hints())]
+    if snapshots is not None:
+        tasks.append(asyncio.create_task(snapshots.run(), name="snapshots"))
     log.info("bot worker: moving the bots")
     try:
         await stop.wait()
@@ -71,6 +78,8 @@ async def run_worker(settings: Settings, *, stop: asyncio.Event | None = None) -
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await events.close()
+        if snapshots is not None:
+            await snapshots.close()
         await pool.close()
 
 

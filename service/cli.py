@@ -1,7 +1,7 @@
 """The ``preferans`` command.
 
     preferans db upgrade [REV]           migrate the database (DATABASE_URL, or the embedded one)
-    preferans serve                      run the HTTP API (migrates first); --host, --port
+    preferans serve                      the HTTP API (migrates first); --host, --port, --workers
     preferans bots                       move the service's bots (serve starts one of these)
     preferans openapi [--check]          write openapi/openapi.json from the app, or compare
     preferans projections status         each read model's position, lag and status [--json]
@@ -84,7 +84,8 @@ def _cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from service.app import run
 
-    listen = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    given = (("host", args.host), ("port", args.port), ("workers", args.workers))
+    listen = {k: v for k, v in given if v is not None}
     # Checked and migrated here, once: a bad database is one line, not a crash in each worker.
     dsn = preflight.database_dsn(settings)
     upgrade(dsn, app_password=settings.app_password)
@@ -281,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the HTTP API")
     serve.add_argument("--host", help="listen address (PREFERANS_HOST, default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="listen port (PREFERANS_PORT, default 8000)")
+    serve.add_argument(
+        "--workers", type=int, help="server processes on the port (PREFERANS_WORKERS, default 1)"
+    )
     serve.set_defaults(handler=_cmd_serve)
 
     bots = commands.add_parser("bots", help="move the service's bots (a worker process)")

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -51,10 +52,12 @@ from service.event_store import (
     ANY,
     NO_STREAM,
     CommandOutcome,
+    EventStore,
     FeedCursor,
     IdempotencyKey,
     Metadata,
     NewEvent,
+    RecordedEvent,
     StoredResponse,
     StreamConflict,
     check_expected,
@@ -62,11 +65,14 @@ from service.event_store import (
 )
 from service.lru import Lru
 from service.metrics import APPEND_SECONDS, COMMANDS
+from service.snapshots import Snapshots, SnapshotUnreadable
 from service.telemetry import request_id, tracer
 
 C = TypeVar("C")
 S = TypeVar("S")
 E = TypeVar("E", bound=msgspec.Struct)
+
+log = logging.getLogger(__name__)
 
 _EVENT_ID_NAMESPACE = uuid.UUID("5b0a8c1e-7f3d-4a55-9f4e-2d6c1b9e0a71")
 
@@ -172,7 +178,9 @@ class CommandHandler(Generic[C, S, E]):
     ``rejections`` are the exceptions that refuse a command (stored under an idempotency key);
     ``retries`` bounds re-decisions after a stream conflict; ``cache_size`` is the number of
     streams whose folded state stays in memory; ``effects`` gives the synchronous read models'
-    write for a command's events (see the module docstring).
+    write for a command's events (see the module docstring); ``snapshots``, if given, start a
+    cold load from a stored state instead of the stream's first event, and are offered a new
+    one every ``snapshots.every`` events (`service.snapshots`).
     """
 
     def __init__(
@@ -181,12 +189,14 @@ class CommandHandler(Generic[C, S, E]):
         decider: Decider[C, S, E],
         *,
         retries: int = 3,
-        cache_size: int = 1024,
+        cache_size: int = 20_000,
         rejections: tuple[type[Exception], ...] = (PreferansError,),
         effects: Effects | None = None,
         key_ttl: float = 86_400.0,
+        snapshots: Snapshots[S] | None = None,
     ) -> None:
         self.log = log
+        self.snapshots = snapshots
         self.key_ttl = key_ttl
         self.store = log.store
         self.decider = decider
@@ -196,29 +206,115 @@ class CommandHandler(Generic[C, S, E]):
         self._cache: Lru[str, tuple[int, S, bytes]] = Lru(cache_size)
 
     async def load(
-        self, stream_id: str, *, conn: asyncpg.Connection | None = None
+        self,
+        stream_id: str,
+        *,
+        conn: asyncpg.Connection | None = None,
+        replica: EventStore | None = None,
+        at_least: int = 0,
     ) -> tuple[int, S]:
         """The stream's version and folded state (version 0 and the initial state if empty):
-        the cached state, and a tail read of what was appended since."""
-        version, state, _ = await self.load_with_head(stream_id, conn=conn)
+        the cached state, and a tail read of what was appended since.
+
+        With ``replica`` (a read-only standby's store) the tail is read there, unless that
+        leaves the state below ``at_least`` (a version the caller proved he saw): then from the
+        primary. A state from a standby may be behind the primary by the standby's lag, and
+        never tells `Heads` anything."""
+        version, state, _ = await self.load_with_head(
+            stream_id, conn=conn, replica=replica, at_least=at_least
+        )
         return version, state
 
     async def load_with_head(
-        self, stream_id: str, *, conn: asyncpg.Connection | None = None
+        self,
+        stream_id: str,
+        *,
+        conn: asyncpg.Connection | None = None,
+        replica: EventStore | None = None,
+        at_least: int = 0,
     ) -> tuple[int, S, bytes]:
         """`load`, and the hash of the stream's last event (its head, `service.chain`)."""
         cached = self._cache.get(stream_id)
-        if cached is not None:
-            version, state, head = cached
-        else:
-            version, state, head = 0, self.decider.initial_state(), chain.GENESIS
-        tail = await self.store.read_stream(stream_id, version + 1, conn=conn)
+        if replica is not None and cached is not None:
+            loaded = await self._tail(stream_id, *cached, replica, None)
+            if loaded[0] >= at_least:
+                return loaded
+            cached = self._cache.get(stream_id)
+        if cached is None and self.snapshots is not None:
+            return await self._load_cold(stream_id, self.snapshots, conn)
+        version, state, head = cached or (0, self.decider.initial_state(), chain.GENESIS)
+        read_at = self.log.heads.clock()
+        loaded = await self._tail(stream_id, version, state, head, self.store, conn)
+        if conn is None:  # inside a caller's transaction the read may never commit to anything
+            self.log.heads.confirmed(stream_id, loaded[0], read_at)
+        return loaded
+
+    async def _tail(
+        self, stream_id: str, version: int, state: S, head: bytes, store: EventStore,
+        conn: asyncpg.Connection | None,
+    ) -> tuple[int, S, bytes]:  # fmt: skip
+        tail = await store.read_stream(stream_id, version + 1, conn=conn)
         if tail:
             decode, evolve = self.log.decode, self.decider.evolve
             for record in tail:
                 state = evolve(state, decode(record))
             version, head = tail[-1].version, tail[-1].hash
             self._cache_state(stream_id, version, state, head)
+        return version, state, head
+
+    def known_current(self, stream_id: str) -> int | None:
+        """The cached version of the stream if it is known to be its head now, without a read
+        (`service.event_log.Heads`); else None."""
+        held = self._cache.get(stream_id)
+        if held is not None and self.log.heads.current(stream_id, held[0]):
+            return held[0]
+        return None
+
+    async def _load_cold(
+        self, stream_id: str, snapshots: Snapshots[S], conn: asyncpg.Connection | None
+    ) -> tuple[int, S, bytes]:
+        """A stream this process does not hold: its snapshot and the tail after it, or the
+        whole stream when the snapshot is missing, unreadable or not the log's.
+
+        The tail is read from the snapshot's own version on, so that the event the snapshot
+        names is checked against the log in the same read (and gives the head should nothing
+        follow it)."""
+        version, state, head = 0, self.decider.initial_state(), chain.GENESIS
+        read_at = self.log.heads.clock()
+        read: list[RecordedEvent] = []
+        tail: list[RecordedEvent] = []
+        trusted = False
+        try:
+            snapshot = await snapshots.read(stream_id, conn=conn)
+        except SnapshotUnreadable as exc:
+            log.warning("snapshot of %s ignored: %s", stream_id, exc)
+            snapshot, rejected = None, True
+        else:
+            rejected = False
+        if snapshot is not None:
+            read = await self.store.read_stream(stream_id, snapshot.version, conn=conn)
+            first = read[0] if read else None
+            if first and (first.version, first.event_id) == (snapshot.version, snapshot.event_id):
+                version, state, tail, trusted = snapshot.version, snapshot.state, read[1:], True
+            else:
+                log.warning("snapshot of %s at %d is not the log's: ignored", stream_id,
+                            snapshot.version)  # fmt: skip
+                rejected = True
+        if not trusted:
+            read = tail = await self.store.read_stream(stream_id, 1, conn=conn)
+        decode, evolve = self.log.decode, self.decider.evolve
+        for record in tail:
+            state = evolve(state, decode(record))
+        if read:
+            head = read[-1].hash
+        if tail:
+            version = tail[-1].version
+            if rejected or len(tail) >= snapshots.every:
+                snapshots.offer(stream_id, version, tail[-1].event_id, state)
+        if version:
+            self._cache_state(stream_id, version, state, head)
+        if conn is None:
+            self.log.heads.confirmed(stream_id, version, read_at)
         return version, state, head
 
     def cached(self, stream_id: str) -> S | None:
@@ -431,6 +527,8 @@ class CommandHandler(Generic[C, S, E]):
         result = replace(provisional, appended=items, cursor=appended.cursor, response=response)
         # Committed: only now may the cache and other processes learn of it.
         self._cache_state(stream_id, result.version, after, head)
+        if self.snapshots is not None and self.snapshots.due(version, result.version):
+            self.snapshots.offer(stream_id, result.version, new[-1].event_id, after)
         self.log.committed(stream_id, result.version)
         return result
 

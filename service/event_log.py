@@ -11,6 +11,7 @@ the one `Announcer` that tells other processes of this one's appends. `game_log`
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -28,11 +29,75 @@ from service.event_store import (
     NewEvent,
     RecordedEvent,
 )
+from service.lru import Lru
 
 E = TypeVar("E", bound=msgspec.Struct)
 
 Listener = Callable[[str, int], None]
 """Told ``(stream_id, version)`` after each append of this process has committed."""
+
+
+HEAD_TRUST = 1.0
+"""Seconds a stream's head, as read from the log, is trusted without another read while no
+hint says otherwise: the bound on a stale answer should a hint be lost (the live poller reads
+every followed stream this often anyway)."""
+
+
+class Heads:
+    """What this process knows of streams' heads, so that a conditional read whose version is
+    current needs no read of the log (a 304 without a round trip).
+
+    A head is *confirmed* when the log was read at that version (the read's start is the time
+    kept) or this process committed it; every post-commit hint of any process (NOTIFY, heard by
+    the live poller's LISTEN connection) that names a later version spoils it. So a head is
+    taken as current only while the hints are heard (`listening`), no hint names a later
+    version, and it was confirmed less than ``trust`` seconds ago. A commit in another process
+    is seen here once its hint arrives (the announcer's 20 ms batch and the delivery), and at
+    the latest ``trust`` seconds after the last read, should its hint be lost.
+    """
+
+    def __init__(self, *, trust: float = HEAD_TRUST, size: int = 20_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+        self.trust = trust
+        self.clock = clock
+        self.listening = False
+        """Whether the hints are heard now (the live poller holds its LISTEN connection)."""
+        self._known: Lru[str, tuple[int, float, int]] = Lru(size)
+        """stream → (confirmed version, when it was read, the highest version hinted)."""
+
+    def confirmed(self, stream_id: str, version: int, at: float | None = None) -> None:
+        """The log was at ``version`` when read at ``at`` (now if None), or we committed it."""
+        at = self.clock() if at is None else at
+        held = self._known.get(stream_id)
+        hinted = held[2] if held is not None else 0
+        if held is None or held[0] <= version:
+            self._known.put(stream_id, (version, at, hinted))
+
+    def hinted(self, stream_id: str, version: int) -> None:
+        """A hint: some process committed ``version`` of the stream."""
+        held = self._known.get(stream_id)
+        if held is None:
+            self._known.put(stream_id, (0, 0.0, version))
+        elif version > held[2]:
+            self._known.put(stream_id, (held[0], held[1], version))
+
+    def listen(self, listening: bool) -> None:
+        """The hints are heard from now on (after a reconnect, forget everything: some may have
+        been missed), or no longer."""
+        self._known.clear()
+        self.listening = listening
+
+    def current(self, stream_id: str, version: int) -> bool:
+        """Whether ``version`` is known to be the stream's head now (see the class docstring)."""
+        if not self.listening or version <= 0:
+            return False
+        held = self._known.get(stream_id)
+        return (
+            held is not None
+            and held[0] == version
+            and held[2] <= version
+            and self.clock() - held[1] < self.trust
+        )
 
 
 class Logged(NamedTuple, Generic[E]):
@@ -50,11 +115,17 @@ class EventLog(Generic[E]):
     """The store and the codec of its events (see the module docstring)."""
 
     def __init__(
-        self, store: EventStore, codec: EventCodec, *, announcer: Announcer | None = None
+        self,
+        store: EventStore,
+        codec: EventCodec,
+        *,
+        announcer: Announcer | None = None,
+        heads: Heads | None = None,
     ) -> None:
         self.store = store
         self.codec = codec
         self.announcer = announcer
+        self.heads = heads or Heads()
         self._listeners: list[Listener] = []
 
     @property
@@ -128,6 +199,7 @@ class EventLog(Generic[E]):
 
     def committed(self, stream_id: str, version: int) -> None:
         """An append of this process committed: tell the listeners and the other processes."""
+        self.heads.confirmed(stream_id, version)
         for listener in self._listeners:
             listener(stream_id, version)
         if self.announcer is not None:
@@ -139,8 +211,13 @@ class EventLog(Generic[E]):
             await self.announcer.close()
 
 
-def game_log(pool: asyncpg.Pool, *, announce: bool = True) -> EventLog[Any]:
+def game_log(
+    pool: asyncpg.Pool, *, announce: bool = True, head_trust: float = HEAD_TRUST
+) -> EventLog[Any]:
     """The log of the games' streams on ``pool``: the domain codec and, with ``announce``, the
-    NOTIFY hints for other processes. The composition root's one call."""
+    NOTIFY hints for other processes; heads trusted ``head_trust`` seconds (0: never). The
+    composition root's one call."""
     announcer = Announcer(pool) if announce else None
-    return EventLog(EventStore(pool), domain_codec(), announcer=announcer)
+    return EventLog(
+        EventStore(pool), domain_codec(), announcer=announcer, heads=Heads(trust=head_trust)
+    )

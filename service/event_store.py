@@ -290,6 +290,28 @@ SELECT {_COLUMNS}
  ORDER BY tx_id, global_position
  LIMIT $3"""
 
+# The same feed, only the types a reader needs: most events (cards, bids) interest no
+# projection, and sending them costs more than the projections' own work. Run in one read-only
+# REPEATABLE READ transaction with _FEED_END, so that both see the same horizon.
+_READ_FEED_OF = f"""
+SELECT {_COLUMNS}
+  FROM es.events
+ WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
+   AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+   AND event_type = ANY($4::text[])
+ ORDER BY tx_id, global_position
+ LIMIT $3"""
+_FEED_END = """
+SELECT tx_id, global_position FROM es.events
+ WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY tx_id DESC, global_position DESC
+ LIMIT 1"""
+
+_FEED_COUNT = """
+SELECT count(*) FROM es.events
+ WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
+   AND (tx_id, global_position) <= ($3::xid8, $4::bigint)"""
+
 _STREAM_VERSION = "SELECT version FROM es.streams WHERE stream_id = $1"
 
 
@@ -474,6 +496,37 @@ class EventStore:
         rows = await self.pool.fetch(_READ_FEED, after.tx_id, after.position, limit)
         return [RecordedEvent(*row) for row in rows]
 
+    async def read_feed_of(
+        self, after: FeedCursor, limit: int, types: Sequence[str]
+    ) -> tuple[list[RecordedEvent], FeedCursor, int]:
+        """Up to ``limit`` events of ``types`` after ``after`` in the global order, the cursor
+        the feed was read to (the last event returned if there were ``limit``, else the last
+        event of any type below the horizon, so that a reader moves past the events it does not
+        need), and the number of events of any type up to it. All in one snapshot: nothing
+        between them can be missed.
+
+        A read-only transaction takes no transaction id, so it holds no one's horizon back.
+        """
+        if not 0 < limit <= 10_000:
+            raise ValueError(f"feed limit must be 1 to 10000, not {limit}")
+        async with (
+            self.pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            rows = await conn.fetch(_READ_FEED_OF, after.tx_id, after.position, limit, types)
+            batch = [RecordedEvent(*row) for row in rows]
+            if len(batch) == limit:
+                read_to = batch[-1].cursor
+            else:
+                end = await conn.fetchrow(_FEED_END)
+                read_to = max(FeedCursor(end[0], end[1]) if end is not None else after, after)
+            if read_to <= after:
+                return batch, after, 0
+            count = await conn.fetchval(
+                _FEED_COUNT, after.tx_id, after.position, read_to.tx_id, read_to.position
+            )
+        return batch, read_to, int(count)
+
     @contextlib.asynccontextmanager
     async def listen(self) -> AsyncIterator[FeedHints]:
         """Hold a LISTEN connection for the block; see `FeedHints`."""
@@ -548,6 +601,8 @@ class FeedHints:
     def __init__(self) -> None:
         self._arrived = asyncio.Event()
         self._pending: dict[str, int] = {}
+        self.streams: list[Callable[[str, int], None]] = []
+        """Called with each stream's hint ``(stream_id, version)`` as it arrives."""
         self.others: list[Callable[[str], None]] = []
         """Called with every payload on the channel that is not a stream's hint (other news
         that shares the one LISTEN connection, e.g. a revoked token)."""
@@ -557,6 +612,8 @@ class FeedHints:
         stream_id, _, version = payload.rpartition(":")
         if version.isdigit():
             self._pending[stream_id] = max(int(version), self._pending.get(stream_id, 0))
+            for hinted in self.streams:
+                hinted(stream_id, int(version))
         elif payload:
             for other in self.others:
                 other(payload)

@@ -28,7 +28,7 @@ from domain.rules import Rules, rules_for
 from domain.table import PlayFor, TableCommands, TimeOut
 from service.commands import CommandContext, CommandHandler, CommandResult, Expected
 from service.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout, new_source
-from service.event_log import EventLog
+from service.event_log import EventLog, Logged
 from service.event_store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
 from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
 from service.game_commands import GAME_DECIDER, Act, AtTable, Create, GameCommand, Join, Steward
@@ -36,6 +36,7 @@ from service.invites import Invites
 from service.lobby import Lobby, SeatSummary, lobby_effects
 from service.lru import Lru
 from service.players import Caller, Player, Players
+from service.snapshots import Snapshots
 from service.streams import game_stream
 
 
@@ -163,10 +164,15 @@ class GameService:
         players: Players | None = None,
         invites: Invites | None = None,
         retries: int = 3,
-        cache_size: int = 1024,
+        cache_size: int = 20_000,
         key_ttl: float = 86_400.0,
+        snapshots: Snapshots[GameState] | None = None,
+        replica: EventLog[game.Event] | None = None,
     ) -> None:
         self.log = log
+        self.replica = replica
+        """The log as a streaming standby serves it: views and event pages read there, unless
+        it is behind the version the caller proved he saw (read-your-writes)."""
         self.lobby = lobby
         self.players = players
         self.invites = invites
@@ -178,8 +184,12 @@ class GameService:
             rejections=(PreferansError, NotSeated, GameNotFound),
             effects=lobby_effects,
             key_ttl=key_ttl,
+            snapshots=snapshots,
         )
         self._sources: Lru[uuid.UUID, DealSource] = Lru(cache_size)
+        # A source of fixed layouts holds up to 100 deals (some 200 KB): few of them are kept,
+        # so that the memory stays bounded whatever games are created.
+        self._layouts: Lru[uuid.UUID, DealSource] = Lru(max(16, cache_size // 100))
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -218,7 +228,7 @@ class GameService:
             game_id, command, key, fingerprint, NO_STREAM, render, render_refusal
         )
         if not done.replayed:
-            self._sources.put(game_id, spec.source)
+            self._remember(game_id, spec.source)
         return done
 
     async def join(
@@ -453,11 +463,14 @@ class GameService:
 
     async def deal_source(self, game_id: uuid.UUID) -> DealSource:
         """The game's deal source (cached); `GameNotFound` if there is no such game."""
-        source = self._sources.get(game_id)
+        source = self._sources.get(game_id) or self._layouts.get(game_id)
         if source is None:
             source = await self.lobby.deal_source(game_id)
-            self._sources.put(game_id, source)
+            self._remember(game_id, source)
         return source
+
+    def _remember(self, game_id: uuid.UUID, source: DealSource) -> None:
+        (self._layouts if source.layouts else self._sources).put(game_id, source)
 
     async def state(self, game_id: uuid.UUID) -> tuple[int, GameState]:
         """The game's current version and state (the live fold, never stale)."""
@@ -471,17 +484,41 @@ class GameService:
             raise GameNotFound("no game has this id")
         return version, state, head
 
+    async def view_state(self, game_id: uuid.UUID, seen: int = 0) -> tuple[int, GameState, bytes]:
+        """The game's version, state and head for a reader: from the standby when there is one
+        (it may be behind the primary by its lag), but never behind ``seen``, the version the
+        caller proved he saw (his ETag): then from the primary."""
+        if self.replica is None:
+            return await self.state_with_head(game_id)
+        version, state, head = await self.handler.load_with_head(
+            game_stream(game_id), replica=self.replica.store, at_least=seen
+        )
+        if version == 0:
+            raise GameNotFound("no game has this id")
+        return version, state, head
+
+    def known_version(self, game_id: uuid.UUID) -> int | None:
+        """The game's version if this process knows it is current without reading the log
+        (`service.event_log.Heads`: a conditional read may answer 304 at once); else None."""
+        return self.handler.known_current(game_stream(game_id))
+
     async def history(
-        self, game_id: uuid.UUID, player: str | None, after: int, limit: int
+        self, game_id: uuid.UUID, player: str | None, after: int, limit: int, *, seen: int = 0
     ) -> tuple[list[SeenEvent], int]:
         """Up to ``limit`` events after version ``after``, as ``player`` may see them, and the
-        version of the last event read (``after`` if none)."""
-        logged = await self.log.read(game_stream(game_id), 1, limit=after + limit)
+        version of the last event read (``after`` if none). From the standby if there is one,
+        unless it is behind ``after`` or ``seen`` (versions the caller knows exist)."""
+        stream = game_stream(game_id)
+        logged: list[Logged[game.Event]] = []
+        if self.replica is not None:  # the caller saw ``after``: a standby behind it won't do
+            logged = await self.replica.read(stream, 1, limit=after + limit)
+        if len(logged) < min(max(after, seen, 1), after + limit):
+            logged = await self.log.read(stream, 1, limit=after + limit)
         if not logged:
             raise GameNotFound("no game has this id")
         state = game.fold([item.event for item in logged[:after]], INITIAL_STATE)
-        seen, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
-        return seen, seen[-1].version if seen else after
+        items, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
+        return items, items[-1].version if items else after
 
 
 def _may_play(player: Player) -> None:

@@ -133,11 +133,19 @@ class Live:
 
     async def run(self) -> None:
         """The poller: run it as one task for the app's lifetime."""
+        try:
+            await self._run()
+        finally:
+            self.events.heads.listen(False)
+
+    async def _run(self) -> None:
         while not self._closed:
             try:
                 async with self.store.listen() as hints:
                     self._hints = hints
                     hints.others = self._news
+                    hints.streams = [self.events.heads.hinted]
+                    self.events.heads.listen(True)
                     for listener in self._news:
                         listener("")
                     hints.on_notify(None, 0, NOTIFY_CHANNEL, "")  # look at once: we missed some
@@ -158,6 +166,7 @@ class Live:
             except Exception:  # the LISTEN connection broke: poll, then listen again
                 log.exception("live updates: the listener failed; retrying")
                 self._hints = None
+                self.events.heads.listen(False)
                 await asyncio.sleep(self.poll_interval)
                 with contextlib.suppress(Exception):
                     await self._poll(set(), everything=True)
@@ -175,6 +184,7 @@ class Live:
             if not stream.loaded:
                 return
             try:
+                read_at = self.events.heads.clock()
                 records = await self.store.read_stream(stream_id, len(stream.events) + 1)
             except Exception:
                 log.exception("live updates: cannot read %s", stream_id)
@@ -188,6 +198,8 @@ class Live:
                 stream.state = game.evolve(stream.state, event)
                 for follower in stream.followers:
                     follower._offer(update)
+            if len(stream.events) and (not records or records[-1].version == len(stream.events)):
+                self.events.heads.confirmed(stream_id, len(stream.events), read_at)
 
     def close(self) -> None:
         """End every follow and the poller (at shutdown): clients reconnect elsewhere."""

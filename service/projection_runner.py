@@ -390,21 +390,22 @@ class Projections:
         return total
 
     async def _step(self, workers: list[Worker], limit: int, *, fail_fast: bool = False) -> int:
-        """One feed batch for every running worker; the number of events read."""
+        """One feed batch for every running worker; the number of events of the log it covered
+        (of every type: those no projection needs are not even sent)."""
         live = [w for w in workers if w.status in (RUNNING, REBUILDING)]
         if not live:
             return 0
-        batch = await self.store.read_feed(min(w.cursor for w in live), limit)
-        if not batch:
-            return 0
         needed = frozenset().union(*(w.model.handled for w in live))
+        start = min(w.cursor for w in live)
+        batch, end, covered = await self.store.read_feed_of(start, limit, sorted(needed))
+        if end <= start:
+            return 0
         decoded = self._decode(batch, needed)
-        end = batch[-1].cursor
         for w in live:
             if end <= w.cursor:
                 continue
             await self._advance(w, batch, decoded, end, fail_fast=fail_fast)
-        return len(batch)
+        return covered
 
     def _decode(
         self, batch: list[RecordedEvent], needed: frozenset[str]

@@ -5,6 +5,9 @@ Every knob of the service lives here and nowhere else. Variables:
     DATABASE_URL                  the administrator's PostgreSQL DSN (migrations); unset means an
                                   embedded server under the data dir
     PREFERANS_APP_DATABASE_URL    the request path's DSN (default: DATABASE_URL as preferans_app)
+    PREFERANS_REPLICA_DATABASE_URL  a streaming standby for the request path's reads (views,
+                                  event pages), as preferans_app; read-your-writes is kept by
+                                  the version the client holds (unset: the primary reads all)
     PREFERANS_APP_PASSWORD        preferans_app's password, set by the migrations when given
     PREFERANS_DATA_DIR            data folder (default ``./data``), embedded server in ``pg/``
     PREFERANS_POOL_MIN_SIZE       asyncpg pool bounds (default 2 … 20)
@@ -16,7 +19,13 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_IDLE_TX_TIMEOUT     idle_in_transaction_session_timeout (default ``30s``): an idle
                                   writer pins the global feed's horizon, so it must not live long
     PREFERANS_COMMAND_RETRIES     re-decides after a stream conflict when If-Match is absent (3)
-    PREFERANS_STATE_CACHE_SIZE    streams whose folded state is kept in memory (1024)
+    PREFERANS_STATE_CACHE_SIZE    games whose folded state (and deal source) stays in memory
+                                  (20000; a state is bounded, 7-9 KB: about 180 MB)
+    PREFERANS_HEAD_TRUST          seconds a game's version read from the log answers a
+                                  conditional GET (304) without another read, while no hint
+                                  says otherwise (1; 0 reads every time)
+    PREFERANS_SNAPSHOTS           keep snapshots of folded states in the database (true)
+    PREFERANS_SNAPSHOT_EVERY      events between two snapshots of a game (100)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
     PREFERANS_PROJECTIONS         run the projection runner in this process (true)
     PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400)
@@ -93,6 +102,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     database_url: str | None = None
     app_database_url: str | None = None
     app_password: str | None = None
+    replica_database_url: str | None = None
     data_dir: str = "data"
     pool_min_size: int = 2
     pool_max_size: int = 20
@@ -102,7 +112,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     lock_timeout: str = "5s"
     idle_tx_timeout: str = "30s"
     command_retries: int = 3
-    state_cache_size: int = 1024
+    state_cache_size: int = 20_000
+    snapshots: bool = True
+    head_trust: float = 1.0
+    snapshot_every: int = 100
     notify: bool = True
     projections: bool = True
     idempotency_ttl: float = 86_400.0

@@ -104,6 +104,19 @@ class Cluster:
         )  # fmt: skip
         return done.stdout.strip()
 
+    def replica(self) -> Cluster:
+        """A streaming standby of this cluster (pg_basebackup -R), started: read-only, and
+        replaying what the primary writes."""
+        standby = Cluster()
+        self._run(
+            BIN / "pg_basebackup", "-D", str(standby.data), "-R", "-X", "stream",
+            "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+        )  # fmt: skip
+        with (standby.data / "postgresql.conf").open("a") as f:
+            f.write(f"port = {standby.port}\nunix_socket_directories = '{standby.root}'\n"
+                    "hot_standby = on\n")  # fmt: skip
+        return standby.start()
+
     def remove(self) -> None:
         self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
@@ -112,7 +125,10 @@ class Cluster:
 class ServiceProcess:
     """``preferans serve`` in a subprocess (see the module docstring)."""
 
-    def __init__(self, env: dict[str, str], log: Path, port: int | None = None) -> None:
+    def __init__(
+        self, env: dict[str, str], log: Path, port: int | None = None, args: tuple[str, ...] = ()
+    ) -> None:
+        self.args = args
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **env, "PREFERANS_PORT": str(self.port)}
@@ -122,8 +138,9 @@ class ServiceProcess:
     def start(self, timeout: float = 60) -> None:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve"], env=self.env, stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                [sys.executable, "-m", "service.cli", "serve", *self.args], env=self.env,
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )  # fmt: skip
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -8,7 +8,7 @@
   the tricks his cards gave away against par (the statistics' "tricks lost against par").
 
 Revision ID: 0009_analysis
-Revises: 0007_fair_deals
+Revises: 0008_snapshots
 Create Date: 2026-12-01
 """
 
@@ -17,7 +17,7 @@ from alembic import op
 from migrations import APP_ROLE, TAKE_OWNERSHIP
 
 revision = "0009_analysis"
-down_revision = "0007_fair_deals"
+down_revision = "0008_snapshots"
 branch_labels = None
 depends_on = None
 

@@ -93,6 +93,15 @@ def expected_version(if_match: str | None) -> int | frozenset[int] | None:
     return frozenset(versions)
 
 
+def seen_version(if_none_match: str | None) -> int:
+    """The highest game version an If-None-Match names: the client saw it (0 if none)."""
+    if if_none_match is None:
+        return 0
+    seen = [int(m[2]) for tag in if_none_match.split(",")
+            if (m := _ETAG.fullmatch(tag.strip())) is not None]  # fmt: skip
+    return max(seen, default=0)
+
+
 def not_modified(if_none_match: str | None, version: int) -> bool:
     """Whether If-None-Match names ``version`` (weak comparison, as RFC 9110 says)."""
     if if_none_match is None:

@@ -78,7 +78,9 @@ class EventsController(Controller):
         description=(
             "The caller's redacted events after the version `cursor` (from the start without "
             "it), oldest first. Page on with `next_cursor` while it is set; once it is null, "
-            "poll with `cursor` set to the page's `version` (the last version you hold)."
+            "poll with `cursor` set to the page's `version` (the last version you hold). "
+            "`min_version` (a version you know exists, e.g. the ETag your own action returned) "
+            "makes sure the page is read where that version is visible."
         ),
         responses=problem_responses("unauthenticated", "game-not-found", "validation"),
     )
@@ -94,9 +96,13 @@ class EventsController(Controller):
             ),
         ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 100,
+        min_version: Annotated[int, QueryParameter(ge=0, le=10**12)] = 0,
     ) -> Response[EventPage]:
         after = int(cursor) if cursor else 0
-        items, last = await games.history(game_id, viewer.id if viewer else None, after, limit)
+        player = viewer.id if viewer else None
+        items, last = await games.history(
+            game_id, player, after, limit, seen=max(min_version, after)
+        )
         page = EventPage(
             items=items, next_cursor=str(last) if len(items) == limit else None, version=last
         )

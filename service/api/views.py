@@ -10,7 +10,14 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from domain import game
-from service.api.common import PRIVATE, IfNoneMatchHeader, legal, not_modified, now_ms
+from service.api.common import (
+    PRIVATE,
+    IfNoneMatchHeader,
+    legal,
+    not_modified,
+    now_ms,
+    seen_version,
+)
 from service.api.schemas import GameSnapshot
 from service.errors import etag, problem_responses
 from service.games import GameService
@@ -46,7 +53,12 @@ class ViewsController(Controller):
         games: NamedDependency[GameService],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[GameSnapshot]:
-        version, state, head = await games.state_with_head(game_id)
+        if if_none_match is not None:
+            known = games.known_version(game_id)
+            if known is not None and not_modified(if_none_match, known):
+                headers = {"ETag": etag(known), **PRIVATE}
+                return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
+        version, state, head = await games.view_state(game_id, seen_version(if_none_match))
         headers = {"ETag": etag(version), **PRIVATE}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]

@@ -295,3 +295,57 @@ class BotWorker:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
+
+
+def _act_in(url: str, game_id: str, players: list[dict[str, Any]]) -> str:
+    """Whoever is to act makes his first legal move through ``url``; the new ETag."""
+    for player in players:
+        view = httpx.get(f"{url}/v1/games/{game_id}", headers=player["auth"]).json()
+        if view["legal_actions"]:
+            done = httpx.post(f"{url}/v1/games/{game_id}/actions",
+                              json=view["legal_actions"][0], headers=player["auth"])  # fmt: skip
+            assert done.status_code == 200, done.text
+            return str(done.headers["etag"])
+    raise AssertionError("nobody is to act")
+
+
+def test_a_write_in_one_process_ends_the_other_processes_304_at_once(processes):
+    a, b = processes
+    a.start()
+    b.start()
+    players = [register(a.url, name) for name in ("Anna", "Vera", "Kolya")]
+    game_id = clocked_game(a.url, players, overrides={})
+    watcher = players[0]["auth"]
+    view_in_a = f"{a.url}/v1/games/{game_id}"
+    tag = httpx.get(view_in_a, headers=watcher).headers["etag"]
+    for _ in range(25):
+        assert httpx.get(view_in_a, headers={**watcher, "If-None-Match": tag}).status_code == 304
+        new_tag = _act_in(b.url, game_id, players)
+        again = httpx.get(view_in_a, headers={**watcher, "If-None-Match": tag})
+        assert (again.status_code, again.headers["etag"]) == (200, new_tag)
+        tag = new_tag
+
+
+def test_without_hints_another_process_answers_304_no_longer_than_the_heads_trust(
+    database_dsn, tmp_path
+):
+    from service.event_log import HEAD_TRUST
+
+    env = {"DATABASE_URL": database_dsn, "PREFERANS_RATE_LIMITS": "false",
+           "PREFERANS_PROJECTIONS": "false", "PREFERANS_POOL_MAX_SIZE": "8"}  # fmt: skip
+    a = ServiceProcess(env, tmp_path / "a.log")
+    b = ServiceProcess({**env, "PREFERANS_NOTIFY": "false"}, tmp_path / "b.log")  # hints lost
+    try:
+        a.start()
+        b.start()
+        players = [register(a.url, name) for name in ("Anna", "Vera", "Kolya")]
+        game_id = clocked_game(a.url, players, overrides={})
+        view_in_a = f"{a.url}/v1/games/{game_id}"
+        tag = httpx.get(view_in_a, headers=players[0]["auth"]).headers["etag"]
+        new_tag = _act_in(b.url, game_id, players)
+        time.sleep(HEAD_TRUST + 0.2)
+        again = httpx.get(view_in_a, headers={**players[0]["auth"], "If-None-Match": tag})
+        assert (again.status_code, again.headers["etag"]) == (200, new_tag)
+    finally:
+        a.stop()
+        b.stop()

@@ -1,0 +1,145 @@
+"""Snapshots of game states in the database: a cache that never outranks the log. A cold load
+starts from one and equals the fold from zero; a snapshot of another fold version, one that
+does not decode, names an event the log does not hold, or a version past the log's head, is
+ignored and written again; the request path's role may save them only through the function."""
+
+from __future__ import annotations
+
+import random
+
+import asyncpg
+import pytest
+
+from domain import game as g
+from domain.rules import rules_for
+from domain.simulation import play_random_pulka
+from service.commands import CommandHandler, Decider
+from service.event_log import game_log
+from service.snapshots import Snapshots, game_snapshots
+
+pytestmark = pytest.mark.integration
+
+DOMAIN = Decider(initial_state=lambda: g.INITIAL_STATE, decide=g.decide, evolve=g.evolve)
+STREAM = "game-0190aaaa-0000-7000-8000-000000000001"
+
+
+def handler(pool: asyncpg.Pool, every: int = 50) -> tuple[CommandHandler, Snapshots]:  # type: ignore[type-arg]
+    snapshots = game_snapshots(pool, every=every)
+    return CommandHandler(game_log(pool, announce=False), DOMAIN, snapshots=snapshots), snapshots
+
+
+async def a_game(pool: asyncpg.Pool, events: int = 260) -> list[g.Event]:
+    """A game of about ``events`` events in the log, appended in its commands' batches."""
+    rules = rules_for("sochi", {"players": 3, "pool": {"target": 10}})
+    _, appends = play_random_pulka(rules, random.Random(3))
+    writer, _ = handler(pool)
+    written: list[g.Event] = []
+    for batch in appends:
+        if len(written) >= events:
+            break
+        await writer.append_events(STREAM, batch)
+        written += batch
+    return written
+
+
+def reads_from(handler_: CommandHandler) -> list[int]:  # type: ignore[type-arg]
+    """Record the first version of every stream read the handler's store makes."""
+    seen: list[int] = []
+    read = handler_.store.read_stream
+
+    async def recording(stream_id, from_version=0, **kw):  # type: ignore[no-untyped-def]
+        seen.append(from_version)
+        return await read(stream_id, from_version, **kw)
+
+    handler_.store.read_stream = recording  # type: ignore[method-assign]
+    return seen
+
+
+async def stored(pool: asyncpg.Pool) -> asyncpg.Record | None:
+    return await pool.fetchrow("SELECT * FROM es.snapshots WHERE stream_id = $1", STREAM)
+
+
+async def test_a_cold_load_starts_from_the_snapshot_and_equals_the_fold_from_zero(app_pool):
+    events = await a_game(app_pool)
+    first, snapshots = handler(app_pool)
+    version, state = await first.load(STREAM)
+    assert (version, state) == (len(events), g.fold(events))
+    assert await snapshots.flush() == 1  # a whole-stream fold offers one
+    row = await stored(app_pool)
+    assert row is not None and row["version"] == len(events)
+
+    second, _ = handler(app_pool)
+    reads = reads_from(second)
+    assert await second.load(STREAM) == (len(events), g.fold(events))
+    assert reads == [len(events)]  # only the snapshot's own event, checked against the log
+
+
+async def test_commands_offer_a_snapshot_every_so_many_events_after_they_commit(app_pool):
+    rules = rules_for("sochi", {"players": 3, "pool": {"target": 10}})
+    writer, snapshots = handler(app_pool, every=20)
+    await writer.handle(STREAM, g.CreateGame(rules=rules, first_dealer=0))
+    for seat in range(3):
+        await writer.handle(STREAM, g.TakeSeat(seat=seat, player=f"p{seat}"))
+    rng = random.Random(5)
+    version = 4
+    while version < 45:
+        _, state = await writer.load(STREAM)
+        if g.needs_cards(state):
+            from domain.simulation import random_deal
+
+            command: g.Command = random_deal(rng, 3, state.next_dealer)
+        else:
+            command = g.legal_actions(state, g.to_act(state)[0])[0]
+        version = (await writer.handle(STREAM, command)).version
+    await snapshots.flush()
+    row = await stored(app_pool)
+    assert row is not None and row["version"] >= 40
+    cold, _ = handler(app_pool, every=20)
+    _, state = await writer.load(STREAM)
+    assert await cold.load(STREAM) == (version, state)
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        "UPDATE es.snapshots SET state = '\\x00deadbeef'",
+        "UPDATE es.snapshots SET fold_version = '0.an-older-fold'",
+        "UPDATE es.snapshots SET event_id = gen_random_uuid()",
+        "UPDATE es.snapshots SET version = version + 1000",
+        "UPDATE es.snapshots SET version = version - 1",
+    ],
+    ids=["undecodable", "another-fold-version", "not-the-logs-event", "past-the-head", "stale"],
+)
+async def test_a_spoilt_snapshot_is_ignored_and_written_again(app_pool, pool, spoil):
+    events = await a_game(app_pool)
+    first, snapshots = handler(app_pool)
+    await first.load(STREAM)
+    await snapshots.flush()
+    await pool.execute(spoil)  # as the owner: the request path's role cannot write the table
+
+    cold, snapshots = handler(app_pool)
+    assert await cold.load(STREAM) == (len(events), g.fold(events))
+    await snapshots.flush()
+    row = await stored(app_pool)
+    assert row is not None and row["version"] == len(events)
+    again, _ = handler(app_pool)
+    reads = reads_from(again)
+    assert await again.load(STREAM) == (len(events), g.fold(events))
+    assert reads == [len(events)]
+
+
+async def test_the_request_paths_role_saves_only_snapshots_of_events_the_log_holds(app_pool):
+    events = await a_game(app_pool, events=30)
+    with pytest.raises(asyncpg.InsufficientPrivilegeError):
+        await app_pool.execute(
+            "INSERT INTO es.snapshots (stream_id, fold_version, version, event_id, state)"
+            " VALUES ($1, 'x', 1, gen_random_uuid(), '\\x00')", STREAM)  # fmt: skip
+    for statement in ("DELETE FROM es.snapshots", "TRUNCATE es.snapshots",
+                      "UPDATE es.snapshots SET version = 1"):  # fmt: skip
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await app_pool.execute(statement)
+    saved = await app_pool.fetchval(
+        "SELECT es.save_snapshots(ARRAY[$1], 'x', ARRAY[$2::bigint], ARRAY[gen_random_uuid()],"
+        " ARRAY['\\x00'::bytea])", STREAM, len(events))  # fmt: skip
+    assert saved == 0
+    assert await stored(app_pool) is None
