@@ -71,7 +71,7 @@ async def workload(client: AsyncTestClient, rounds: int, standby: asyncpg.Connec
         await client.get(f"/v1/games/{game_id}", headers=auth[(actor + 1) % 3])
         for _ in range(2):
             await client.get(f"/v1/games/{game_id}/events", headers=auth[actor],
-                             params={"after": max(0, version - 5)})  # fmt: skip
+                             params={"cursor": str(max(0, version - 5))})  # fmt: skip
     return lags
 
 

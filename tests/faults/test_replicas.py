@@ -146,7 +146,7 @@ def test_a_replica_killed_mid_game_loses_no_acknowledged_action(topology):
             after = 0
             while True:
                 page = send("GET", f"{url}/v1/games/{game_id}/events", headers=auth,
-                            params={"after": after, "limit": 500}).json()  # fmt: skip
+                            params={"cursor": str(after), "limit": 500}).json()  # fmt: skip
                 for item in page["items"]:
                     log.setdefault(item["version"], {})[seat] = item["event"]
                 if not page["items"]:

@@ -126,7 +126,7 @@ async def test_a_client_who_saw_a_version_is_never_answered_from_a_standby_behin
             etag = {"If-None-Match": f'"{version}"'}
             view = await client.get(f"/v1/games/{game_id}", headers={**auth[2], **etag})
             assert view.status_code == 304 and view.headers["etag"] == f'"{version}"'
-            wanted = {"after": version - 1, "min_version": version}
+            wanted = {"cursor": str(version - 1), "min_version": version}
             page = await client.get(f"/v1/games/{game_id}/events", headers=auth[2], params=wanted)
             assert [item["version"] for item in page.json()["items"]] == [version]
     finally:
