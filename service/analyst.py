@@ -28,6 +28,7 @@ import msgspec
 
 from projections import game_analysis
 from service.codec import domain_codec
+from service.orphans import die_with_parent
 from service.read_models import slot_of
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,9 @@ class _Solver:
         for _ in range(2):
             if self._pool is None:
                 self._pool = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=die_with_parent,  # a killed parent leaves no solver behind
                 )
                 atexit.register(self._pool.shutdown, wait=False, cancel_futures=True)
             try:

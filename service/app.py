@@ -85,6 +85,7 @@ from service.key_purger import KeyPurger
 from service.live import Live
 from service.lobby import Lobby
 from service.notes import Notes, NotesHub
+from service.orphans import die_with_parent
 from service.players import Players
 from service.projection_runner import Projections
 from service.rate_limits import Policy, RateLimiter
@@ -467,26 +468,10 @@ def write_openapi(path: Path = OPENAPI_PATH) -> bool:
 
 def serve_app() -> Litestar:
     """The app of one server process, from the environment (granian's factory target)."""
-    _die_with_parent()
+    die_with_parent()
     settings = Settings.from_env()
     configure_logging(settings)
     return create_app(settings)
-
-
-def _die_with_parent() -> None:
-    """Have the kernel end this worker when the process that spawned it dies: a ``kill -9`` of
-    ``preferans serve`` must not leave workers holding the port (Linux ``PR_SET_PDEATHSIG``)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-
-    parent = os.getppid()
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_set_pdeathsig = 1
-    libc.prctl(pr_set_pdeathsig, signal.SIGKILL)  # as abruptly as its parent went
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def run(settings: Settings) -> None:
@@ -562,7 +547,7 @@ def bot_worker_entry() -> None:
     on a busy machine the API's requests come before a bot's thinking."""
     from service.bot_worker import main
 
-    _die_with_parent()
+    die_with_parent()
     os.nice(10)
     settings = Settings.from_env()
     configure_logging(settings, level=logging.INFO)
