@@ -323,13 +323,28 @@ def play(k: Knowledge, plays: list[PlayCard], rng: random.Random, clock: Clock) 
             totals[c] += w * util[done + solution.values[c]]
         wsum += w
         clock.samples += 1
+    return _best_play(totals, wsum, cards, plays, fallback, spend=min)
+
+
+def _best_play(
+    totals: dict[str, float],
+    wsum: float,
+    cards: list[str],
+    plays: list[PlayCard],
+    fallback: SeatCommand,
+    *,
+    spend: Callable[..., str],
+) -> SeatCommand:
+    """The card of the best weighted total over the layouts; among equals the fallback's, else
+    the one ``spend`` picks by rank (``min`` in contract play, ``max`` in an all-pass). The
+    fallback if no layout was judged."""
     if wsum == 0:
         return fallback
     best = max(totals.values())
     tied = [c for c in cards if totals[c] >= best - 1e-9 * max(1.0, abs(best))]
     if isinstance(fallback, PlayCard) and fallback.card in tied:
         return fallback
-    pick = min(tied, key=lambda c: RANK_OF[c])
+    pick = spend(tied, key=lambda c: RANK_OF[c])
     return next(p for p in plays if p.card == pick)
 
 
@@ -377,14 +392,7 @@ def _play_all_pass(
             totals[c] += w * util[min(10, done + taken[slot])]
         wsum += w
         clock.samples += 1
-    if wsum == 0:
-        return fallback
-    best = max(totals.values())
-    tied = [c for c in cards if totals[c] >= best - 1e-9 * max(1.0, abs(best))]
-    if isinstance(fallback, PlayCard) and fallback.card in tied:
-        return fallback
-    pick = max(tied, key=lambda c: RANK_OF[c])
-    return next(p for p in plays if p.card == pick)
+    return _best_play(totals, wsum, cards, plays, fallback, spend=max)
 
 
 # ---- evaluating contracts over layouts -------------------------------------------------------
