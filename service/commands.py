@@ -389,6 +389,10 @@ class CommandHandler(Generic[C, S, E]):
                 _check_precondition(stream_id, expected, loaded.version)
             except StreamConflict:
                 if loaded.fresh:
+                    # The version may have moved by this very request: its first attempt
+                    # committed, and the answer never reached the client, who retries.
+                    if key is not None and (replayed := await self._stored(stream_id, key)):
+                        return replayed
                     raise
                 fresh = True  # perhaps only our cache is behind
                 continue
@@ -531,6 +535,23 @@ class CommandHandler(Generic[C, S, E]):
             self.snapshots.offer(stream_id, result.version, new[-1].event_id, after)
         self.log.committed(stream_id, result.version)
         return result
+
+    async def _stored(self, stream_id: str, key: IdempotencyKey) -> CommandResult[S, E] | None:
+        """The response stored under ``key`` if an earlier attempt committed one, else None.
+
+        Asked of ``es.command`` itself (the request path may not read the keys' table), in a
+        transaction that is rolled back, so that a key seen for the first time is not claimed
+        by a request that is about to be refused."""
+        async with self.store.pool.acquire() as conn:
+            transaction = conn.transaction()
+            await transaction.start()
+            try:
+                outcome = await self.store.command(
+                    stream_id, [], ANY, key=key, key_ttl=self.key_ttl, conn=conn
+                )
+            finally:
+                await transaction.rollback()
+        return self._replayed(stream_id, outcome) if outcome.outcome == "replayed" else None
 
     def _replayed(self, stream_id: str, outcome: CommandOutcome) -> CommandResult[S, E]:
         record = outcome.stored

@@ -534,3 +534,30 @@ def test_request_hashes_do_not_depend_on_where_parts_are_split() -> None:
     assert request_hash("ab", "c") != request_hash("a", "bc")
     assert request_hash("a", b"b") == request_hash(b"a", "b")
     assert len(request_hash()) == 32
+
+
+async def test_a_retry_whose_first_attempt_committed_elsewhere_replays_despite_its_stale_pin(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    # The first attempt commits in one process, and its answer is lost on the way back; the
+    # client retries the same request (same key, same If-Match) through another process, whose
+    # read of the log finds the version already moved by that very attempt.
+    first = await handler.handle(
+        "table-1", Add(amount=5), context=keyed("k-1"), expected=NO_STREAM, render=render
+    )
+    elsewhere = CommandHandler(EventLog(EventStore(store.pool), codec), decider)
+    again = await elsewhere.handle(
+        "table-1", Add(amount=5), context=keyed("k-1"), expected=NO_STREAM, render=render
+    )
+    assert again.replayed and again.response == first.response
+    assert await store.stream_version("table-1") == 1
+    # A new request pinned to the moved version is still refused, and its key is not used up.
+    with pytest.raises(StreamConflict):
+        await elsewhere.handle(
+            "table-1", Add(amount=1), context=keyed("k-2", "add 1"), expected=NO_STREAM,
+            render=render,
+        )  # fmt: skip
+    done = await elsewhere.handle(
+        "table-1", Add(amount=1), context=keyed("k-2", "add 1"), expected=1, render=render
+    )
+    assert not done.replayed and done.version == 2
