@@ -41,15 +41,15 @@ from domain import game
 from domain.deal.messages import SeatCommand
 from domain.rules import rules_for
 from migrations import APP_ROLE
-from service.database import create_pool, upgrade_async, with_database, with_user
-from service.dealing import DealSource
-from service.event_log import game_log
-from service.event_store import StoredResponse
-from service.games import GameService, Outcome, game_spec
-from service.lobby import Lobby
-from service.players import Player, Players
-from service.snapshots import game_snapshots
-from service.streams import game_stream
+from service.eventlog.log import game_log
+from service.eventlog.snapshots import game_snapshots
+from service.eventlog.store import StoredResponse
+from service.games.dealing import DealSource
+from service.games.lobby import Lobby
+from service.games.service import GameService, Outcome, game_spec
+from service.games.streams import game_stream
+from service.platform.database import create_pool, upgrade_async, with_database, with_user
+from service.players.accounts import Player, Players
 
 _json = msgspec.json.Encoder()
 

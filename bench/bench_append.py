@@ -39,10 +39,10 @@ import msgspec
 
 from domain.deal.messages import CardPlayed
 from domain.rules import rules_for
-from service.commands import CommandHandler, Decider
-from service.database import create_pool, upgrade_async, with_database
-from service.event_log import EventLog, game_log
-from service.event_store import Announcer, AppendResult, EventStore, NewEvent, uuid7
+from service.eventlog.handler import CommandHandler, Decider
+from service.eventlog.log import EventLog, game_log
+from service.eventlog.store import Announcer, AppendResult, EventStore, NewEvent, uuid7
+from service.platform.database import create_pool, upgrade_async, with_database
 
 WRITERS = (1, 8, 32)
 

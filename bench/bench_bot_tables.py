@@ -32,7 +32,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from clusters import free_port
 
-from service.database import with_database
+from service.platform.database import with_database
 
 
 async def readers(url: str, auth: dict[str, str], game_id: str, clients: int, seconds: float):

@@ -27,7 +27,7 @@ import httpx
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_api import Tally, free_port, server
 
-from service.database import with_database
+from service.platform.database import with_database
 
 
 async def setup(http: httpx.AsyncClient, games: int) -> tuple[list[dict[str, str]], list[str]]:

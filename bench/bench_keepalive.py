@@ -28,7 +28,7 @@ import asyncpg
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_api import free_port, server
 
-from service.database import with_database
+from service.platform.database import with_database
 
 
 def exchange(sock: socket.socket, parts: list[bytes]) -> None:

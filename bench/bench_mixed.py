@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bench_api import Tally, free_port, server
 from bench_sse import follow
 
-from service.database import with_database
+from service.platform.database import with_database
 
 
 def tree_cpu(root: int) -> float:

@@ -35,12 +35,12 @@ import msgspec
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.codec import domain_codec
-from service.database import create_pool, upgrade_async, with_database
-from service.event_log import EventLog, game_log
-from service.event_store import FEED_START, uuid7
-from service.projection_runner import Projections
-from service.read_models import READ_MODELS
+from service.eventlog.codec import domain_codec
+from service.eventlog.log import EventLog, game_log
+from service.eventlog.store import FEED_START, uuid7
+from service.platform.database import create_pool, upgrade_async, with_database
+from service.read_models.runner import Projections
+from service.read_models.storage import READ_MODELS
 
 CODEC = domain_codec()
 

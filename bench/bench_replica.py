@@ -29,8 +29,8 @@ from litestar.testing import AsyncTestClient
 
 from migrations import APP_ROLE
 from service.app import create_app
-from service.database import upgrade, with_user
-from service.settings import Settings
+from service.platform.database import upgrade, with_user
+from service.platform.settings import Settings
 
 
 async def commits(cluster: Cluster) -> int:

@@ -28,7 +28,7 @@ import httpx
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_api import free_port, server
 
-from service.database import with_database
+from service.platform.database import with_database
 
 
 async def follow(port: int, game_id: str, arrivals: dict[tuple[str, int], list[float]],

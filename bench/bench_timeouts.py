@@ -37,7 +37,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from clusters import free_port
 
-from service.database import with_database
+from service.platform.database import with_database
 
 RULES = {"table": {"move_seconds": 1, "timeouts_to_absent": 0, "stand_in": "basic"}}
 

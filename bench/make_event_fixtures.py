@@ -6,7 +6,7 @@
 It plays random pulkas with the pure domain (every preset, three and four players) until each
 event type has occurred, and stores the first occurrence as the stored JSON. A fixture is history:
 once an event type is released, its fixture is never rewritten; reshaping the event means a new
-schema version, an upcaster in service/codec.py and a new fixture beside the old one. Use
+schema version, an upcaster in service/eventlog/codec.py and a new fixture beside the old one. Use
 ``--refresh`` only for event types that have never been released.
 """
 
@@ -26,7 +26,7 @@ from domain.deal.messages import Claim
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
 from domain.table import played_for
-from service.codec import domain_codec
+from service.eventlog.codec import domain_codec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "events"
 

@@ -525,7 +525,7 @@ def exit_level(rules: Rules, raspasy_streak: int) -> int:
 FOLD_VERSION = 1
 """The version of the fold: bump it whenever `evolve` would fold the same events into another
 state. A stored snapshot of a state names the fold version that made it, and one of another
-version is ignored (`service.snapshots`); a change of the state's shape is caught without a
+version is ignored (`service.eventlog.snapshots`); a change of the state's shape is caught without a
 bump (the snapshot codec digests the state's fields)."""
 
 

@@ -1,9 +1,9 @@
 """Alembic migrations of the service's schema, shipped as a package.
 
-Run them with ``preferans db upgrade`` or `service.database.upgrade`; both build the alembic
-configuration in code, so no ``alembic.ini`` is needed. The migrations run as an administrator
-(a superuser, or a role with CREATEROLE that owns the database), hand every object to the
-``preferans_owner`` role (`TAKE_OWNERSHIP`, at the end of each migration that creates one) and
+Run them with ``preferans db upgrade`` or `service.platform.database.upgrade`; both build the
+alembic configuration in code, so no ``alembic.ini`` is needed. The migrations run as an
+administrator (a superuser, or a role with CREATEROLE that owns the database), hand every object to
+the ``preferans_owner`` role (`TAKE_OWNERSHIP`, at the end of each migration that creates one) and
 grant the request path's ``preferans_app`` role only what it needs.
 """
 

@@ -1,39 +1,71 @@
 """The Preferans service: event store, command handling, HTTP API and CLI.
 
 The only package that touches the world (database, network, clock, randomness); it depends on
-``domain`` and ``projections``, never the other way round. One module per concern::
+``domain``, ``projections`` and ``bots``, never the other way round. Its modules live in rooms,
+one per feature; a room imports only the rooms listed before it (a test checks, and that every
+module is named here). docs/architecture.md draws it::
 
-    app              the composition root: builds every collaborator once, mounts /v1
-    cli              the ``preferans`` command (serve, db, openapi, projections, games)
-    settings         every knob, read once from the environment
-    preflight        the checks before a start: one line and an exit code per bad setup
-    database         where the database is, migrations, the asyncpg pool
-    metrics          the service's Prometheus metrics, multiprocess across serve's processes
-    telemetry        the request id, the log format, OpenTelemetry traces
+    exceptions          the service's refusals, free of HTTP: the vocabulary every room shares
 
-    event_store      the SQL of the log: append, read, the xid8 feed, keys, NOTIFY hints
-    event_log        the store paired with the codec: the one object that reads and writes
-    ├── codec        domain events <-> stored JSON, upcasters of every old shape
-    └── chain        the hash chain es.append computes, recomputed (a command's new head)
-    commands         the command handler over a decider: load, decide, append, retry, keys
+    platform/           what every process needs, whatever it serves
+        settings        every knob, read once from the environment
+        clock           the one clock of stamps and deadlines, injected (a manual one in tests)
+        worker_kit      the one background loop: a worker's step, wake-ups, errors, metrics
+        preflight       the checks before a start: one line and an exit code per bad setup
+        database        where the database is, migrations, the asyncpg pool
+        metrics         the service's Prometheus metrics, multiprocess across serve's processes
+        telemetry       the request id, the log format, OpenTelemetry traces
+        orphans         processes the service starts die with the one that started them
+        cursors         opaque page cursors, one codec for every list
+        lru             the one least-recently-used map of the in-memory caches
 
-    game_commands    what a player asks of a game, and the pure decider that answers it
-    └── dealing      where the cards come from: fixed layouts, decks from the committed secret
-    games            the games' application service: create, join, act, read as one viewer
-    lobby            every game's summary, written with the events it summarises
-    players          players, their kinds and hashed bearer tokens
-    live             the SSE fan-out: one poller per process for every follower
-    game_export      a finished game as NDJSON, and imported back as the same game
-    └── proof        a game's chain, commitment and decks checked (verify, /proof)
+    eventlog/           the log, knowing no game
+        store           the SQL of the log: append, read, the xid8 feed, keys, NOTIFY hints
+        log             the store paired with the codec: the one object that reads and writes
+        codec           domain events <-> stored JSON, upcasters of every old shape
+        chain           the hash chain es.append computes, recomputed (a command's new head)
+        snapshots       folded states cached in the database, so a cold process folds a tail
+        handler         the command handler over a decider: load, decide, append, retry, keys
 
-    projection_runner  read models following the feed, checkpointed, rebuilt blue/green
-    ├── read_models    each projection's SQL, and how the API reads it
-    └── analyst        the double-dummy analysis of finished games, in a worker process
+    players/            who plays
+        accounts        players, their kinds and hashed bearer tokens
+        invites         invite codes to private tables
+        notifications   each player's notifications, paged or followed live
+        bots            the service's own bots as players, a fixed identity per level and seat
 
-    exceptions       the service's refusals, free of HTTP
-    errors           the one place that maps every error to problem+json
-    streams, cursors, lru   stream ids, opaque page cursors, the one LRU
+    games/              the game as an application
+        commands        what a player asks of a game, and the pure decider that answers it
+        dealing         where the cards come from: fixed layouts, decks from the committed secret
+        streams         a game's stream id: nothing else knows the prefix
+        lobby           every game's summary, written with the events it summarises
+        service         the games' application service: create, join, act, read as one viewer
+        live            the SSE fan-out: one poller per process for every follower
+        export          a finished game as NDJSON, and imported back as the same game
+        proof           a game's chain, commitment and decks checked (verify, /proof)
 
-    api/             the HTTP layer: one controller module per resource, schemas, auth;
-                     observability (request ids, /metrics), docs (Swagger UI at /schema)
+    read_models/        what is folded from the log for reading
+        storage         each projection's SQL, and how the API reads it
+        runner          read models following the feed, checkpointed, rebuilt blue/green
+        analyst         the double-dummy analysis of finished games, in a worker process
+
+    workers/            the service acting by itself
+        steward         timeouts and moves for absent seats; the bots' duty in the bot worker
+        key_purger      expired idempotency keys, old notifications and invites, purged
+
+    api/                all of HTTP: controllers per resource, schemas, auth, errors
+        errors          the one place that maps every error to problem+json
+        rate_limits     limits per token and address, counted in PostgreSQL
+        edge            what every request meets first (an ASGI middleware): strict input, limits
+        auth            bearer tokens: who is calling
+        schemas         the wire types: msgspec Structs for every request and response body
+        common          what the controllers share: headers, rendering a command's outcome
+        games, table, actions, views, events, players, read_models
+                        the controllers, one module per resource
+        health, problems, observability, docs, openapi, web
+                        /health, the problem pages, request ids and /metrics, Swagger UI,
+                        the spec's finishing pass, the web client's files
+
+    bootstrap           the composition root: every process's collaborators, built once by role
+    app                 the app assembly: the collaborators from bootstrap, mounted under /v1
+    cli                 the ``preferans`` command (serve, bots, db, openapi, projections, games)
 """

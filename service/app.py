@@ -1,31 +1,27 @@
-"""The composition root: `create_app` builds the app, `run` serves it (``preferans serve``).
+"""The app assembly: `create_app` builds the HTTP app, `run` serves it (``preferans serve``).
 
-The app's lifespan resolves the database (DATABASE_URL, or the embedded server), runs the
-migrations and opens the asyncpg pool; then it builds every collaborator exactly once, from the
-one event log (`service.event_log.game_log`), and starts the background workers (the live
-updates' poller, the projection runner). Controllers get them by dependency injection, by name:
+The app's lifespan opens the process's collaborators through the composition root
+(`service.bootstrap.open_services` with the ``api`` role: the database resolved and migrated,
+the least-privileged pool, the one event log, the background workers) and hands them to the
+controllers by dependency injection, by name:
 
-    events       `service.event_log.EventLog`        the games' streams, decoded
-    games        `service.games.GameService`         create, join, act, read a game
-    players      `service.players.Players`           registration, tokens, names
-    lobby        `service.lobby.Lobby`               the list of games, a player's games
-    invites      `service.invites.Invites`           codes to private tables
-    notes        `service.notes.Notes`               a player's notifications
-    notes_hub    `service.notes.NotesHub`            the per-player SSE fan-out
-    bots         `service.bot_players.BotPlayers`    the service's bots as players
-    live         `service.live.Live`                 the games' SSE fan-out
-    projections  `service.projection_runner.Projections`
-    caller / viewer                                  the authenticated player (`service.api.auth`)
-
-The background workers: the live poller, the notifications hub, the steward
-(`service.steward`: timeouts, moves for absent seats and bots), the purger of expired keys and
-old notifications, the rate limiter.
+    events       `service.eventlog.log.EventLog`              the games' streams, decoded
+    games        `service.games.service.GameService`          create, join, act, read a game
+    players      `service.players.accounts.Players`           registration, tokens, names
+    lobby        `service.games.lobby.Lobby`                  the list of games, a player's games
+    invites      `service.players.invites.Invites`            codes to private tables
+    notes        `service.players.notifications.Notes`        a player's notifications
+    notes_hub    `service.players.notifications.NotesHub`     the per-player SSE fan-out
+    bots         `service.players.bots.BotPlayers`            the service's bots as players
+    live         `service.games.live.Live`                    the games' SSE fan-out
+    projections  `service.read_models.runner.Projections`     the read models' runner
+    caller / viewer                            the authenticated player (`service.api.auth`)
 
 Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); the reference web
 client (`service/web/`, static files, no build step) is served at ``/`` by
-`service.api.web.web_client`. More
-background workers go in ``lifespans`` (entered once the collaborators exist, left before the
-pool closes). Errors are mapped to problem+json in `service.errors` only.
+`service.api.web.web_client`. More background workers go in ``lifespans`` (entered once the
+collaborators exist, left before the pool closes). Errors are mapped to problem+json in
+`service.api.errors` only.
 """
 
 from __future__ import annotations
@@ -52,12 +48,12 @@ from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 
-from service.analyst import Analyst
 from service.api import auth, read_models
 from service.api.actions import ActionsController
 from service.api.common import check_request
 from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge
+from service.api.errors import EXCEPTION_HANDLERS
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
 from service.api.health import HealthController
@@ -65,34 +61,19 @@ from service.api.observability import MetricsController, RequestIds, prometheus_
 from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
+from service.api.rate_limits import RateLimiter
 from service.api.table import ROUTES as TABLE_ROUTES
 from service.api.views import ViewsController
 from service.api.web import web_client
-from service.bot_players import BotPlayers
-from service.database import (
-    app_dsn,
+from service.bootstrap import SHUTDOWN_TIMEOUT, open_services, stop_task
+from service.platform.clock import SYSTEM_CLOCK, Clock
+from service.platform.database import (
     head_revision,
-    pool_from_settings,
     resolve_dsn,
-    upgrade_async,
 )
-from service.errors import EXCEPTION_HANDLERS
-from service.event_log import EventLog, game_log
-from service.event_store import EventStore
-from service.games import GameService
-from service.invites import Invites
-from service.key_purger import KeyPurger
-from service.live import Live
-from service.lobby import Lobby
-from service.notes import Notes, NotesHub
-from service.orphans import die_with_parent
-from service.players import Players
-from service.projection_runner import Projections
-from service.rate_limits import Policy, RateLimiter
-from service.settings import Settings
-from service.snapshots import game_snapshots
-from service.steward import Steward
-from service.telemetry import configure_logging, configure_tracing
+from service.platform.orphans import die_with_parent
+from service.platform.settings import Settings
+from service.platform.telemetry import configure_logging, configure_tracing
 
 log = logging.getLogger(__name__)
 
@@ -112,26 +93,6 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
 """Everything under /v1."""
 
 Lifespan = Callable[[Litestar], AbstractAsyncContextManager[None]]
-SHUTDOWN_TIMEOUT = 5.0
-"""Seconds a background worker (or a busy connection) may take to stop before it is dropped."""
-
-
-async def stop_task(task: asyncio.Task[Any], timeout: float = SHUTDOWN_TIMEOUT) -> None:
-    """Cancel ``task`` until it has ended (or ``timeout`` passed).
-
-    Once is not always enough on Python 3.11: ``asyncio.wait_for`` swallows a cancellation that
-    races the completion of what it waits for (gh-86296, fixed in 3.12), and the event store's
-    hint wait uses it, so a hint arriving at shutdown can cancel the cancel.
-    """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not task.done() and loop.time() < deadline:
-        task.cancel()
-        await asyncio.wait({task}, timeout=0.1)
-    if not task.done():
-        log.error("%s did not stop within %s s; abandoned", task.get_name(), timeout)
-    elif not task.cancelled() and task.exception() is not None:
-        log.error("%s failed", task.get_name(), exc_info=task.exception())
 
 
 @contextlib.asynccontextmanager
@@ -153,6 +114,9 @@ _COLLABORATORS = (
     "events", "games", "players", "lobby", "invites", "notes", "notes_hub", "bots", "live",
     "projections",
 )  # fmt: skip
+"""What the controllers are handed, by name (the module docstring)."""
+_STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")
+"""What the app keeps of the process's `service.bootstrap.Services`."""
 
 
 def _limiter_of(scope: Any) -> RateLimiter | None:
@@ -194,6 +158,7 @@ def create_app(
     live_queue_size: int = 256,
     debug: bool = False,
     tracing: bool | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Litestar:
     """The HTTP API. Nothing connects until the app starts (its lifespan).
 
@@ -201,7 +166,8 @@ def create_app(
     skips the migrations for a database known to be current. ``projections=False`` leaves the
     read models' background runner off (the routes still serve what the tables hold).
     ``tracing`` adds OpenTelemetry's middleware (default: when OTEL_EXPORTER_OTLP_ENDPOINT is
-    set, `service.telemetry.configure_tracing`).
+    set, `service.platform.telemetry.configure_tracing`). ``clock`` is the service's one clock
+    (`service.platform.clock`; a test's `ManualClock`).
     """
     settings = settings or Settings.from_env()
     sse = sse or SseSettings()
@@ -210,117 +176,16 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        admin = dsn or settings.database_url
-        if admin is None:  # the embedded server
-            admin = await asyncio.to_thread(resolve_dsn, settings)
-        if migrate:
-            await upgrade_async(admin, app_password=settings.app_password)
-        # The request path logs in as the least-privileged role, never as the administrator.
-        pool = await pool_from_settings(settings, app_dsn(admin, settings))
-        events = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
-        lobby = Lobby(pool)
-        players = Players(pool)
-        invites = Invites(pool)
-        bots = BotPlayers()
-        await bots.ensure(pool)
-        for bot in bots.players.values():
-            players.remember(bot)
-        replica_pool = None
-        replica: EventLog[Any] | None = None
-        if settings.replica_database_url:
-            replica_pool = await pool_from_settings(settings, settings.replica_database_url)
-            replica = EventLog(EventStore(replica_pool), events.codec)
-        snapshots = (
-            game_snapshots(pool, every=settings.snapshot_every) if settings.snapshots else None
-        )
-        games = GameService(
-            events,
-            lobby,
-            players=players,
-            invites=invites,
-            retries=settings.command_retries,
-            cache_size=settings.state_cache_size,
-            key_ttl=settings.idempotency_ttl,
-            snapshots=snapshots,
-            replica=replica,
-        )
-        live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
-        events.add_listener(live.poke)
-        notes = Notes(pool)
-        notes_hub = NotesHub(pool, poll_interval=settings.notes_poll_interval)
-        live.watch(notes_hub.hint)
-        live.watch_news(players.on_news)
-        events.add_listener(notes_hub.hint)
-        steward = Steward(games, pool, bots=bots, poll_interval=settings.steward_poll_interval)
-        live.watch(steward.hint)
-        events.add_listener(steward.hint)
-        runner = Projections(events)
-        limiter = None
-        if settings.rate_limits:
-            limiter = RateLimiter(
-                pool,
-                [
-                    Policy("reads", settings.reads_per_minute, 60),
-                    Policy("writes", settings.writes_per_minute, 60),
-                ],
-            )
-        app.state.update(
-            events=events,
-            games=games,
-            players=players,
-            lobby=lobby,
-            invites=invites,
-            notes=notes,
-            notes_hub=notes_hub,
-            bots=bots,
-            steward=steward,
-            live=live,
-            projections=runner,
-            analyst=Analyst(pool) if settings.analysis else None,
-            limiter=limiter,
-        )
-        purger = KeyPurger(events.store, interval=settings.key_purge_interval, also=notes.purge)
-        background = [
-            asyncio.create_task(live.run(), name="live-updates"),
-            asyncio.create_task(notes_hub.run(), name="notifications"),
-            asyncio.create_task(purger.run(), name="key-purger"),
-        ]
-        if snapshots is not None:
-            background.append(asyncio.create_task(snapshots.run(), name="snapshots"))
-        if settings.steward:
-            background.append(asyncio.create_task(steward.run(), name="steward"))
-        if settings.bot_worker == "inline":
-            bot_steward = Steward(
-                games, pool, duty="bots", bots=bots, think_budget=settings.bot_budget,
-                pace=settings.bot_pace,
-                poll_interval=settings.steward_poll_interval,
-            )  # fmt: skip
-            live.watch(bot_steward.hint)
-            events.add_listener(bot_steward.hint)
-            background.append(asyncio.create_task(bot_steward.run(), name="bots"))
-        if limiter is not None:
-            background.append(asyncio.create_task(limiter.run(), name="rate-limits"))
-        try:
+        async with open_services(
+            settings, "api", dsn=dsn, migrate=migrate,
+            live_poll_interval=live_poll_interval, live_queue_size=live_queue_size, clock=clock,
+        ) as services:  # fmt: skip
+            app.state.update({name: getattr(services, name) for name in _STATE})
             async with contextlib.AsyncExitStack() as stack:
                 workers = [_projections_lifespan] if projections else []
                 for extra in (*workers, *lifespans):
                     await stack.enter_async_context(_bounded(extra(app)))
                 yield
-        finally:
-            await events.close()
-            if snapshots is not None:
-                await snapshots.close()
-            live.close()
-            notes_hub.close()
-            for task in background:
-                await stop_task(task)
-            if replica_pool is not None:
-                replica_pool.terminate()
-            try:
-                await asyncio.wait_for(pool.close(), SHUTDOWN_TIMEOUT)
-            except TimeoutError:
-                log.error("connections still busy after %s s at shutdown: closed", SHUTDOWN_TIMEOUT)
-                pool.terminate()
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
     # Outermost first: the request id, then the request's metrics, then the edge's limits.
@@ -492,7 +357,7 @@ def run(settings: Settings) -> None:
     from granian.constants import HTTPModes, Interfaces, Loops
     from granian.http import HTTP1Settings
 
-    from service.metrics import forget_process, prepare_multiprocess
+    from service.platform.metrics import forget_process, prepare_multiprocess
 
     # The embedded server starts here, once, before any worker; the workers find it by URL.
     os.environ["DATABASE_URL"] = resolve_dsn(settings)
@@ -545,7 +410,7 @@ def _start_bot_worker() -> subprocess.Popen[bytes]:
 def bot_worker_entry() -> None:
     """The bot worker's process, ended by the kernel if ``preferans serve`` goes, and niced:
     on a busy machine the API's requests come before a bot's thinking."""
-    from service.bot_worker import main
+    from service.bootstrap import bots_main as main
 
     die_with_parent()
     os.nice(10)

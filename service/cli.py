@@ -11,10 +11,10 @@
     preferans games verify FILE          check an export's hash chain, commitment and decks
 
 Each subcommand is a ``_cmd_*`` function registered in `build_parser`. Commands that need the
-database resolve it through `service.preflight` (a bad configuration is one line on stderr and
-its own exit code, `EXIT_CODES`) and build the event log once, in `_with_log`, as the app does
-in `service.app`. SIGTERM ends the command as SIGINT does, so the embedded PostgreSQL it
-started is stopped either way.
+database resolve it through `service.platform.preflight` (a bad configuration is one line on
+stderr and its own exit code, `EXIT_CODES`) and build the event log once, in `_with_log`,
+through `service.bootstrap` as every process does. SIGTERM ends the command as SIGINT does, so
+the embedded PostgreSQL it started is stopped either way.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from typing import Any
 
 import msgspec
 
-from service import preflight
-from service.database import app_dsn, pool_from_settings, upgrade
-from service.event_log import EventLog, game_log
+from service.eventlog.log import EventLog
 from service.exceptions import ImportRefused
-from service.projection_runner import FAILED, ProjectionError, Projections, ProjectionStatus
-from service.settings import Settings
-from service.settings import __doc__ as _SETTINGS_DOC
-from service.telemetry import configure_logging
+from service.platform import preflight
+from service.platform.database import upgrade
+from service.platform.settings import Settings
+from service.platform.settings import __doc__ as _SETTINGS_DOC
+from service.platform.telemetry import configure_logging
+from service.read_models.runner import FAILED, ProjectionError, Projections, ProjectionStatus
 
 Command = Callable[[argparse.Namespace, Settings], int]
 
@@ -59,17 +59,15 @@ either signal exits 0)."""
 
 
 def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[int]]) -> int:
-    """Run ``action`` with the games' event log on the configured database."""
-    dsn = app_dsn(preflight.database_dsn(settings), settings)
+    """Run ``action`` with the games' event log on the configured database (the ``cli`` role
+    of `service.bootstrap.open_services`)."""
+    from service.bootstrap import open_services
+
+    dsn = preflight.database_dsn(settings)
 
     async def main() -> int:
-        pool = await pool_from_settings(settings, dsn)
-        events = game_log(pool)
-        try:
-            return await action(events)
-        finally:
-            await events.close()
-            await pool.close()
+        async with open_services(settings, "cli", dsn=dsn) as services:
+            return await action(services.events)
 
     return asyncio.run(main())
 
@@ -94,7 +92,7 @@ def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_bots(args: argparse.Namespace, settings: Settings) -> int:
-    from service.bot_worker import main as bot_worker
+    from service.bootstrap import bots_main as bot_worker
 
     logging.getLogger().setLevel(logging.INFO)
     return bot_worker(
@@ -116,7 +114,7 @@ def _cmd_openapi(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
-    from service.game_export import import_game
+    from service.games.export import import_game
 
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
         lines = source.read().splitlines()
@@ -136,8 +134,8 @@ def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def _cmd_games_verify(args: argparse.Namespace, settings: Settings) -> int:
     """Check an export offline; exit 0 if nothing failed, 1 if something did, 2 if unreadable."""
-    from service.codec import domain_codec
-    from service.proof import ExportUnreadable, from_export, prove
+    from service.eventlog.codec import domain_codec
+    from service.games.proof import ExportUnreadable, from_export, prove
 
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
         lines = source.read().splitlines()
@@ -330,7 +328,7 @@ def _commands_help() -> str:
 
 
 def _environment_help() -> str:
-    """Every setting's variable (`service.settings`' docstring) and the exit codes."""
+    """Every setting's variable (`service.platform.settings`' docstring) and the exit codes."""
     lines = (_SETTINGS_DOC or "").splitlines()
     table = [line for line in lines if line.startswith("    ")]
     codes = [f"    {code:<3} {meaning}" for code, meaning in EXIT_CODES.items()]

@@ -1,6 +1,6 @@
-"""The service's own refusals, free of any web framework (`service.errors` maps them to HTTP).
+"""The service's own refusals, free of any web framework (`service.api.errors` maps them to HTTP).
 
-The domain's refusals are in `domain.errors`, the event store's in `service.event_store`::
+The domain's refusals are in `domain.errors`, the event store's in `service.eventlog.store`::
 
     ServiceError             base
     ├── Unauthenticated      no bearer token where one is needed, or one we never issued

@@ -33,7 +33,7 @@ import asyncpg
 import pytest
 
 from migrations import APP_ROLE
-from service.database import create_pool, upgrade_async, with_database, with_user
+from service.platform.database import create_pool, upgrade_async, with_database, with_user
 
 SERVER_ENV = "PREFERANS_TEST_DATABASE_URL"
 

@@ -324,7 +324,7 @@ REVOKE ALL ON FUNCTION api.notify(jsonb), api.command_effects(text, bigint, json
   api.invite_game(bytea), api.create_invite(bytea, uuid, uuid, uuid, interval),
   api.purge_notifications(interval, int) FROM PUBLIC;
 GRANT SELECT, INSERT, UPDATE ON api.tokens TO {APP_ROLE};
--- The stewards' leases on a due game (service.steward), and nothing else of the lobby's row.
+-- The stewards' leases on a due game (service.workers.steward), nothing else of the lobby's row.
 GRANT UPDATE (due_at, bot_due_at) ON api.games TO {APP_ROLE};
 GRANT SELECT ON api.notifications, api.notification_heads TO {APP_ROLE};
 GRANT EXECUTE ON FUNCTION api.invite_game(bytea),

@@ -22,11 +22,11 @@ from service.api.common import (
     refusal_renderer,
     send,
 )
+from service.api.errors import problem_responses
 from service.api.schemas import Action, GameOutcome, canonical, to_command
-from service.commands import request_hash
-from service.errors import problem_responses
-from service.games import GameService
-from service.players import Caller
+from service.eventlog.handler import request_hash
+from service.games.service import GameService
+from service.players.accounts import Caller
 
 _render = outcome_renderer(200)
 

@@ -2,9 +2,9 @@
 
 A player gets a random token at ``POST /v1/players`` and more with ``POST
 /v1/players/me/tokens`` (one per device); the service keeps only their sha256
-(`service.players`). Every game command needs ``Authorization: Bearer <token>`` with a token of
-scope ``play``, and the seat it acts for is the seat that token's player holds: never one named
-in the request.
+(`service.players.accounts`). Every game command needs ``Authorization: Bearer <token>`` with a
+token of scope ``play``, and the seat it acts for is the seat that token's player holds: never one
+named in the request.
 
 Two Litestar dependencies:
 
@@ -23,7 +23,7 @@ from litestar import Request
 from litestar.di import NamedDependency, Provide
 
 from service.exceptions import Unauthenticated
-from service.players import Caller, Players
+from service.players.accounts import Caller, Players
 
 SECURITY: list[dict[str, list[str]]] = [{"bearer": []}]
 """OpenAPI security requirement of the routes that need a token."""

@@ -5,7 +5,6 @@ refusal of query parameters a route does not take."""
 from __future__ import annotations
 
 import re
-import time
 from typing import Annotated, Any
 
 import msgspec
@@ -13,11 +12,11 @@ from litestar import Request, Response
 from litestar.params import HeaderParameter
 
 from domain import game
+from service.api.errors import etag, stored_problem
 from service.api.schemas import Action, GameOutcome, from_command
-from service.errors import etag, stored_problem
-from service.event_store import STREAM_EXISTS, StoredResponse
+from service.eventlog.store import STREAM_EXISTS, StoredResponse
 from service.exceptions import BadRequest
-from service.games import Done, Outcome, Render, RenderRefusal
+from service.games.service import Done, Outcome, Render, RenderRefusal
 
 IdempotencyKeyHeader = Annotated[
     str | None,
@@ -112,11 +111,6 @@ def not_modified(if_none_match: str | None, version: int) -> bool:
     )
 
 
-def now_ms() -> int:
-    """The server's clock, ms since the epoch (the clock of every deadline)."""
-    return time.time_ns() // 1_000_000
-
-
 def legal(state: game.GameState, seat: int | None) -> list[Action]:
     """Everything ``seat`` may send now, as request bodies."""
     if seat is None:
@@ -138,7 +132,7 @@ def outcome_renderer(status: int, *, location: bool = False) -> Render:
             view=game.game_view(state, outcome.seat),
             legal_actions=legal(state, outcome.seat),
             seated=outcome.seated,
-            server_time=now_ms(),
+            server_time=outcome.at,
             head=outcome.head.hex() if outcome.head is not None else None,
         )
         headers = [("Content-Type", JSON), ("ETag", etag(outcome.version))]

@@ -1,7 +1,7 @@
 """The edge: what every request meets before the API reads it (an ASGI middleware).
 
 - **Rate limits** per token and per client address, reads and writes apart
-  (`service.rate_limits`): over the limit is 429 with ``Retry-After``; every limited response
+  (`service.api.rate_limits`): over the limit is 429 with ``Retry-After``; every limited response
   carries the ``RateLimit`` and ``RateLimit-Policy`` fields of the IETF draft.
 - **Bodies**: a request with a body must say ``application/json`` (415), send it whole within
   ``body_timeout`` seconds (408; a client that announces ``Content-Length: 10`` and sends
@@ -10,7 +10,7 @@
 
 The server in front (granian) bounds the rest: headers within a time, idle keep-alive
 connections, and how many requests a process serves at once. Refusals are problem+json, mapped
-in `service.errors` like every other.
+in `service.api.errors` like every other.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import hashlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from service.errors import stored_problem
+from service.api.errors import stored_problem
+from service.api.rate_limits import RateLimiter, Verdict
 from service.exceptions import (
     PayloadTooLarge,
     RateLimited,
@@ -28,7 +29,6 @@ from service.exceptions import (
     TooDeep,
     UnsupportedMediaType,
 )
-from service.rate_limits import RateLimiter, Verdict
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -20,13 +20,13 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from service.api.common import PRIVATE
+from service.api.errors import problem_responses
 from service.api.schemas import EventPage
-from service.errors import problem_responses
 from service.exceptions import BadRequest
-from service.games import GameService, SeenEvent
-from service.live import Live
-from service.players import Caller
-from service.streams import game_stream
+from service.games.live import Live
+from service.games.service import GameService, SeenEvent
+from service.games.streams import game_stream
+from service.players.accounts import Caller
 
 _encoder = msgspec.json.Encoder()
 

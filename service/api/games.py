@@ -20,14 +20,14 @@ from service.api.common import (
     refusal_renderer,
     send,
 )
+from service.api.errors import problem_responses
 from service.api.schemas import GameOutcome, GamePage, JoinGame, NewGame
-from service.bot_players import BotPlayers
-from service.commands import request_hash
-from service.dealing import Layout
-from service.errors import problem_responses
-from service.games import GameService, game_spec
-from service.lobby import Lobby
-from service.players import Caller, Player
+from service.eventlog.handler import request_hash
+from service.games.dealing import Layout
+from service.games.lobby import Lobby
+from service.games.service import GameService, game_spec
+from service.players.accounts import Caller, Player
+from service.players.bots import BotPlayers
 
 _COMMAND_PROBLEMS = (
     "validation",

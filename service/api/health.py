@@ -8,11 +8,11 @@ from typing import Any
 from litestar import Controller, get
 from litestar.di import NamedDependency
 
+from service.api.errors import problem_responses
 from service.api.schemas import Health
-from service.database import schema_revision
-from service.errors import problem_responses
-from service.event_log import EventLog
+from service.eventlog.log import EventLog
 from service.exceptions import Unavailable
+from service.platform.database import schema_revision
 
 HEALTH_TIMEOUT = 0.8
 """Seconds the readiness probe waits for the database."""

@@ -1,15 +1,15 @@
 """What an operator watches, over HTTP: the request id, ``/metrics``, the per-route metrics.
 
 - `RequestIds` (ASGI middleware, outermost): every request gets an id, the client's
-  ``X-Request-ID`` if well formed (`service.telemetry.well_formed_request_id`), else a fresh
-  one; it is set as `service.telemetry.request_id` for the request's logs and events, echoed in
-  the response's ``X-Request-ID``, and each request is logged once (logger
+  ``X-Request-ID`` if well formed (`service.platform.telemetry.well_formed_request_id`), else a
+  fresh one; it is set as `service.platform.telemetry.request_id` for the request's logs and events,
+  echoed in the response's ``X-Request-ID``, and each request is logged once (logger
   ``preferans.access``, INFO) with its method, route, status and milliseconds.
 - `prometheus_config`: Litestar's Prometheus middleware, requests and their latency per route
   template (``/v1/games/{game_id}``, never a raw path) and status, as
   ``preferans_http_requests_total`` and ``preferans_http_request_duration_seconds``.
 - `MetricsController`: ``GET /metrics``, outside the API's schema and its rate limits; in
-  multiprocess mode it adds up every process's values (`service.metrics`).
+  multiprocess mode it adds up every process's values (`service.platform.metrics`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from litestar.plugins.prometheus import PrometheusConfig
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from service.metrics import PROJECTION_LAG, PROJECTION_LAG_SECONDS
-from service.telemetry import new_request_id, request_id, well_formed_request_id
+from service.platform.metrics import PROJECTION_LAG, PROJECTION_LAG_SECONDS
+from service.platform.telemetry import new_request_id, request_id, well_formed_request_id
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

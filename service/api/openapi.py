@@ -31,7 +31,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import game, rules
 from service.api import schemas as wire
-from service.lobby import NoteKind
+from service.games.lobby import NoteKind
 
 Schema = dict[str, Any]
 OCTET_STREAM = "application/octet-stream"

@@ -22,6 +22,7 @@ from litestar.response import Stream
 
 from service.api.auth import SECURITY
 from service.api.common import NO_STORE, PRIVATE, IdempotencyKeyHeader
+from service.api.errors import problem_responses
 from service.api.events import SseSettings, resume_point
 from service.api.schemas import (
     Me,
@@ -35,11 +36,10 @@ from service.api.schemas import (
     TokenCreated,
     TokenList,
 )
-from service.commands import request_hash
-from service.errors import problem_responses
-from service.lobby import GameSummary, Lobby
-from service.notes import Note, Notes, NotesHub
-from service.players import Caller, Player, Players
+from service.eventlog.handler import request_hash
+from service.games.lobby import GameSummary, Lobby
+from service.players.accounts import Caller, Player, Players
+from service.players.notifications import Note, Notes, NotesHub
 
 _encoder = msgspec.json.Encoder()
 

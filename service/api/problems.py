@@ -7,7 +7,7 @@ import html
 from litestar import Controller, MediaType, get
 from litestar.params import FromPath
 
-from service.errors import KINDS, problem_responses
+from service.api.errors import KINDS, problem_responses
 from service.exceptions import NotFound
 
 

@@ -5,7 +5,7 @@ Routes (under /v1):
     GET /games/{id}/sheet                  the pool sheet, JSON (`projections.sheet.SheetView`)
     GET /games/{id}/sheet.svg              the same sheet drawn by hand (`projections.sheet_svg`)
     GET /games/{id}/deals/{n}/replay?at=K  a finished deal step by step (`projections.replay`)
-    GET /games/{id}/export                 a finished game, NDJSON (`service.game_export`)
+    GET /games/{id}/export                 a finished game, NDJSON (`service.games.export`)
     GET /players/{id}/stats                a player's statistics
     GET /players/{id}/rating               a player's rating and its history
     GET /ratings                           the leaderboard
@@ -34,29 +34,29 @@ from projections.replay import Replay
 from projections.sheet import SheetView
 from projections.sheet_svg import render_svg
 from projections.stats import PlayerStats, player_stats
-from service import read_models
 from service.api.common import PRIVATE, IfNoneMatchHeader, not_modified
+from service.api.errors import etag, problem_responses
 from service.api.schemas import (
     LeaderboardEntryView,
     LeaderboardPage,
     RatingHistoryLine,
     RatingView,
 )
-from service.cursors import decode_int_cursor, encode_cursor
-from service.errors import etag, problem_responses
-from service.event_log import EventLog, Logged
+from service.eventlog.log import EventLog, Logged
 from service.exceptions import (
     DealStillInPlay,
     GameNotFound,
     GameNotOver,
     NotFound,
 )
-from service.game_export import MEDIA_TYPE as NDJSON
-from service.game_export import ExportPlayer, export_lines
-from service.players import Caller, Players
-from service.projection_runner import Projections, ProjectionStatus
-from service.proof import Proof, from_records, prove
-from service.streams import game_stream
+from service.games.export import MEDIA_TYPE as NDJSON
+from service.games.export import ExportPlayer, export_lines
+from service.games.proof import Proof, from_records, prove
+from service.games.streams import game_stream
+from service.platform.cursors import decode_int_cursor, encode_cursor
+from service.players.accounts import Caller, Players
+from service.read_models import storage as read_models
+from service.read_models.runner import Projections, ProjectionStatus
 
 SVG = "image/svg+xml"
 OCTET_STREAM = "application/octet-stream"

@@ -23,9 +23,9 @@ from domain import game, rules
 from domain.cards import parse_bid, parse_card
 from domain.deal.messages import SeatCommand
 from domain.outcome import WhistChoice
-from service.games import SeenEvent
-from service.lobby import GameSummary, NoteKind, SeatSummary
-from service.players import PlayerKind, Scope, TokenInfo
+from service.games.lobby import GameSummary, NoteKind, SeatSummary
+from service.games.service import SeenEvent
+from service.players.accounts import PlayerKind, Scope, TokenInfo
 
 CardText = Annotated[
     str,

@@ -24,15 +24,15 @@ from service.api.common import (
     refusal_renderer,
     send,
 )
+from service.api.errors import problem_responses
 from service.api.schemas import BotSeat, GameOutcome, InviteView, JoinGame, NewInvite
-from service.bot_players import BotPlayers
-from service.commands import request_hash
-from service.errors import problem_responses
+from service.eventlog.handler import request_hash
 from service.exceptions import Forbidden
-from service.games import GameService
-from service.invites import Invite, Invites
-from service.lobby import Lobby
-from service.players import Caller
+from service.games.lobby import Lobby
+from service.games.service import GameService
+from service.players.accounts import Caller
+from service.players.bots import BotPlayers
+from service.players.invites import Invite, Invites
 
 _render = outcome_renderer(200)
 _COMMAND = ("validation", "unauthenticated", "forbidden", "idempotency-key-in-flight",

@@ -15,13 +15,12 @@ from service.api.common import (
     IfNoneMatchHeader,
     legal,
     not_modified,
-    now_ms,
     seen_version,
 )
+from service.api.errors import etag, problem_responses
 from service.api.schemas import GameSnapshot
-from service.errors import etag, problem_responses
-from service.games import GameService
-from service.players import Caller
+from service.games.service import GameService
+from service.players.accounts import Caller
 
 
 class ViewsController(Controller):
@@ -71,7 +70,7 @@ class ViewsController(Controller):
             view=game.game_view(state, seat),
             legal_actions=legal(state, seat),
             seated=await games.named(state),
-            server_time=now_ms(),
+            server_time=games.clock.now_ms(),
             head=head.hex(),
         )
         return Response(snapshot, headers=headers)

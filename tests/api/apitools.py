@@ -16,7 +16,7 @@ from domain.deal.state import AwaitingDeal, DealFinished
 from domain.game import GameState, NoGame
 from service.api.events import SseSettings
 from service.app import create_app
-from service.settings import Settings
+from service.platform.settings import Settings
 
 
 def make_app(dsn: str, **options: object) -> Litestar:

@@ -22,7 +22,7 @@ from apitools import make_app
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.database import with_database
+from service.platform.database import with_database
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ What a schema cannot say is settled here for positive cases: an Idempotency-Key 
 request (a key sent again with another body is rightly 422), so each case gets its own; a
 cursor of the lobby or the leaderboard is opaque (only one the service handed out is valid),
 so the lobby's is a real one and the others are left out; a name must be printable as
-`service.players.clean_name` says, so cases with other names are not generated;
+`service.players.accounts.clean_name` says, so cases with other names are not generated;
 the schema gives a card or a bid its shape and `domain.cards` its spelling, and a layout must
 deal the 32 cards once, so positive bodies get real ones.
 """
@@ -26,7 +26,7 @@ import schemathesis
 
 from domain.cards import DECK
 from service.exceptions import BadRequest
-from service.players import clean_name
+from service.players.accounts import clean_name
 
 IDS: dict[str, Any] = json.loads(os.environ.get("PREFERANS_SCHEMATHESIS_IDS", "{}"))
 _KEYS = itertools.count(1)

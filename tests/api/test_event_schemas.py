@@ -15,8 +15,8 @@ from apitools import layouts, register
 
 from domain import game as g
 from service.api.schemas import from_command
-from service.codec import SCHEMA_VERSIONS, domain_codec
-from service.streams import game_stream
+from service.eventlog.codec import SCHEMA_VERSIONS, domain_codec
+from service.games.streams import game_stream
 
 PROBLEM = "application/problem+json"
 

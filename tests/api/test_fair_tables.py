@@ -15,8 +15,8 @@ from apitools import Player, choose, register
 
 from domain import game
 from projections import ratings, stats
-from service.codec import domain_codec
-from service.streams import game_stream
+from service.eventlog.codec import domain_codec
+from service.games.streams import game_stream
 
 QUICK = {"pool": {"target": 10, "max_deals": 2}}
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 from apitools import layouts, register, seated_game
 
-from service import lobby
+from service.games import lobby
 
 pytestmark = pytest.mark.integration
 

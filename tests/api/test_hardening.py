@@ -15,11 +15,11 @@ import pytest
 from apitools import PROBLEM, make_app, register, seated_game
 from litestar.testing import AsyncTestClient
 
+from service.api.errors import KINDS
 from service.app import create_app
-from service.database import with_database
-from service.errors import KINDS
-from service.settings import Settings
-from service.streams import game_stream
+from service.games.streams import game_stream
+from service.platform.database import with_database
+from service.platform.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -21,8 +21,8 @@ import pytest
 from apitools import SseLog, cards_in, hidden_from, own_hand, read_sse, seated_game
 
 from domain import game
-from service.codec import domain_codec
-from service.streams import game_stream
+from service.eventlog.codec import domain_codec
+from service.games.streams import game_stream
 
 pytestmark = pytest.mark.integration
 

@@ -329,7 +329,7 @@ def test_a_write_in_one_process_ends_the_other_processes_304_at_once(processes):
 def test_without_hints_another_process_answers_304_no_longer_than_the_heads_trust(
     database_dsn, tmp_path
 ):
-    from service.event_log import HEAD_TRUST
+    from service.eventlog.log import HEAD_TRUST
 
     env = {"DATABASE_URL": database_dsn, "PREFERANS_RATE_LIMITS": "false",
            "PREFERANS_PROJECTIONS": "false", "PREFERANS_POOL_MAX_SIZE": "8"}  # fmt: skip

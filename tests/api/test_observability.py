@@ -15,8 +15,8 @@ from apitools import make_app, seated_game
 from litestar.testing import AsyncTestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.settings import Settings
-from service.telemetry import JsonFormatter, request_id
+from service.platform.settings import Settings
+from service.platform.telemetry import JsonFormatter, request_id
 
 pytestmark = pytest.mark.integration
 
@@ -150,7 +150,7 @@ def test_json_logs_carry_the_request_id():
 async def test_a_request_is_traced_down_to_its_append(database_dsn):
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from service.telemetry import configure_tracing
+    from service.platform.telemetry import configure_tracing
 
     exporter = InMemorySpanExporter()
     assert configure_tracing(Settings(), exporter=exporter)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+from service.api.errors import KINDS, PROBLEM_MEDIA_TYPE
 from service.app import OPENAPI_PATH, create_app, openapi_document
-from service.errors import KINDS, PROBLEM_MEDIA_TYPE
-from service.settings import Settings
+from service.platform.settings import Settings
 
 
 def test_the_committed_openapi_document_is_what_the_app_generates() -> None:

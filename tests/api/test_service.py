@@ -7,8 +7,8 @@ import pytest
 from apitools import make_app
 from litestar.testing import AsyncTestClient
 
-from service.database import head_revision
-from service.errors import KINDS
+from service.api.errors import KINDS
+from service.platform.database import head_revision
 
 pytestmark = pytest.mark.integration
 

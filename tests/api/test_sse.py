@@ -12,7 +12,7 @@ import pytest
 from apitools import Player, SseLog, choose, make_app, read_sse, seated_game
 from litestar import Litestar
 
-from service.streams import game_stream
+from service.games.streams import game_stream
 
 pytestmark = pytest.mark.integration
 

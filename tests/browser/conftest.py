@@ -35,7 +35,7 @@ import uvicorn
 
 from service.api.events import SseSettings
 from service.app import create_app
-from service.settings import Settings
+from service.platform.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -11,8 +11,8 @@ import msgspec
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.codec import domain_codec
-from service.event_store import FEED_START, EventStore, FeedCursor, NewEvent, uuid7
+from service.eventlog.codec import domain_codec
+from service.eventlog.store import FEED_START, EventStore, FeedCursor, NewEvent, uuid7
 
 CODEC = domain_codec()
 

@@ -10,16 +10,16 @@ import msgspec
 import pytest
 
 from domain.errors import IllegalAction, PreferansError, refuse
-from service.codec import EventCodec
-from service.commands import (
+from service.eventlog.codec import EventCodec
+from service.eventlog.handler import (
     CommandContext,
     CommandHandler,
     CommandResult,
     Decider,
     request_hash,
 )
-from service.event_log import EventLog
-from service.event_store import (
+from service.eventlog.log import EventLog
+from service.eventlog.store import (
     ANY,
     NO_STREAM,
     STREAM_EXISTS,

@@ -9,7 +9,7 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.event_store import (
+from service.eventlog.store import (
     ANY,
     FEED_START,
     NO_STREAM,

@@ -10,8 +10,7 @@ import msgspec
 import pytest
 
 from migrations import APP_ROLE
-from service.database import init_connection, server_settings, with_user
-from service.event_store import (
+from service.eventlog.store import (
     FEED_START,
     EventStore,
     FeedCursor,
@@ -20,6 +19,7 @@ from service.event_store import (
     StreamConflict,
     uuid7,
 )
+from service.platform.database import init_connection, server_settings, with_user
 
 pytestmark = pytest.mark.integration
 

@@ -7,7 +7,7 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.event_store import EventStore, NewEvent, uuid7
+from service.eventlog.store import EventStore, NewEvent, uuid7
 
 pytestmark = pytest.mark.integration
 

@@ -10,9 +10,9 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.database import alembic_config, upgrade
-from service.event_store import EventStore
-from service.proof import check_chain, from_records
+from service.eventlog.store import EventStore
+from service.games.proof import check_chain, from_records
+from service.platform.database import alembic_config, upgrade
 
 pytestmark = pytest.mark.integration
 

@@ -17,13 +17,13 @@ import pytest
 
 from domain import game
 from domain.rules import rules_for
-from service.commands import CommandContext, CommandHandler
-from service.dealing import new_source
-from service.event_log import game_log
-from service.event_store import uuid7
-from service.game_commands import GAME_DECIDER, Act, Create, Join
-from service.game_export import ExportPlayer, export_lines
-from service.streams import game_stream
+from service.eventlog.handler import CommandContext, CommandHandler
+from service.eventlog.log import game_log
+from service.eventlog.store import uuid7
+from service.games.commands import GAME_DECIDER, Act, Create, Join
+from service.games.dealing import new_source
+from service.games.export import ExportPlayer, export_lines
+from service.games.streams import game_stream
 
 pytestmark = pytest.mark.integration
 

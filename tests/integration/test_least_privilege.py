@@ -11,8 +11,8 @@ import msgspec
 import pytest
 
 from migrations import APP_ROLE, OWNER_ROLE
-from service.database import with_user
-from service.event_store import EventStore, NewEvent, StreamConflict, uuid7
+from service.eventlog.store import EventStore, NewEvent, StreamConflict, uuid7
+from service.platform.database import with_user
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ import pytest
 
 from migrations import APP_ROLE
 from service.cli import main
-from service.database import head_revision, upgrade, upgrade_async, with_user
+from service.platform.database import head_revision, upgrade, upgrade_async, with_user
 
 pytestmark = pytest.mark.integration
 
@@ -70,7 +70,7 @@ async def test_concurrent_migrations_queue_behind_one_another(empty_database_dsn
 
 
 def test_concurrent_migration_processes(empty_database_dsn: str) -> None:
-    script = "import sys; from service.database import upgrade; upgrade(sys.argv[1])"
+    script = "import sys; from service.platform.database import upgrade; upgrade(sys.argv[1])"
     runs = [
         subprocess.Popen([sys.executable, "-c", script, empty_database_dsn], stderr=subprocess.PIPE)
         for _ in range(3)
@@ -157,8 +157,8 @@ def check_embedded_upgrade(data_dir: Path) -> None:
         """
         import asyncio, asyncpg
         from service.cli import main
-        from service.database import resolve_dsn
-        from service.settings import Settings
+        from service.platform.database import resolve_dsn
+        from service.platform.settings import Settings
         assert main(["db", "upgrade"]) == 0
         async def version():
             conn = await asyncpg.connect(resolve_dsn(Settings.from_env()))

@@ -15,19 +15,19 @@ from projection_games import CODEC, Game, Log, append_interleaved, new_events, r
 from domain import game as g
 from migrations import APP_ROLE
 from projections import analysis, game_analysis, ratings, sheet, stats
-from service.analyst import Analyst
-from service.database import create_pool, with_user
-from service.event_log import game_log
-from service.event_store import NewEvent, uuid7
+from service.eventlog.log import game_log
+from service.eventlog.store import NewEvent, uuid7
 from service.exceptions import AlreadyImported, ImportRefused
-from service.game_export import ExportPlayer, export_lines, import_game
-from service.projection_runner import (
+from service.games.export import ExportPlayer, export_lines, import_game
+from service.platform.database import create_pool, with_user
+from service.read_models.analyst import Analyst
+from service.read_models.runner import (
     Projections,
     RebuildBusy,
     RebuildFailed,
     Worker,
 )
-from service.read_models import (
+from service.read_models.storage import (
     READ_MODELS,
     Decoded,
     SheetReadModel,
@@ -46,7 +46,7 @@ PLAYERS = [f"player-{i}" for i in range(5)]
 async def tables(pool: asyncpg.Pool, slot: str) -> dict[str, Any]:
     """Every read model's rows in one slot, decoded (timestamps of writing left out), once the
     analyst has analysed the finished games queued there."""
-    await Analyst(pool).drain([slot])
+    await Analyst(game_log(pool)).drain([slot])
 
     async def docs(table: str, model: type) -> dict[str, Any]:
         rows = await pool.fetch(f"SELECT game_id, version, model::text FROM rm.{table}_{slot}")
@@ -516,11 +516,11 @@ async def test_the_analyst_leaves_a_leased_game_alone_and_takes_it_over_once_the
     assert queued, "finished games are queued for analysis"
     # Another process holds a live lease on every game: nothing is analysed here.
     await app_pool.execute("UPDATE rm.analysis_games_a SET leased_until = now() + interval '1 h'")
-    assert await Analyst(app_pool).drain() == 0
+    assert await Analyst(game_log(app_pool)).drain() == 0
     assert await app_pool.fetchval("SELECT count(*) FROM rm.analysis_deals_a") == 0
     # That process died: its leases expire, and each game is analysed once.
     await app_pool.execute("UPDATE rm.analysis_games_a SET leased_until = now() - interval '1 s'")
-    assert await Analyst(app_pool).drain() == len(queued)
-    assert await Analyst(app_pool).drain() == 0
+    assert await Analyst(game_log(app_pool)).drain() == len(queued)
+    assert await Analyst(game_log(app_pool)).drain() == 0
     assert await app_pool.fetchval("SELECT bool_and(done) FROM rm.analysis_games_a")
     assert_matches_pure_folds(await tables(app_pool, "a"), games, log)

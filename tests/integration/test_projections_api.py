@@ -22,12 +22,12 @@ from projections import game_analysis, stats
 from projections.analysis import analyse
 from projections.replay import deal_log
 from service.app import create_app
-from service.database import create_pool, with_user
-from service.event_log import EventLog, game_log
+from service.eventlog.log import EventLog, game_log
 from service.exceptions import AlreadyImported
-from service.game_export import import_game
-from service.read_models import READ_MODELS
-from service.settings import Settings
+from service.games.export import import_game
+from service.platform.database import create_pool, with_user
+from service.platform.settings import Settings
+from service.read_models.storage import READ_MODELS
 
 pytestmark = pytest.mark.integration
 

@@ -14,10 +14,10 @@ from projection_games import Log, append_interleaved, random_games
 from domain import game
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.database import create_pool
-from service.event_log import game_log
-from service.event_store import NO_STREAM, EventStore, Metadata, uuid7
-from service.game_export import ExportPlayer, export_lines
+from service.eventlog.log import game_log
+from service.eventlog.store import NO_STREAM, EventStore, Metadata, uuid7
+from service.games.export import ExportPlayer, export_lines
+from service.platform.database import create_pool
 
 pytestmark = pytest.mark.integration
 

@@ -11,8 +11,8 @@ import pytest
 from domain import game
 from domain.rules import rules_for
 from domain.simulation import random_deal
-from service.commands import CommandContext, CommandHandler, Decider
-from service.event_log import game_log
+from service.eventlog.handler import CommandContext, CommandHandler, Decider
+from service.eventlog.log import game_log
 
 pytestmark = pytest.mark.integration
 

@@ -9,9 +9,9 @@ import time
 import asyncpg
 import pytest
 
-from service.event_store import EventStore
-from service.key_purger import KeyPurger
-from service.rate_limits import Policy, RateLimiter
+from service.api.rate_limits import Policy, RateLimiter
+from service.eventlog.store import EventStore
+from service.workers.key_purger import KeyPurger
 
 pytestmark = pytest.mark.integration
 

@@ -13,9 +13,9 @@ import pytest
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.commands import CommandHandler, Decider
-from service.event_log import game_log
-from service.snapshots import Snapshots, game_snapshots
+from service.eventlog.handler import CommandHandler, Decider
+from service.eventlog.log import game_log
+from service.eventlog.snapshots import Snapshots, game_snapshots
 
 pytestmark = pytest.mark.integration
 

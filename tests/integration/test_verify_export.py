@@ -1,4 +1,4 @@
-"""`preferans games verify` and `service.proof`: an export that was tampered with fails, and
+"""`preferans games verify` and `service.games.proof`: an export that was tampered with fails, and
 says where: the first event whose link does not hold, the first deal that is not its deck."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from test_independent_checker import play_fair_game
 
 from service.cli import main
-from service.codec import domain_codec
-from service.proof import ExportUnreadable, Proof, from_export, prove
+from service.eventlog.codec import domain_codec
+from service.games.proof import ExportUnreadable, Proof, from_export, prove
 
 pytestmark = pytest.mark.integration
 

@@ -20,8 +20,8 @@ from domain import game as g
 from domain.cards import DECK
 from domain.deal.messages import CardsLooked, DealStarted
 from domain.rules import rules_for
-from service.dealing import new_source
-from service.game_commands import GAME_DECIDER, Act, Create, GameCommand, Join
+from service.games.commands import GAME_DECIDER, Act, Create, GameRequest, Join
+from service.games.dealing import new_source
 
 CLASSIC = {"classic": {"dark_games": True}}
 
@@ -36,7 +36,7 @@ def play(seed: int, players: int, dark: bool, deals: int) -> list[g.Event]:
     state: g.GameState = g.INITIAL_STATE
     events: list[g.Event] = []
 
-    def run(command: GameCommand) -> None:
+    def run(command: GameRequest) -> None:
         nonlocal state
         new = GAME_DECIDER.decide(command, state)
         state = GAME_DECIDER.fold(new, state)

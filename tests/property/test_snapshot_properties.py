@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.snapshots import StateCodec
+from service.eventlog.snapshots import StateCodec
 
 CODEC = StateCodec()
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from service import cli, preflight
-from service.settings import Settings, variable_of
-from service.settings import __doc__ as settings_doc
+from service import cli
+from service.platform import preflight
+from service.platform.settings import Settings, variable_of
+from service.platform.settings import __doc__ as settings_doc
 
 
 def preferans(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:

@@ -3,8 +3,9 @@
 Golden fixtures live in tests/fixtures/events/<type>@<schema_version>.json, one per historical
 shape of every domain event, as stored. `bench/make_event_fixtures.py` writes the missing ones by
 playing random pulkas with the pure domain; a released fixture is never rewritten. Reshaping an
-event means: bump its version in `service.codec.SCHEMA_VERSIONS`, add the upcaster from the old
-version to `service.codec.UPCASTERS`, and run the script to add the new version's fixture.
+event means: bump its version in `service.eventlog.codec.SCHEMA_VERSIONS`, add the upcaster from the
+old version to `service.eventlog.codec.UPCASTERS`, and run the script to add the new version's
+fixture.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 from domain.game import GameCreated
 from domain.scoring import raspasy_price
-from service.codec import (
+from service.eventlog.codec import (
     EventCodec,
     EventDecodeError,
     UnknownEventType,

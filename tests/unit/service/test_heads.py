@@ -3,7 +3,7 @@ names a later one, the hints stop being heard, or the trust runs out."""
 
 from __future__ import annotations
 
-from service.event_log import Heads
+from service.eventlog.log import Heads
 
 
 class Clock:

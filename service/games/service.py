@@ -1,10 +1,11 @@
 """The games' application service: create, join, act, and read a game as one viewer sees it.
 
-A game is the stream ``game-<uuid7>`` of `domain.game` events (`service.streams`). Every change
-is a `service.game_commands` command run by the `CommandHandler` with `GAME_DECIDER`; the lobby's
-summary of the game is written in the same transaction (`service.lobby.lobby_effects`). Reads
-are the live fold of the stream (cached state plus a tail read), never stale, and every event a
-caller gets is redacted for his seat (`domain.game.redact`).
+A game is the stream ``game-<uuid7>`` of `domain.game` events (`service.games.streams`). Every
+change is a `service.games.commands` command run by the `CommandHandler` with `GAME_DECIDER`; the
+lobby's summary of the game is written in the same transaction
+(`service.games.lobby.lobby_effects`). Reads are the live fold of the stream (cached state plus a
+tail read), never stale, and every event a caller gets is redacted for his seat
+(`domain.game.redact`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import secrets
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,18 +26,19 @@ from domain.errors import InvalidRules, PreferansError
 from domain.game import INITIAL_STATE, GameState
 from domain.rules import Rules, rules_for
 from domain.table import PlayFor, TableCommands, TimeOut
-from service.commands import CommandContext, CommandHandler, CommandResult, Expected
-from service.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout, new_source
-from service.event_log import EventLog, Logged
-from service.event_store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
+from service.eventlog.handler import CommandContext, CommandHandler, CommandResult, Expected
+from service.eventlog.log import EventLog, Logged
+from service.eventlog.snapshots import Snapshots
+from service.eventlog.store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
 from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
-from service.game_commands import GAME_DECIDER, Act, AtTable, Create, GameCommand, Join, Steward
-from service.invites import Invites
-from service.lobby import Lobby, SeatSummary, lobby_effects
-from service.lru import Lru
-from service.players import Caller, Player, Players
-from service.snapshots import Snapshots
-from service.streams import game_stream
+from service.games.commands import GAME_DECIDER, Act, AtTable, Create, GameRequest, Join, StewardAct
+from service.games.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout, new_source
+from service.games.lobby import Lobby, SeatSummary, lobby_effects
+from service.games.streams import game_stream
+from service.platform.clock import SYSTEM_CLOCK, Clock
+from service.platform.lru import Lru
+from service.players.accounts import Caller, Player, Players
+from service.players.invites import Invites
 
 
 class SeenEvent(msgspec.Struct, frozen=True):
@@ -75,7 +76,9 @@ class Outcome:
     seated: tuple[SeatSummary, ...] = ()
     """Each seat's player, named."""
     head: bytes | None = None
-    """The hash of the game's last event after the command (`service.chain`)."""
+    """The hash of the game's last event after the command (`service.eventlog.chain`)."""
+    at: int = 0
+    """The service's clock when it answered, ms since the epoch (a response's server time)."""
 
 
 Render = Callable[[Outcome], StoredResponse]
@@ -137,10 +140,6 @@ def game_spec(
     )
 
 
-def _now() -> int:
-    return time.time_ns() // 1_000_000
-
-
 class _World(TypedDict):
     player: str
     source: DealSource
@@ -150,7 +149,7 @@ class _World(TypedDict):
 
 
 STEWARD = "service:steward"
-"""The actor of the commands the service sends a table itself (`service.steward`)."""
+"""The actor of the commands the service sends a table itself (`service.workers.steward`)."""
 
 
 class GameService:
@@ -168,15 +167,18 @@ class GameService:
         key_ttl: float = 86_400.0,
         snapshots: Snapshots[GameState] | None = None,
         replica: EventLog[game.Event] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.log = log
+        self.clock = clock
+        """The time every command is stamped with (the clock of the table's deadlines)."""
         self.replica = replica
         """The log as a streaming standby serves it: views and event pages read there, unless
         it is behind the version the caller proved he saw (read-your-writes)."""
         self.lobby = lobby
         self.players = players
         self.invites = invites
-        self.handler: CommandHandler[GameCommand, GameState, game.Event] = CommandHandler(
+        self.handler: CommandHandler[GameRequest, GameState, game.Event] = CommandHandler(
             log,
             GAME_DECIDER,
             retries=retries,
@@ -212,7 +214,7 @@ class GameService:
             player=creator.id,
             source=spec.source,
             entropy=os.urandom(ENTROPY_BYTES),
-            at=_now(),
+            at=self.clock.now_ms(),
             token=_token(creator),
             rules=spec.rules,
             first_dealer=spec.first_dealer,
@@ -304,10 +306,10 @@ class GameService:
     async def steward(
         self, game_id: uuid.UUID, move: TimeOut | PlayFor, version: int, at: int
     ) -> CommandResult[GameState, game.Event]:
-        """The service's own command to a table (`service.steward`), decided at exactly
+        """The service's own command to a table (`service.workers.steward`), decided at exactly
         ``version``: `StreamConflict` if anything happened since, so that of two processes that
         see the same deadline, one acts. Its idempotency key names the game, version and seat."""
-        command = Steward(
+        command = StewardAct(
             player=STEWARD,
             source=await self.deal_source(game_id),
             entropy=os.urandom(ENTROPY_BYTES),
@@ -330,13 +332,13 @@ class GameService:
     async def play_as_bot(
         self, game_id: uuid.UUID, bot: str, move: SeatCommand, version: int
     ) -> CommandResult[GameState, game.Event]:
-        """A move of the service's bot player ``bot`` (`service.steward`), at exactly
+        """A move of the service's bot player ``bot`` (`service.workers.steward`), at exactly
         ``version``, under an idempotency key of game, version and bot."""
         command = Act(
             player=bot,
             source=await self.deal_source(game_id),
             entropy=os.urandom(ENTROPY_BYTES),
-            at=_now(),
+            at=self.clock.now_ms(),
             build=lambda seat: msgspec.structs.replace(move, seat=seat),
         )
         key = f"bot:{game_id}:{version}:{bot}"
@@ -387,7 +389,7 @@ class GameService:
             "player": player.id,
             "source": await self.deal_source(game_id),
             "entropy": os.urandom(ENTROPY_BYTES),
-            "at": _now(),
+            "at": self.clock.now_ms(),
             "token": _token(player),
         }
 
@@ -426,7 +428,7 @@ class GameService:
     async def _run(
         self,
         game_id: uuid.UUID,
-        command: GameCommand,
+        command: GameRequest,
         key: str | None,
         fingerprint: bytes,
         expected: Expected,
@@ -443,7 +445,11 @@ class GameService:
             if isinstance(result, Exception):
                 return render_refusal(result)
             outcome = outcome_of(game_id, viewer, result)
-            return render(dataclasses.replace(outcome, seated=self.seated(outcome.state)))
+            return render(
+                dataclasses.replace(
+                    outcome, seated=self.seated(outcome.state), at=self.clock.now_ms()
+                )
+            )
 
         context = CommandContext(
             actor=command.player,
@@ -499,7 +505,7 @@ class GameService:
 
     def known_version(self, game_id: uuid.UUID) -> int | None:
         """The game's version if this process knows it is current without reading the log
-        (`service.event_log.Heads`: a conditional read may answer 304 at once); else None."""
+        (`service.eventlog.log.Heads`: a conditional read may answer 304 at once); else None."""
         return self.handler.known_current(game_stream(game_id))
 
     async def history(

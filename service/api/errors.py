@@ -6,7 +6,7 @@ slug, status and title of a kind never change within /v1; ``detail`` is for huma
 
 The errors themselves are defined where they arise, free of HTTP: the domain's in
 `domain.errors`, the service's in `service.exceptions`, the event store's in
-`service.event_store`. How they map: `NotationError` 400 ``bad-notation``; `InvalidRules` 422
+`service.eventlog.store`. How they map: `NotationError` 400 ``bad-notation``; `InvalidRules` 422
 ``invalid-rules``; `InvalidLayout` 422 ``invalid-layout``; `IllegalAction` (any subclass) 409
 ``illegal-action`` with the rule's ``code``; `NotYet` 409 ``not-public-yet``; `StreamConflict`
 412 ``version-mismatch`` with the current ``ETag``; `IdempotencyKeyReused` 422;
@@ -30,8 +30,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 
 from domain.errors import IllegalAction, InvalidLayout, InvalidRules, NotationError, PreferansError
-from service.database import DatabaseUnavailable
-from service.event_store import (
+from service.eventlog.store import (
     CommitUnknown,
     DuplicateEventId,
     IdempotencyKeyInFlight,
@@ -61,6 +60,7 @@ from service.exceptions import (
     Unavailable,
     UnsupportedMediaType,
 )
+from service.platform.database import DatabaseUnavailable
 
 log = logging.getLogger(__name__)
 

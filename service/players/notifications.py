@@ -1,13 +1,13 @@
 """Each player's notifications: read page by page, or followed live by one stream per player.
 
-The notifications are written with the events that cause them (`service.lobby.notifications`,
+The notifications are written with the events that cause them (`service.games.lobby.notifications`,
 ``api.notify``), numbered 1, 2, 3 … per player without gaps, in commit order. So a client that
 holds the last ``seq`` it saw resumes exactly: ``?after=`` for pages, ``Last-Event-ID`` for the
 stream.
 
 `NotesHub` is one per process: it wakes the followers of a player when his head moves. It
-learns of new notifications from the event store's append hints (`service.live.Live` hands each
-batch on), since every notification comes with an append or an invite, and checks the heads of
+learns of new notifications from the event store's append hints (`service.games.live.Live` hands
+each batch on), since every notification comes with an append or an invite, and checks the heads of
 the players followed here in one query per batch, and every ``poll_interval`` seconds anyway.
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from service.metrics import subscribed
+from service.platform.metrics import subscribed
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The projection runner: read models that follow the global feed, rebuilt blue/green.
 
-Each projection (`service.read_models`: ``sheet``, ``stats``, ``ratings``,
+Each projection (`service.read_models.storage`: ``sheet``, ``stats``, ``ratings``,
 ``analysis``) has a generation ``g``
 serving reads (``rm.projections.active``) and a checkpoint ``<name>@<g>`` in
 es.projection_checkpoints (docs/event-store.md §9.4):
@@ -49,10 +49,10 @@ import asyncpg
 import msgspec
 
 from domain.game import Event
-from service.event_log import EventLog
-from service.event_store import FEED_START, FeedCursor, RecordedEvent
-from service.read_models import READ_MODELS, Decoded, PoisonEvent, ReadModel, slot_of
-from service.streams import game_id_of
+from service.eventlog.log import EventLog
+from service.eventlog.store import FEED_START, FeedCursor, RecordedEvent
+from service.games.streams import game_id_of
+from service.read_models.storage import READ_MODELS, Decoded, PoisonEvent, ReadModel, slot_of
 
 log = logging.getLogger(__name__)
 
@@ -184,13 +184,6 @@ SELECT p.name, p.active, p.active_code, p.building, p.building_code,
   JOIN es.projection_checkpoints c
     ON c.projection IN (p.name || '@' || p.active, p.name || '@' || p.building)
  ORDER BY p.name, c.projection"""
-
-_LAG = """
-SELECT count(*), coalesce(extract(epoch FROM now() - min(recorded_at)), 0)::float8
-  FROM es.events
- WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)"""
-
-_HEAD = "SELECT coalesce(max(global_position), 0), count(*) FROM es.events"
 
 
 class _Locks:
@@ -537,7 +530,7 @@ class Projections:
             locks = _Locks(lock_conn)
             try:
                 workers = [await self._begin_build(m, locks) for m in models]
-                head = (await self.pool.fetchrow(_HEAD))[1]
+                head = (await self.store.feed_head())[1]
                 done = 0
                 while True:
                     read = await self._step(workers, batch_size, fail_fast=True)
@@ -586,13 +579,7 @@ class Projections:
         """Make the caught-up generations active; False if events arrived meanwhile."""
         async with self.pool.acquire() as conn:
             cursor = min(w.cursor for w in workers)
-            more = await conn.fetchval(
-                """SELECT EXISTS (SELECT 1 FROM es.events
-                    WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
-                      AND tx_id < pg_snapshot_xmin(pg_current_snapshot()))""",
-                cursor.tx_id,
-                cursor.position,
-            )
+            more = await self.store.feed_has_more(cursor, conn)
             if more:
                 return False
             old: dict[str, int] = {}
@@ -631,12 +618,12 @@ class Projections:
     async def status(self) -> list[ProjectionStatus]:
         """Each projection's generations with position, lag and status."""
         async with self.pool.acquire() as conn:
-            head = (await conn.fetchrow(_HEAD))[0]
+            head = (await self.store.feed_head(conn))[0]
             out = []
             for r in await conn.fetch(_STATUS):
                 if r["name"] not in self.models:
                     continue
-                lag, age = await conn.fetchrow(_LAG, r["tx_id"], r["position"])
+                lag, age = await self.store.feed_lag(FeedCursor(r["tx_id"], r["position"]), conn)
                 building = r["projection"] == f"{r['name']}@{r['building']}"
                 out.append(
                     ProjectionStatus(

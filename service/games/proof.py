@@ -4,8 +4,8 @@
 and recomputes, without trusting anything it is given:
 
 - the chain: each event's version is its position, its ``prev_hash`` is the hash before it, and
-  its ``hash`` is `service.chain.event_hash` of its bytes; the first position where one does not
-  hold is named (an event changed, dropped, inserted or moved);
+  its ``hash`` is `service.eventlog.chain.event_hash` of its bytes; the first position where one
+  does not hold is named (an event changed, dropped, inserted or moved);
 - the commitment: the revealed secret's SHA-256 is the one `GameCreated` published;
 - each deal: its `DealStarted` hands and talon are `domain.fairness.deck_for` of the secret, the
   client seeds seated before it and its number; the first deal that differs is named.
@@ -26,10 +26,10 @@ import msgspec
 from domain import fairness
 from domain import game as g
 from domain.deal.messages import DealStarted
-from service import chain
-from service.codec import EventCodec
-from service.event_store import RecordedEvent
-from service.game_export import ExportLine, encode_line
+from service.eventlog import chain
+from service.eventlog.codec import EventCodec
+from service.eventlog.store import RecordedEvent
+from service.games.export import ExportLine, encode_line
 
 DealStatus = Literal["matches", "differs", "fixed", "pending", "unverifiable"]
 """A deal's check: recomputed and equal, or not; laid out by the creator (nothing to derive);
@@ -129,7 +129,7 @@ class ExportUnreadable(ValueError):
 
 
 def from_export(lines: Iterable[bytes | str]) -> tuple[str, str | None, list[StoredLink]]:
-    """The stream id, the header's head and the links of an export file (`service.game_export`);
+    """The stream id, the header's head and the links of an export file (`service.games.export`);
     `ExportUnreadable` naming the line that is not one."""
     stream_id: str | None = None
     head: str | None = None
@@ -165,7 +165,7 @@ def _bytes(text: bytes | str) -> bytes:
 
 
 def _canonical_line(link: StoredLink) -> bytes | None:
-    """The line `service.game_export` writes for ``link`` (without its newline)."""
+    """The line `service.games.export` writes for ``link`` (without its newline)."""
     try:
         line = ExportLine(
             version=link.version, type=link.type, schema_version=link.schema_version,

@@ -28,7 +28,7 @@ from opentelemetry import trace
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export import SpanExporter
 
-    from service.settings import Settings
+    from service.platform.settings import Settings
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 """The id of the request being served in this context (None outside a request)."""

@@ -15,6 +15,10 @@ Every metric is defined here, once, and moved by the part of the service that kn
     preferans_sse_subscribers{stream}            open Server-Sent Events streams (game, player)
     preferans_bot_think_seconds{level}           one decision of a service bot (a histogram)
     preferans_timeouts_pending                   clocks running at tables a steward watches
+    preferans_worker_rounds_total{worker}        rounds of a background worker (the kit's,
+                                                 `service.platform.worker_kit`)
+    preferans_worker_errors_total{worker}        rounds that failed (logged, then retried)
+    preferans_worker_round_seconds{worker}       one round of a worker (a histogram)
 
 Several processes (``PREFERANS_WORKERS``, the bot worker): ``preferans serve`` points
 ``PROMETHEUS_MULTIPROC_DIR`` at a fresh folder before it starts them (`prepare_multiprocess`),
@@ -71,6 +75,18 @@ TIMEOUTS_PENDING = Gauge(
     "preferans_timeouts_pending",
     "Clocks running at the tables a steward watches (a timeout will fire when one runs out)",
     multiprocess_mode="max",
+)
+WORKER_ROUNDS = Counter(
+    "preferans_worker_rounds", "Rounds of a background worker", ["worker"]
+)  # fmt: skip
+WORKER_ERRORS = Counter(
+    "preferans_worker_errors", "Rounds of a background worker that failed", ["worker"]
+)  # fmt: skip
+WORKER_ROUND_SECONDS = Histogram(
+    "preferans_worker_round_seconds",
+    "Seconds one round of a background worker took",
+    ["worker"],
+    buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0),
 )
 
 

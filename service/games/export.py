@@ -9,8 +9,8 @@ line per event in stream order::
      "event_id": "0190…", "salt": "5e0d…", "prev_hash": "0000…", "hash": "41aa…"}
 
 ``data`` is the event exactly as stored; ``salt``, ``prev_hash`` and ``hash`` are its link in
-the stream's hash chain (`service.chain`), and ``head`` the last hash, so that the file can be
-checked against a head pinned during play (`preferans games verify`, docs/fairness.md). Every
+the stream's hash chain (`service.eventlog.chain`), and ``head`` the last hash, so that the file can
+be checked against a head pinned during play (`preferans games verify`, docs/fairness.md). Every
 byte of an event's line is covered by the chain: the time an event was stored, which is not,
 is left out (older exports carried it as ``recorded_at``; the events' own ``at`` say when). Only a
 finished game is exported: its deals are all over and its secret revealed, so nothing in the
@@ -35,9 +35,8 @@ from typing import Any, Final, Literal
 import msgspec
 
 from domain import game
-from service.dealing import DealSource
-from service.event_log import EventLog
-from service.event_store import (
+from service.eventlog.log import EventLog
+from service.eventlog.store import (
     NO_STREAM,
     DuplicateEventId,
     Metadata,
@@ -47,9 +46,10 @@ from service.event_store import (
     uuid7,
 )
 from service.exceptions import AlreadyImported, BadRequest, ImportRefused
-from service.lobby import new_game_summary
-from service.players import add_guests, clean_name
-from service.streams import game_stream
+from service.games.dealing import DealSource
+from service.games.lobby import new_game_summary
+from service.games.streams import game_stream
+from service.players.accounts import add_guests, clean_name
 
 MEDIA_TYPE = "application/x-ndjson"
 FORMAT: Final = "preferans-game/1"
@@ -131,7 +131,7 @@ def export_lines(
 
 def encode_line(line: ExportLine) -> bytes:
     """An event's line, newline included: compact JSON in field order, ``data`` as jsonb
-    prints it (what the stored text is, and `service.chain.jsonb_text` recomputes)."""
+    prints it (what the stored text is, and `service.eventlog.chain.jsonb_text` recomputes)."""
     return _encoder.encode(line) + b"\n"
 
 

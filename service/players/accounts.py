@@ -2,7 +2,7 @@
 
 Kinds: a ``human`` registers with ``POST /v1/players`` and gets his first token; a ``program``
 (a bot that plays through the API) registers the same way and is shown and rated as a bot; a
-``bot`` is one of the service's own players (`service.bot_players`), with no token, so nobody
+``bot`` is one of the service's own players (`service.players.bots`), with no token, so nobody
 logs in as one; a ``guest`` is a player of an imported game who is not registered here.
 
 A token is 32 random bytes shown once; the service keeps its sha256 with a name, a scope
@@ -32,9 +32,9 @@ from typing import Literal
 import asyncpg
 import msgspec
 
-from service.event_store import NOTIFY_CHANNEL, IdempotencyKeyReused, uuid7
+from service.eventlog.store import NOTIFY_CHANNEL, IdempotencyKeyReused, uuid7
 from service.exceptions import BadRequest, Forbidden, PlayerNotFound, TokenNotFound
-from service.lru import Lru
+from service.platform.lru import Lru
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ class Players:
             await conn.execute(_NOTIFY_REVOKED, NOTIFY_CHANNEL, REVOKED + bytes(digest).hex())
 
     def on_news(self, payload: str) -> None:
-        """News from the hint channel (`service.live.Live.watch_news`): a revoked token is
+        """News from the hint channel (`service.games.live.Live.watch_news`): a revoked token is
         dropped; ``""`` (news may have been missed) drops every cached token."""
         if not payload:
             self._tokens.clear()

@@ -46,9 +46,10 @@ import asyncpg
 import msgspec
 
 from domain.errors import PreferansError
-from service import chain
-from service.event_log import EventLog
-from service.event_store import (
+from service.eventlog import chain
+from service.eventlog.log import EventLog
+from service.eventlog.snapshots import Snapshots, SnapshotUnreadable
+from service.eventlog.store import (
     ANY,
     NO_STREAM,
     CommandOutcome,
@@ -63,10 +64,9 @@ from service.event_store import (
     check_expected,
     uuid7,
 )
-from service.lru import Lru
-from service.metrics import APPEND_SECONDS, COMMANDS
-from service.snapshots import Snapshots, SnapshotUnreadable
-from service.telemetry import request_id, tracer
+from service.platform.lru import Lru
+from service.platform.metrics import APPEND_SECONDS, COMMANDS
+from service.platform.telemetry import request_id, tracer
 
 C = TypeVar("C")
 S = TypeVar("S")
@@ -136,7 +136,7 @@ class CommandResult(Generic[S, E]):
     response: StoredResponse | None = field(default=None)
     """The rendered response, when a ``render`` callback was given."""
     head: bytes | None = None
-    """The hash of the stream's last event after the command (`service.chain`); None on a
+    """The hash of the stream's last event after the command (`service.eventlog.chain`); None on a
     replay or a plain append."""
 
 
@@ -180,7 +180,7 @@ class CommandHandler(Generic[C, S, E]):
     streams whose folded state stays in memory; ``effects`` gives the synchronous read models'
     write for a command's events (see the module docstring); ``snapshots``, if given, start a
     cold load from a stored state instead of the stream's first event, and are offered a new
-    one every ``snapshots.every`` events (`service.snapshots`).
+    one every ``snapshots.every`` events (`service.eventlog.snapshots`).
     """
 
     def __init__(
@@ -233,7 +233,7 @@ class CommandHandler(Generic[C, S, E]):
         replica: EventStore | None = None,
         at_least: int = 0,
     ) -> tuple[int, S, bytes]:
-        """`load`, and the hash of the stream's last event (its head, `service.chain`)."""
+        """`load`, and the hash of the stream's last event (its head, `service.eventlog.chain`)."""
         cached = self._cache.get(stream_id)
         if replica is not None and cached is not None:
             loaded = await self._tail(stream_id, *cached, replica, None)
@@ -264,7 +264,7 @@ class CommandHandler(Generic[C, S, E]):
 
     def known_current(self, stream_id: str) -> int | None:
         """The cached version of the stream if it is known to be its head now, without a read
-        (`service.event_log.Heads`); else None."""
+        (`service.eventlog.log.Heads`); else None."""
         held = self._cache.get(stream_id)
         if held is not None and self.log.heads.current(stream_id, held[0]):
             return held[0]
@@ -346,7 +346,8 @@ class CommandHandler(Generic[C, S, E]):
         expected: Expected = ANY,
         render: Render | None = None,
     ) -> CommandResult[S, E]:
-        """`_handle`, its outcome counted in ``preferans_commands_total`` (`service.metrics`)."""
+        """`_handle`, its outcome counted in ``preferans_commands_total``
+        (`service.platform.metrics`)."""
         name = type(command).__name__
         try:
             result = await self._handle(stream_id, command, context, expected, render)

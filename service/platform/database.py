@@ -11,7 +11,7 @@
 - `create_pool` builds the asyncpg pool the service uses, with jsonb decoded by msgspec and
   every wait bounded: connecting, waiting for a pooled connection, a statement, a lock.
 
-The event store's own SQL lives in `service.event_store`; the few statements here only manage
+The event store's own SQL lives in `service.eventlog.store`; the few statements here only manage
 the database itself (create it, lock it for a migration).
 """
 
@@ -32,7 +32,7 @@ import msgspec
 
 import migrations
 from migrations import APP_ROLE
-from service.settings import Settings
+from service.platform.settings import Settings
 
 if TYPE_CHECKING:
     from alembic.config import Config  # imported lazily: only migrations need alembic

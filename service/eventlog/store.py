@@ -16,7 +16,7 @@ All of the service's SQL lives here (the schema and ``es.append`` are in ``migra
   a cluster-wide lock at commit), coalescing the hints of concurrent appends. A hint may be
   lost or late, so readers also poll.
 
-The store needs a pool from `service.database.create_pool` (msgspec jsonb codecs).
+The store needs a pool from `service.platform.database.create_pool` (msgspec jsonb codecs).
 
 Errors::
 
@@ -49,8 +49,8 @@ from typing import Any, Final
 import asyncpg
 import msgspec
 
-from service.cursors import decode_cursor, encode_cursor
 from service.exceptions import InvalidCursor
+from service.platform.cursors import decode_cursor, encode_cursor
 
 ANY: Final = None
 """Expected version: append whatever the stream's version."""
@@ -128,6 +128,17 @@ _TOKEN = re.compile(r"(\d{1,19})\.(\d{1,19})")
 _FEED = "feed"
 
 
+_FEED_HEAD = "SELECT coalesce(max(global_position), 0), count(*) FROM es.events"
+_FEED_LAG = """
+SELECT count(*), coalesce(extract(epoch FROM now() - min(recorded_at)), 0)::float8
+  FROM es.events
+ WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)"""
+_FEED_HAS_MORE = """
+SELECT EXISTS (SELECT 1 FROM es.events
+                WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
+                  AND tx_id < pg_snapshot_xmin(pg_current_snapshot()))"""
+
+
 class FeedCursor(msgspec.Struct, frozen=True, order=True):
     """A place in the global feed: the pair ``(tx_id, position)`` of the last event read.
 
@@ -163,8 +174,8 @@ class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     causation_id: str | None = None
     idempotency_key: str | None = None
     salt: str | None = None
-    """The event's salt in the hash chain (hex, 16 bytes; `service.chain`): es.append moves it
-    out of the metadata into its own column, and draws one if none is given."""
+    """The event's salt in the hash chain (hex, 16 bytes; `service.eventlog.chain`): es.append moves
+    it out of the metadata into its own column, and draws one if none is given."""
 
 
 class NewEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -196,7 +207,7 @@ class RecordedEvent(msgspec.Struct, frozen=True):
     prev_hash: bytes = b""
     """The previous event's `hash` (32 zero bytes before version 1)."""
     hash: bytes = b""
-    """SHA-256 of this event's canonical bytes (`service.chain`, docs/fairness.md)."""
+    """SHA-256 of this event's canonical bytes (`service.eventlog.chain`, docs/fairness.md)."""
 
     @property
     def cursor(self) -> FeedCursor:
@@ -495,6 +506,27 @@ class EventStore:
             raise ValueError(f"feed limit must be 1 to 10000, not {limit}")
         rows = await self.pool.fetch(_READ_FEED, after.tx_id, after.position, limit)
         return [RecordedEvent(*row) for row in rows]
+
+    async def feed_head(self, conn: asyncpg.Connection | None = None) -> tuple[int, int]:
+        """The global position of the newest event, and how many events the log holds."""
+        position, count = await (conn or self.pool).fetchrow(_FEED_HEAD)
+        return int(position), int(count)
+
+    async def feed_lag(
+        self, cursor: FeedCursor, conn: asyncpg.Connection | None = None
+    ) -> tuple[int, float]:
+        """How many events lie past ``cursor``, and the age in seconds of the oldest of them."""
+        count, age = await (conn or self.pool).fetchrow(_FEED_LAG, cursor.tx_id, cursor.position)
+        return int(count), float(age)
+
+    async def feed_has_more(
+        self, cursor: FeedCursor, conn: asyncpg.Connection | None = None
+    ) -> bool:
+        """Whether a committed event below the feed's horizon lies past ``cursor``."""
+        more: bool = await (conn or self.pool).fetchval(
+            _FEED_HAS_MORE, cursor.tx_id, cursor.position
+        )
+        return more
 
     async def read_feed_of(
         self, after: FeedCursor, limit: int, types: Sequence[str]

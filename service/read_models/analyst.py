@@ -1,7 +1,7 @@
 """The analyst: the double-dummy analysis of finished games, in a worker process of its own.
 
-The ``analysis`` read model (`service.read_models.AnalysisReadModel`) only queues a game when
-its end reaches the projections (``rm.analysis_games_<slot>``). Every service process runs an
+The ``analysis`` read model (`service.read_models.storage.AnalysisReadModel`) only queues a game
+when its end reaches the projections (``rm.analysis_games_<slot>``). Every service process runs an
 `Analyst` beside its projections; it leases one queued game at a time (a short transaction: the
 lease is a timestamp, never a lock held while the solver works), reads the game's events,
 solves every deal in its worker process, and writes the deals and the players' tricks lost
@@ -23,13 +23,13 @@ import logging
 import multiprocessing
 from collections.abc import Sequence
 
-import asyncpg
 import msgspec
 
+from domain import game
 from projections import game_analysis
-from service.codec import domain_codec
-from service.orphans import die_with_parent
-from service.read_models import slot_of
+from service.eventlog.log import EventLog
+from service.platform.orphans import die_with_parent
+from service.read_models.storage import slot_of
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,6 @@ UPDATE rm.analysis_games_{s} SET leased_until = now() + make_interval(secs => $1
                    ORDER BY version LIMIT 1 FOR UPDATE SKIP LOCKED)
 RETURNING game_id, stream_id, version, leased_until"""
 
-_EVENTS = """
-SELECT event_type, schema_version, data::text FROM es.events
- WHERE stream_id = $1 AND version <= $2 ORDER BY version"""
-
 _DONE = """
 UPDATE rm.analysis_games_{s} SET done = true, leased_until = NULL
  WHERE game_id = $1 AND leased_until = $2 AND NOT done"""
@@ -72,13 +68,11 @@ ON CONFLICT (player_id, game_id) DO UPDATE
    SET deals = EXCLUDED.deals, tricks_lost = EXCLUDED.tricks_lost"""
 
 
-def analyse_stored(rows: Sequence[tuple[str, int, str]]) -> bytes:
-    """`projections.game_analysis.analyse_game` of a game's stored events ``(type, schema
-    version, JSON)``, as JSON: what the worker process runs (its arguments and result cross
-    processes as plain data)."""
-    codec = domain_codec()
-    events = [codec.decode(t, v, d) for t, v, d in rows]
-    return _encoder.encode(game_analysis.analyse_game(events))  # type: ignore[arg-type]
+def analyse_events(events: Sequence[game.Event]) -> bytes:
+    """`projections.game_analysis.analyse_game` of a game's events (read and decoded by the
+    event log in the calling process), as JSON: what the worker process runs (its argument
+    crosses processes pickled, its result as JSON)."""
+    return _encoder.encode(game_analysis.analyse_game(list(events)))
 
 
 class _Solver:
@@ -89,7 +83,7 @@ class _Solver:
     def __init__(self) -> None:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
-    async def run(self, rows: list[tuple[str, int, str]]) -> bytes:
+    async def run(self, events: list[game.Event]) -> bytes:
         loop = asyncio.get_running_loop()
         for _ in range(2):
             if self._pool is None:
@@ -100,11 +94,11 @@ class _Solver:
                 )
                 atexit.register(self._pool.shutdown, wait=False, cancel_futures=True)
             try:
-                return await loop.run_in_executor(self._pool, analyse_stored, rows)
+                return await loop.run_in_executor(self._pool, analyse_events, events)
             except concurrent.futures.process.BrokenProcessPool:
                 self._pool = None  # the worker died (killed, out of memory): a fresh one
         # Twice broken: analyse in a thread rather than not at all (the loop stays responsive).
-        return await asyncio.to_thread(analyse_stored, rows)
+        return await asyncio.to_thread(analyse_events, events)
 
 
 _solver = _Solver()
@@ -114,8 +108,10 @@ class Analyst:
     """See the module docstring. `run` is the background loop; `drain` analyses every queued
     game now (tests, one-off jobs)."""
 
-    def __init__(self, pool: asyncpg.Pool, *, idle_interval: float = 1.0) -> None:
-        self.pool = pool
+    def __init__(self, log: EventLog[game.Event], *, idle_interval: float = 1.0) -> None:
+        self.log = log
+        """Where a game's events come from: the one event log, its codec included."""
+        self.pool = log.store.pool
         self.idle_interval = idle_interval
         self.analysed = 0
 
@@ -151,8 +147,8 @@ class Analyst:
             if leased is None:
                 continue
             game_id, stream_id, version, lease = leased
-            rows = await self.pool.fetch(_EVENTS, stream_id, version)
-            found = _decoder.decode(await _solver.run([tuple(r) for r in rows]))
+            logged = await self.log.read(stream_id, 1, limit=version)
+            found = _decoder.decode(await _solver.run([item.event for item in logged]))
             async with self.pool.acquire() as conn, conn.transaction():
                 # The lease first: if it expired and another process took the game, or the
                 # slot was emptied by a rebuild's switch, write nothing.

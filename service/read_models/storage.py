@@ -23,8 +23,8 @@ import msgspec
 
 from domain.game import Event, GameEnded
 from projections import analysis, ratings, sheet, stats
-from service.event_store import RecordedEvent
-from service.streams import game_id_of
+from service.eventlog.store import RecordedEvent
+from service.games.streams import game_id_of
 
 M = TypeVar("M", bound=msgspec.Struct)
 
@@ -308,7 +308,7 @@ class AnalysisReadModel(ReadModel):
     """`projections.game_analysis` of every finished game: each deal's par and card costs, and
     each player's tricks lost against par. A game's information is public once it is over (as
     its replays are), so its end queues it here; the solver's seconds of work are done apart,
-    by `service.analyst`, so that neither this runner's other projections nor the feed's
+    by `service.read_models.analyst`, so that neither this runner's other projections nor the feed's
     horizon ever wait on them."""
 
     name = "analysis"

@@ -9,7 +9,7 @@ command handler what a command's events call for, from the game's state before a
   the request path's role cannot read: it tells every hand to come), or its changed status,
   players, seats to act, deadline and ``due_at``: when the service must act at the table itself
   (a deadline, an absent or abandoned seat to play for; ``api.command_effects`` adds a bot to
-  move). `service.steward` acts on ``due_at``.
+  move). `service.workers.steward` acts on ``due_at``.
 - The notifications (`notes`): a seat's turn (or a claim to answer), a game started or ended,
   an opponent absent, back or gone, a timeout.
 - The writing token, so that a token revoked a moment ago cannot write.
@@ -30,11 +30,11 @@ from domain import game
 from domain import table as tbl
 from domain.deal.state import Playing
 from domain.game import GameState, NoGame, Pulka, Status
-from service.cursors import decode_cursor, encode_cursor
-from service.dealing import DealSource, Layout
 from service.exceptions import GameNotFound, InvalidCursor
-from service.game_commands import Create
-from service.streams import game_id_of
+from service.games.commands import Create
+from service.games.dealing import DealSource, Layout
+from service.games.streams import game_id_of
+from service.platform.cursors import decode_cursor, encode_cursor
 
 
 class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -6,7 +6,7 @@ answer and let us in. Each failure is a `ConfigurationError` whose message names
 and whose ``exit_code`` tells a supervisor which it was (docs/operations.md, "Exit codes")::
 
     ConfigurationError           base
-    ├── BadSetting               a variable's value is malformed (`service.settings`)      3
+    ├── BadSetting               a variable's value is malformed (`platform.settings`)     3
     ├── MalformedDatabaseUrl     DATABASE_URL is no PostgreSQL URL                          4
     ├── DatabaseUnreachable      nothing answers there, or the database does not exist     5
     ├── DatabaseLoginRefused     the server answers but refuses the login                   6
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from service.settings import Settings, SettingsError
+from service.platform.settings import Settings, SettingsError
 
 
 class ConfigurationError(Exception):
@@ -120,7 +120,7 @@ def check_data_dir(path: Path) -> None:
 def database_dsn(settings: Settings) -> str:
     """The administrator's DSN: DATABASE_URL checked, or the embedded server started; then the
     server is asked for a connection (`probe`)."""
-    from service.database import start_embedded
+    from service.platform.database import start_embedded
 
     if settings.database_url:
         check_database_url(settings.database_url)

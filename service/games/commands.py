@@ -30,28 +30,30 @@ from domain.game import (
 )
 from domain.rules import Rules
 from domain.table import PlayFor, TableCommands, TimeOut
-from service.commands import Decider
-from service.dealing import DealSource
+from service.eventlog.handler import Decider
 from service.exceptions import GameNotFound, NotSeated
+from service.games.dealing import DealSource
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameCommand:
-    """A command to a game from ``player``, with what deciding it may need from the world."""
+class GameRequest:
+    """A request to a game from ``player``: the command, with what deciding it may need from the
+    world. (The game's own commands are `domain.game.GameCommand`; this wraps them.)"""
 
     player: str
     source: DealSource
     entropy: bytes
-    """Fresh randomness for any shuffle this command causes (`service.dealing.ENTROPY_BYTES`)."""
+    """Fresh randomness for any shuffle this command causes
+    (`service.games.dealing.ENTROPY_BYTES`)."""
     at: int | None = None
     """When the service received it, in milliseconds since the epoch."""
     token: bytes | None = None
     """The sha256 of the bearer token it came with: the write is refused if it was revoked
-    (`service.lobby.lobby_effects`)."""
+    (`service.games.lobby.lobby_effects`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Create(GameCommand):
+class Create(GameRequest):
     """Create the game (and take ``take_seat`` at once, if given), with ``bots`` at their seats
     (``(seat or None for the first free one, the bot's player id)``)."""
 
@@ -66,7 +68,7 @@ class Create(GameCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Join(GameCommand):
+class Join(GameRequest):
     """Take ``wanted``, or the first free seat, contributing ``client_seed``."""
 
     wanted: int | None = None
@@ -74,14 +76,14 @@ class Join(GameCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Act(GameCommand):
+class Act(GameRequest):
     """A seat's command; ``build`` makes it for the caller's seat (never a seat he sent)."""
 
     build: Callable[[int], SeatCommand]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AtTable(GameCommand):
+class AtTable(GameRequest):
     """The caller about his own seat: leave it, abandon the game, come back
     (`domain.table`); ``build`` makes the command for his seat."""
 
@@ -89,14 +91,14 @@ class AtTable(GameCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Steward(GameCommand):
-    """The service acting at the table itself (`service.steward`): a timeout, or a move for an
-    absent or abandoned seat. ``player`` names the service."""
+class StewardAct(GameRequest):
+    """The service acting at the table itself (`service.workers.steward`): a timeout, or a move
+    for an absent or abandoned seat. ``player`` names the service."""
 
     command: TimeOut | PlayFor
 
 
-def decide_game(command: GameCommand, state: GameState) -> list[game.Event]:
+def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
     """`domain.game.decide` for a player's command, plus the deals that follow it."""
     events: list[game.Event]
     match command:
@@ -130,7 +132,7 @@ def decide_game(command: GameCommand, state: GameState) -> list[game.Event]:
             if command.at is not None:  # the service's clock, never one the client sent
                 action = msgspec.structs.replace(action, at=command.at)
             events = game.decide(action, state)
-        case Steward():
+        case StewardAct():
             events = game.decide(msgspec.structs.replace(command.command, at=command.at), state)
         case _:
             raise TypeError(f"not a game command: {command!r}")
@@ -161,7 +163,7 @@ def _seat_for(command: Join, state: Pulka) -> TakeSeat:
     )
 
 
-def _deals(command: GameCommand, state: GameState) -> list[game.Event]:
+def _deals(command: GameRequest, state: GameState) -> list[game.Event]:
     """The deals that follow, or the secret once the game is over."""
     events: list[game.Event] = []
     while game.needs_cards(state):
@@ -177,7 +179,7 @@ def _deals(command: GameCommand, state: GameState) -> list[game.Event]:
     return events
 
 
-GAME_DECIDER: Decider[GameCommand, GameState, game.Event] = Decider(
+GAME_DECIDER: Decider[GameRequest, GameState, game.Event] = Decider(
     initial_state=lambda: INITIAL_STATE, decide=decide_game, evolve=game.evolve
 )
-"""The games' decider, for `service.commands.CommandHandler`."""
+"""The games' decider, for `service.eventlog.handler.CommandHandler`."""

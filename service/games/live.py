@@ -8,7 +8,7 @@ follow it. New events go into each follower's bounded queue with the state befor
 follower redacts for his own seat without folding anything twice.
 
 The other direction, telling other processes of this one's appends, is the event log's
-`service.event_store.Announcer`.
+`service.eventlog.store.Announcer`.
 
 Per stream the poller keeps its events in memory while anyone follows it (a pulka is a few
 thousand small events), so a new follower catches up from memory: `Subscription.backlog` is every
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 from domain import game
 from domain.game import INITIAL_STATE, GameState
-from service.event_log import EventLog
-from service.event_store import NOTIFY_CHANNEL, FeedHints
-from service.games import SeenEvent, redacted
-from service.metrics import subscribed
+from service.eventlog.log import EventLog
+from service.eventlog.store import NOTIFY_CHANNEL, FeedHints
+from service.games.service import SeenEvent, redacted
+from service.platform.metrics import subscribed
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ The salt keeps a hash from telling hidden cards: a seat that knows its own hand 
 try each of the ~10^8 ways of dealing the others against the hash of the deal.
 
 PostgreSQL computes it inside ``es.append``; this module recomputes it: to check a log
-(`service.proof`) and to know a command's new head before it is written (the response is
-rendered before the write, `service.commands`).
+(`service.games.proof`) and to know a command's new head before it is written (the response is
+rendered before the write, `service.eventlog.handler`).
 """
 
 from __future__ import annotations

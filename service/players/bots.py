@@ -3,7 +3,7 @@
 Each level of `bots.LEVELS` has four players (a table has at most four seats), with ids derived
 from the level and number, so every process and every restart knows them without a lookup:
 ``Basic bot 1`` … ``Strong bot 4``. They are ``bot`` players: no token, nobody logs in as one;
-`service.steward` moves for them, from exactly what their seat sees, when it is their turn.
+`service.workers.steward` moves for them, from exactly what their seat sees, when it is their turn.
 Views, the lobby, statistics and ratings show them with their kind.
 """
 
@@ -17,8 +17,8 @@ import asyncpg
 from bots import LEVELS
 from domain.errors import refuse
 from domain.game import Pulka
-from service.database import DatabaseUnavailable
-from service.players import Player
+from service.platform.database import DatabaseUnavailable
+from service.players.accounts import Player
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from service.event_store import EventStore
+from service.eventlog.store import EventStore
 
 log = logging.getLogger(__name__)
 

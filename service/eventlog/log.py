@@ -2,7 +2,7 @@
 
 Everything that reads or writes a stream goes through one `EventLog`: the command handler, the
 projections, the live updates, export and import, the benchmarks. It owns the one codec (with the
-upcasters of every old event shape, `service.codec.domain_codec`), so a stored event always
+upcasters of every old event shape, `service.eventlog.codec.domain_codec`), so a stored event always
 decodes to its current shape and a new one is always written at its current schema version, and
 the one `Announcer` that tells other processes of this one's appends. `game_log` makes it;
 `service.app.create_app` and the CLI call it exactly once.
@@ -19,8 +19,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import asyncpg
 import msgspec
 
-from service.codec import EventCodec, domain_codec
-from service.event_store import (
+from service.eventlog.codec import EventCodec, domain_codec
+from service.eventlog.store import (
     ANY,
     Announcer,
     AppendResult,
@@ -29,7 +29,7 @@ from service.event_store import (
     NewEvent,
     RecordedEvent,
 )
-from service.lru import Lru
+from service.platform.lru import Lru
 
 E = TypeVar("E", bound=msgspec.Struct)
 

@@ -3,10 +3,10 @@
 It acts where nobody else will. Its ``table`` duty: a seat's time ran out
 (`domain.table.TimeOut`), a seat to act whose player is absent or abandoned the game
 (`domain.table.PlayFor`). Its ``bots`` duty: a bot of the service to move
-(`service.bot_players`), which thinks, so it runs in a process of its own (``preferans bots``,
+(`service.players.bots`), which thinks, so it runs in a process of its own (``preferans bots``,
 started by ``preferans serve``), never on the API's event loop. Every command's effects keep
 ``api.games.due_at`` (the moment the service must act at the table) and ``bot_due_at`` (a bot is
-to move) (`service.lobby`); a steward sleeps until the earliest of its column (or a hint that
+to move) (`service.games.lobby`); a steward sleeps until the earliest of its column (or a hint that
 something was appended), then claims the due games with a lease: the column moves ``lease``
 seconds ahead under ``FOR UPDATE SKIP LOCKED``, so of several processes exactly one works on a
 game at a time, and a process that dies mid-way leaves the game to another once the lease runs
@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Literal
@@ -38,13 +37,14 @@ from domain import game
 from domain import table as tbl
 from domain.deal.messages import AnswerClaim, Claim, SeatCommand
 from domain.errors import PreferansError
-from service.bot_players import BotPlayers
-from service.event_store import IdempotencyKeyInFlight, StreamConflict
+from service.eventlog.store import IdempotencyKeyInFlight, StreamConflict
 from service.exceptions import GameNotFound
-from service.games import GameService
-from service.lru import Lru
-from service.metrics import BOT_THINK_SECONDS, TIMEOUTS_PENDING
-from service.streams import game_stream
+from service.games.service import GameService
+from service.games.streams import game_stream
+from service.platform.clock import SYSTEM_CLOCK, Clock
+from service.platform.lru import Lru
+from service.platform.metrics import BOT_THINK_SECONDS, TIMEOUTS_PENDING
+from service.players.bots import BotPlayers
 
 log = logging.getLogger(__name__)
 
@@ -53,32 +53,33 @@ _COLUMN: dict[Duty, str] = {"table": "due_at", "bots": "bot_due_at"}
 
 
 class _Sql:
-    """The steward's statements, over its duty's column."""
+    """The steward's statements, over its duty's column. The time is the steward's clock's
+    (``$now``, ms since the epoch), the one the commands' deadlines were stamped with, never
+    the database's: a test moves it, and a deadline is judged by the clock that set it."""
 
     def __init__(self, column: str, pace: float) -> None:
         due = f"{column} + interval '{pace:.3f} seconds'"
+        now = "to_timestamp({}::float8 / 1000)"
         self.claim = f"""
-UPDATE api.games SET {column} = now() + make_interval(secs => $2)
+UPDATE api.games SET {column} = {now.format("$3")} + make_interval(secs => $2)
  WHERE game_id IN (SELECT game_id FROM api.games
-                    WHERE {column} <= now() - interval '{pace:.3f} seconds'
+                    WHERE {column} <= {now.format("$3")} - interval '{pace:.3f} seconds'
                     ORDER BY {column} LIMIT $1 FOR UPDATE SKIP LOCKED)
 RETURNING game_id"""
         # How long until the next is due, and how many tables wait on a time (the metrics').
         self.next = (
-            f"SELECT extract(epoch FROM min({due}) - now())::float8, count({column}) FROM api.games"
+            f"SELECT extract(epoch FROM min({due}) - {now.format('$1')})::float8, count({column})"
+            " FROM api.games"
         )
         self.restore = f"""
 UPDATE api.games
-   SET {column} = greatest(to_timestamp($2::float8 / 1000), now() + interval '20 milliseconds')
+   SET {column} = greatest(to_timestamp($2::float8 / 1000),
+                           {now.format("$4")} + interval '20 milliseconds')
  WHERE game_id = $1 AND version <= $3"""
         # ``<=``: the row's version moves only when a command changes the row (a trick won by
         # the seat that played last leaves whose turn it is as it was), so the state read may
         # be newer than the row; a command that did change the row since wrote its own due.
         self.clear = f"UPDATE api.games SET {column} = NULL WHERE game_id = $1 AND version <= $2"
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def simplest(legal: list[SeatCommand]) -> SeatCommand:
@@ -111,10 +112,13 @@ class Steward:
         batch: int = 32,
         think_budget: float = 1.5,
         pace: float = 0.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``pace``: seconds at least from the moment a bot's turn comes to its move (a bot
         that answered at once would be hard to follow); counts for the ``bots`` duty."""
         self.games = games
+        self.clock = clock
+        """The time it judges a turn by: the clock the games stamp their commands with."""
         self.pool = pool
         self.duty = duty
         self.bots = bots
@@ -144,12 +148,17 @@ class Steward:
                 await asyncio.sleep(self.poll_interval)
 
     async def _round(self) -> None:
-        due = [r[0] for r in await self.pool.fetch(self._sql.claim, self.batch, self.lease)]
+        due = [
+            r[0]
+            for r in await self.pool.fetch(
+                self._sql.claim, self.batch, self.lease, self.clock.now_ms()
+            )
+        ]
         if due:
             await asyncio.gather(*(self._serve(game_id) for game_id in due))
             if len(due) == self.batch:
                 return  # more may be due: claim again at once
-        wait, waiting = await self.pool.fetchrow(self._sql.next)
+        wait, waiting = await self.pool.fetchrow(self._sql.next, self.clock.now_ms())
         if self.duty == "table":
             TIMEOUTS_PENDING.set(waiting)
         wait = self.poll_interval if wait is None else min(max(wait, 0.0), self.poll_interval)
@@ -182,7 +191,9 @@ class Steward:
             if due is None:
                 await self.pool.execute(self._sql.clear, game_id, version)
             else:
-                await self.pool.execute(self._sql.restore, game_id, due, version)
+                await self.pool.execute(
+                    self._sql.restore, game_id, due, version, self.clock.now_ms()
+                )
 
     def _due(self, state: game.GameState) -> int | None:
         """When the service must act at this table next (ms since the epoch), if ever."""
@@ -193,9 +204,9 @@ class Steward:
             player = state.players[seat]
             if self.duty == "bots":
                 if self.bots is not None and player is not None and self.bots.is_bot(player):
-                    times.append(now_ms())
+                    times.append(self.clock.now_ms())
             elif tbl.played_for(state.table, seat) is not None:
-                times.append(now_ms())
+                times.append(self.clock.now_ms())
             elif (due := tbl.deadline(state.rules, state.table, seat)) is not None:
                 times.append(due)
         return min(times, default=None)
@@ -204,7 +215,7 @@ class Steward:
         version, state = await self.games.state(game_id)
         if not isinstance(state, game.Pulka) or game.is_terminal(state):
             return False
-        now = now_ms()
+        now = self.clock.now_ms()
         rules, table = state.rules, state.table
         for seat in game.to_act(state):
             player = state.players[seat]

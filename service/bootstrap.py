@@ -1,0 +1,323 @@
+"""The composition root: every collaborator of a process built once, here, for its role.
+
+`open_services(settings, role)` is how the API process (`service.app`), the bot process
+(`run_bots`) and the CLI (`service.cli`) get their collaborators; tests call it with
+their own settings. It resolves the database (DATABASE_URL, or the embedded server), migrates
+when asked, opens the least-privileged pool, builds the one event log and what the role needs
+from it, wires the hints (an append, a NOTIFY, a token's revocation) to whoever waits on them,
+starts the role's background workers, and on exit stops them and closes everything in order::
+
+    role   builds                                              runs in the background
+    cli    pool, log                                           nothing
+    bots   pool, log, lobby, players, bots, snapshots, games,  the bots' steward, its hint
+           the bots' steward                                   listener, snapshots
+    api    everything the controllers are handed (`Services`),  the live poller, the
+           the steward, the rate limiter, the key purger       notifications hub, the key
+                                                               purger, snapshots, the steward,
+                                                               the rate limiter, inline bots
+
+The projection runner and the analyst are built for ``api`` and started by the app's lifespan
+when its ``projections`` switch says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import AsyncIterator, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import asyncpg
+
+from service.api.rate_limits import Policy, RateLimiter
+from service.eventlog.log import EventLog, game_log
+from service.eventlog.snapshots import Snapshots, game_snapshots
+from service.eventlog.store import EventStore
+from service.games.live import Live
+from service.games.lobby import Lobby
+from service.games.service import GameService
+from service.platform.clock import SYSTEM_CLOCK, Clock
+from service.platform.database import app_dsn, pool_from_settings, resolve_dsn, upgrade_async
+from service.platform.settings import Settings
+from service.players.accounts import Players
+from service.players.bots import BotPlayers
+from service.players.invites import Invites
+from service.players.notifications import Notes, NotesHub
+from service.read_models.analyst import Analyst
+from service.read_models.runner import Projections
+from service.workers.key_purger import KeyPurger
+from service.workers.steward import Steward
+
+log = logging.getLogger(__name__)
+
+Role = Literal["api", "bots", "cli"]
+
+SHUTDOWN_TIMEOUT = 5.0
+"""Seconds a background worker (or a busy connection) may take to stop before it is dropped."""
+
+
+@dataclass(kw_only=True)
+class Services:
+    """A process's collaborators. What its role does not build is None."""
+
+    settings: Settings
+    pool: asyncpg.Pool
+    clock: Clock
+    events: EventLog[Any]
+    """The games' event log: every read and write of a stream goes through it."""
+    lobby: Lobby | None = None
+    players: Players | None = None
+    invites: Invites | None = None
+    bots: BotPlayers | None = None
+    snapshots: Snapshots[Any] | None = None
+    games: GameService | None = None
+    live: Live | None = None
+    notes: Notes | None = None
+    notes_hub: NotesHub | None = None
+    steward: Steward | None = None
+    projections: Projections | None = None
+    analyst: Analyst | None = None
+    limiter: RateLimiter | None = None
+    replica_pool: asyncpg.Pool | None = None
+    background: list[asyncio.Task[Any]] = field(default_factory=list)
+
+    def start(self, work: Coroutine[Any, Any, Any], name: str) -> None:
+        """Run ``work`` in the background until the services close."""
+        self.background.append(asyncio.create_task(work, name=name))
+
+
+async def stop_task(task: asyncio.Task[Any], timeout: float = SHUTDOWN_TIMEOUT) -> None:
+    """Cancel ``task`` until it has ended (or ``timeout`` passed).
+
+    Once is not always enough on Python 3.11: ``asyncio.wait_for`` swallows a cancellation that
+    races the completion of what it waits for (gh-86296, fixed in 3.12), and the event store's
+    hint wait uses it, so a hint arriving at shutdown can cancel the cancel.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not task.done() and loop.time() < deadline:
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.1)
+    if not task.done():
+        log.error("%s did not stop within %s s; abandoned", task.get_name(), timeout)
+    elif not task.cancelled() and task.exception() is not None:
+        log.error("%s failed", task.get_name(), exc_info=task.exception())
+
+
+@contextlib.asynccontextmanager
+async def open_services(
+    settings: Settings,
+    role: Role,
+    *,
+    dsn: str | None = None,
+    migrate: bool = False,
+    live_poll_interval: float = 1.0,
+    live_queue_size: int = 256,
+    clock: Clock = SYSTEM_CLOCK,
+) -> AsyncIterator[Services]:
+    """The collaborators of a process of ``role``, open until the block ends.
+
+    ``dsn`` is the administrator's URL (default: DATABASE_URL, or the embedded server); the
+    pool logs in as the least-privileged role (`service.platform.database.app_dsn`).
+    ``migrate`` brings the schema up to date first. ``clock`` is the one clock of every
+    command's stamp and every deadline (tests hand a `service.platform.clock.ManualClock`).
+    """
+    admin = dsn or settings.database_url
+    if admin is None:  # the embedded server
+        admin = await asyncio.to_thread(resolve_dsn, settings)
+    if migrate:
+        await upgrade_async(admin, app_password=settings.app_password)
+    # The request path logs in as the least-privileged role, never as the administrator.
+    pool = await pool_from_settings(settings, app_dsn(admin, settings))
+    if role == "api":
+        events = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
+    elif role == "bots":
+        events = game_log(pool, announce=settings.notify)
+    else:
+        events = game_log(pool)
+    services = Services(settings=settings, pool=pool, events=events, clock=clock)
+    try:
+        if role == "api":
+            await _api(services, live_poll_interval, live_queue_size)
+        elif role == "bots":
+            await _bots(services)
+        yield services
+    finally:
+        await _close(services)
+
+
+async def run_bots(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
+    """The bot worker (``preferans bots``): move the bots until ``stop`` is set (or the task is
+    cancelled)."""
+    stop = stop or asyncio.Event()
+    async with open_services(settings, "bots"):
+        log.info("bot worker: moving the bots")
+        await stop.wait()
+
+
+def bots_main(settings: Settings) -> int:
+    """The bot worker's process: run until SIGTERM or SIGINT."""
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await run_bots(settings, stop=stop)
+
+    asyncio.run(serve())
+    return 0
+
+
+def _snapshots(settings: Settings, pool: asyncpg.Pool) -> Snapshots[Any] | None:
+    return game_snapshots(pool, every=settings.snapshot_every) if settings.snapshots else None
+
+
+def _bot_steward(services: Services) -> Steward:
+    """The steward with the bots' duty: thinks and moves for the service's bots."""
+    settings = services.settings
+    assert services.games is not None
+    steward = Steward(
+        services.games, services.pool, duty="bots", bots=services.bots,
+        think_budget=settings.bot_budget, pace=settings.bot_pace,
+        poll_interval=settings.steward_poll_interval, clock=services.clock,
+    )  # fmt: skip
+    services.events.add_listener(steward.hint)
+    return steward
+
+
+async def _api(services: Services, live_poll_interval: float, live_queue_size: int) -> None:
+    settings, pool, events = services.settings, services.pool, services.events
+    services.lobby = Lobby(pool)
+    services.players = players = Players(pool)
+    services.invites = Invites(pool)
+    services.bots = bots = BotPlayers()
+    await bots.ensure(pool)
+    for bot in bots.players.values():
+        players.remember(bot)
+    replica: EventLog[Any] | None = None
+    if settings.replica_database_url:
+        services.replica_pool = await pool_from_settings(settings, settings.replica_database_url)
+        replica = EventLog(EventStore(services.replica_pool), events.codec)
+    services.snapshots = _snapshots(settings, pool)
+    services.games = games = GameService(
+        events,
+        services.lobby,
+        players=players,
+        invites=services.invites,
+        retries=settings.command_retries,
+        cache_size=settings.state_cache_size,
+        key_ttl=settings.idempotency_ttl,
+        snapshots=services.snapshots,
+        replica=replica,
+        clock=services.clock,
+    )
+    # The hints: an append here or a NOTIFY from another process wakes whoever waits on it.
+    live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
+    services.live = live
+    events.add_listener(live.poke)
+    services.notes = Notes(pool)
+    services.notes_hub = notes_hub = NotesHub(pool, poll_interval=settings.notes_poll_interval)
+    live.watch(notes_hub.hint)
+    live.watch_news(players.on_news)
+    events.add_listener(notes_hub.hint)
+    services.steward = steward = Steward(
+        games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock
+    )
+    live.watch(steward.hint)
+    events.add_listener(steward.hint)
+    services.projections = Projections(events)
+    services.analyst = Analyst(events) if settings.analysis else None
+    if settings.rate_limits:
+        services.limiter = RateLimiter(
+            pool,
+            [
+                Policy("reads", settings.reads_per_minute, 60),
+                Policy("writes", settings.writes_per_minute, 60),
+            ],
+        )
+    purger = KeyPurger(
+        events.store, interval=settings.key_purge_interval, also=services.notes.purge
+    )
+
+    services.start(live.run(), "live-updates")
+    services.start(notes_hub.run(), "notifications")
+    services.start(purger.run(), "key-purger")
+    if services.snapshots is not None:
+        services.start(services.snapshots.run(), "snapshots")
+    if settings.steward:
+        services.start(steward.run(), "steward")
+    if settings.bot_worker == "inline":
+        bot_steward = _bot_steward(services)
+        live.watch(bot_steward.hint)
+        services.start(bot_steward.run(), "bots")
+    if services.limiter is not None:
+        services.start(services.limiter.run(), "rate-limits")
+
+
+async def _bots(services: Services) -> None:
+    """The bot worker: the service's bots think and move in a process of their own.
+
+    ``preferans bots`` runs it (`run_bots`); ``preferans serve`` starts one beside its API
+    workers (``PREFERANS_BOT_WORKER=process``, the default), so that a bot's thinking never runs
+    on an API event loop. It is a `service.workers.steward.Steward` with the ``bots`` duty over
+    its own pool and event log: it sleeps until ``api.games.bot_due_at`` says a bot is to move
+    (woken by the event store's append hints), decides from exactly what the bot's seat sees,
+    and sends the move as an ordinary command at the game's exact version under a key of game,
+    version and bot, so two workers, a crash or a restart never make a bot act twice, and a
+    restarted worker picks up where the last one stopped.
+    """
+    settings, pool, events = services.settings, services.pool, services.events
+    services.bots = bots = BotPlayers()
+    services.players = Players(pool)
+    services.lobby = Lobby(pool)
+    services.snapshots = _snapshots(settings, pool)
+    services.games = GameService(
+        events, services.lobby, players=services.players, cache_size=settings.state_cache_size,
+        snapshots=services.snapshots, clock=services.clock,
+    )  # fmt: skip
+    services.steward = steward = _bot_steward(services)
+
+    async def hints() -> None:
+        """Another process's appends, as NOTIFYs: wake the steward."""
+        while True:
+            try:
+                async with events.store.listen() as feed:
+                    while True:
+                        await feed.wait(settings.steward_poll_interval)
+                        steward.hint()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("bot worker: the hint listener failed; retrying", exc_info=True)
+                await asyncio.sleep(1)
+
+    while not await bots.ensure(pool):
+        await asyncio.sleep(1)
+    services.start(steward.run(), "bots")
+    services.start(hints(), "bot-hints")
+    if services.snapshots is not None:
+        services.start(services.snapshots.run(), "snapshots")
+
+
+async def _close(services: Services) -> None:
+    """Stop the background, then close the log, the caches' writers and the pools."""
+    await services.events.close()
+    if services.snapshots is not None:
+        await services.snapshots.close()
+    if services.live is not None:
+        services.live.close()
+    if services.notes_hub is not None:
+        services.notes_hub.close()
+    for task in services.background:
+        await stop_task(task)
+    if services.replica_pool is not None:
+        services.replica_pool.terminate()
+    try:
+        await asyncio.wait_for(services.pool.close(), SHUTDOWN_TIMEOUT)
+    except TimeoutError:
+        log.error("connections still busy after %s s at shutdown: closed", SHUTDOWN_TIMEOUT)
+        services.pool.terminate()
