@@ -21,7 +21,6 @@ A snapshot is what it says, a cache, never the truth:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import logging
@@ -36,6 +35,7 @@ import msgspec
 
 from domain import game
 from domain.deal.state import DealState
+from service.platform.worker_kit import Worker
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,8 @@ class Snapshots(Generic[S]):
         self.limit = pending
         self.flush_interval = flush_interval
         self._pending: dict[str, tuple[int, uuid.UUID, S]] = {}
-        self._wake = asyncio.Event()
+        # Woken by an offer, never more often than flush_interval: offers meanwhile batch up.
+        self.worker = Worker("snapshots", self._round, interval=3600.0, pace=flush_interval)
         self.saved = 0
         self.dropped = 0
 
@@ -187,7 +188,7 @@ class Snapshots(Generic[S]):
             self.dropped += 1
             return
         self._pending[stream_id] = (version, event_id, state)
-        self._wake.set()
+        self.worker.hint()
 
     async def flush(self) -> int:
         """Write the pending snapshots now, in one statement; the number stored."""
@@ -211,14 +212,14 @@ class Snapshots(Generic[S]):
 
     async def run(self) -> None:
         """Write what is offered, every ``flush_interval`` at most, for ever."""
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            try:
-                await self.flush()
-            except (asyncpg.PostgresError, OSError) as exc:  # a cache: the next offer retries
-                log.warning("snapshots not written: %s", exc)
-            await asyncio.sleep(self.flush_interval)
+        await self.worker.run()
+
+    async def _round(self) -> float | None:
+        try:
+            await self.flush()
+        except (asyncpg.PostgresError, OSError) as exc:  # a cache: the next offer retries
+            log.warning("snapshots not written: %s", exc)
+        return None
 
     async def close(self) -> None:
         """Write what is still pending (before the pool closes); a failure loses only a cache."""

@@ -40,16 +40,22 @@ class Worker:
         *,
         interval: float,
         backoff: float | None = None,
+        pace: float = 0.0,
         before: Callable[[], Awaitable[None]] | None = None,
+        after: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """``interval``: the longest wait between rounds (hints shorten it); ``backoff``: the
-        wait after a failed round (default: the interval); ``before``: awaited once, when the
-        loop starts (retried like a round until it succeeds)."""
+        wait after a failed round (default: the interval); ``pace``: the shortest, hints or
+        not (a worker that batches what piles up meanwhile); ``before``: awaited once, when
+        the loop starts (retried like a round until it succeeds); ``after``: awaited when the
+        loop ends (cancelled), to let go of what the worker holds."""
         self.name = name
         self.step = step
         self.interval = interval
         self.backoff = interval if backoff is None else backoff
+        self.pace = pace
         self.before = before
+        self.after = after
         self.rounds = 0
         self.errors = 0
         self._wake = asyncio.Event()
@@ -63,6 +69,13 @@ class Worker:
 
     async def run(self) -> None:
         """Round after round until cancelled."""
+        try:
+            await self._loop()
+        finally:
+            if self.after is not None:
+                await self.after()
+
+    async def _loop(self) -> None:
         while self.before is not None:
             try:
                 await self.before()
@@ -87,6 +100,9 @@ class Worker:
             self.rounds += 1
             self._rounds.inc()
             wait = self.interval if wait is None else min(max(wait, 0.0), self.interval)
+            if self.pace > 0:
+                await asyncio.sleep(self.pace)
+                wait -= self.pace
             if wait > 0:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(wait):

@@ -25,6 +25,7 @@ import asyncpg
 import msgspec
 
 from service.platform.metrics import subscribed
+from service.platform.worker_kit import Worker
 
 log = logging.getLogger(__name__)
 
@@ -79,41 +80,32 @@ class NotesHub:
         self.poll_interval = poll_interval
         self._followers: dict[str, set[_Follower]] = {}
         self._heads: dict[str, int] = {}
-        self._hinted = asyncio.Event()
         self._closed = False
+        # At most a hundred looks a second, however busy.
+        self.worker = Worker("notifications", self._round, interval=poll_interval, pace=0.01)
 
     def hint(self, *_: object) -> None:
         """Something was appended (here or elsewhere): look at the heads again."""
-        self._hinted.set()
+        self.worker.hint()
 
     async def run(self) -> None:
-        while not self._closed:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.poll_interval):
-                    await self._hinted.wait()
-            self._hinted.clear()
-            if self._closed:
-                break
-            if not self._followers:
-                continue
-            try:
-                rows = await self.pool.fetch(_HEADS, list(self._followers))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("notifications: cannot read the heads", exc_info=True)
-                await asyncio.sleep(self.poll_interval)
-                continue
-            for player, seq in rows:
-                if seq > self._heads.get(player, 0):
-                    self._heads[player] = seq
-                    for follower in self._followers.get(player, ()):
-                        follower.woken.set()
-            await asyncio.sleep(0.01)  # at most a hundred looks a second, however busy
+        await self.worker.run()
+
+    async def _round(self) -> float | None:
+        """Wake the followers of every player whose notifications moved."""
+        if self._closed or not self._followers:
+            return None
+        rows = await self.pool.fetch(_HEADS, list(self._followers))
+        for player, seq in rows:
+            if seq > self._heads.get(player, 0):
+                self._heads[player] = seq
+                for follower in self._followers.get(player, ()):
+                    follower.woken.set()
+        return None
 
     def close(self) -> None:
         self._closed = True
-        self._hinted.set()
+        self.worker.hint()
         for followers in self._followers.values():
             for follower in followers:
                 follower.woken.set()

@@ -29,6 +29,7 @@ from domain import game
 from projections import game_analysis
 from service.eventlog.log import EventLog
 from service.platform.orphans import die_with_parent
+from service.platform.worker_kit import Worker
 from service.read_models.storage import slot_of
 
 log = logging.getLogger(__name__)
@@ -114,17 +115,14 @@ class Analyst:
         self.pool = log.store.pool
         self.idle_interval = idle_interval
         self.analysed = 0
+        self.worker = Worker("analyst", self._round, interval=idle_interval)
 
     async def run(self) -> None:
-        while True:
-            try:
-                if not await self.analyse_one():
-                    await asyncio.sleep(self.idle_interval)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("analyst: a round failed", exc_info=True)
-                await asyncio.sleep(self.idle_interval)
+        await self.worker.run()
+
+    async def _round(self) -> float | None:
+        """One queued game analysed, then the next at once; the interval when none waits."""
+        return 0.0 if await self.analyse_one() else None
 
     async def drain(self, slots: Sequence[str] | None = None) -> int:
         """Analyse queued games until none is left (leased elsewhere ones excepted), in the

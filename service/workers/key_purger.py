@@ -9,11 +9,13 @@ connection (the others keep trying, and take over when it goes away).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+import asyncpg
+
 from service.eventlog.store import EventStore
+from service.platform.worker_kit import Worker
 
 log = logging.getLogger(__name__)
 
@@ -39,22 +41,42 @@ class KeyPurger:
         self.batch = batch
         self.purged = 0
         """Keys this process has deleted."""
+        self._lock: asyncpg.Connection | None = None
+        """The connection holding the leader's lock, while this process leads."""
+        self.worker = Worker("key-purger", self._round, interval=interval, after=self._resign)
 
     async def run(self) -> None:
-        while True:
+        await self.worker.run()
+
+    async def _round(self) -> float | None:
+        """Purge once if this process leads (or can now lead): the leader keeps its lock, on a
+        connection of its own, until it fails or stops."""
+        if self._lock is None:
+            conn = await self.store.pool.acquire()
             try:
-                async with self.store.pool.acquire() as lock:
-                    if await lock.fetchval(_LEADER):
-                        try:
-                            while True:
-                                self.purged += await self.store.purge_idempotency_keys(self.batch)
-                                if self.also is not None:
-                                    await self.also()
-                                await asyncio.sleep(self.interval)
-                        finally:
-                            await lock.fetchval(_RESIGN)
-            except asyncio.CancelledError:
+                leads = await conn.fetchval(_LEADER)
+            except BaseException:
+                await self.store.pool.release(conn)
                 raise
-            except Exception as exc:  # the database is away: try again later
-                log.warning("idempotency key purge: %s", exc)
-            await asyncio.sleep(self.interval)
+            if not leads:
+                await self.store.pool.release(conn)
+                return None
+            self._lock = conn
+        try:
+            self.purged += await self.store.purge_idempotency_keys(self.batch)
+            if self.also is not None:
+                await self.also()
+        except Exception:
+            await self._resign()  # the database is away: lead again once it is back
+            raise
+        return None
+
+    async def _resign(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            try:
+                await lock.fetchval(_RESIGN)
+            except Exception as exc:
+                log.warning("idempotency key purge: could not resign (%s)", exc)
+            finally:
+                await self.store.pool.release(lock)

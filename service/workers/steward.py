@@ -44,6 +44,7 @@ from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.lru import Lru
 from service.platform.metrics import BOT_THINK_SECONDS, TIMEOUTS_PENDING
+from service.platform.worker_kit import Worker
 from service.players.bots import BotPlayers
 
 log = logging.getLogger(__name__)
@@ -127,7 +128,8 @@ class Steward:
         self.lease = lease
         self.batch = batch
         self.think_budget = think_budget
-        self._hinted = asyncio.Event()
+        self.worker = Worker(f"steward-{duty}", self._round, interval=poll_interval)
+        """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
         self._logs: Lru[uuid.UUID, _Log] = Lru(256)
         self._rng = random.Random()
         self.acted = 0
@@ -135,19 +137,13 @@ class Steward:
 
     def hint(self, *_: object) -> None:
         """Something was appended: a deadline may have moved nearer."""
-        self._hinted.set()
+        self.worker.hint()
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self._round()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("steward: a round failed", exc_info=True)
-                await asyncio.sleep(self.poll_interval)
+        await self.worker.run()
 
-    async def _round(self) -> None:
+    async def _round(self) -> float | None:
+        """Serve the tables due now; the seconds until the next is due (None: not known)."""
         due = [
             r[0]
             for r in await self.pool.fetch(
@@ -157,16 +153,11 @@ class Steward:
         if due:
             await asyncio.gather(*(self._serve(game_id) for game_id in due))
             if len(due) == self.batch:
-                return  # more may be due: claim again at once
+                return 0.0  # more may be due: claim again at once
         wait, waiting = await self.pool.fetchrow(self._sql.next, self.clock.now_ms())
         if self.duty == "table":
             TIMEOUTS_PENDING.set(waiting)
-        wait = self.poll_interval if wait is None else min(max(wait, 0.0), self.poll_interval)
-        if wait > 0:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(wait):
-                    await self._hinted.wait()
-        self._hinted.clear()
+        return None if wait is None else float(wait)
 
     async def _serve(self, game_id: uuid.UUID) -> None:
         """Act at ``game_id`` while there is something for the service to do now; then give
