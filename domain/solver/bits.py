@@ -1,4 +1,4 @@
-"""The solver's card model: one bit per card, one Python ``int`` per hand (BOTS.md).
+"""The solver's card model: one bit per card, one Python ``int`` per hand (docs/bots.md §4.1).
 
 Card ``i`` is bit ``i`` with ``i = suit * 8 + rank``: suits in `domain.cards.SUITS` order (♠ ♣ ♦ ♥),
 ranks 7 … A as 0 … 7, which is exactly the index of the card in `domain.cards.DECK`. A suit is
