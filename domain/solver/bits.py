@@ -7,9 +7,9 @@ highest set bit.
 
 The rules are those of `domain.deal.play_rules` (follow suit; if void, trump; else anything; the
 highest trump wins, else the highest card of the suit led, and on an all-pass talon trick that
-nobody follows the first player takes it); `tests/property/test_solver_bits.py` holds the two to
-each other. The tables below are built once at import (about 10 ms): the search looks them up
-instead of looping over ranks.
+nobody follows the first player takes it); `tests/property/test_solver_properties.py` holds the
+two to each other. The tables below are built once at import (about 10 ms): the search looks
+them up instead of looping over ranks.
 """
 
 from __future__ import annotations
