@@ -14,7 +14,7 @@ It prints, on one core:
   every legal card valued: the solver, the plain zero-window alpha-beta without any enhancement,
   and the brute-force minimax of the tests, on the same positions.
 
-Targets (BOTS.md and the issue): a whole deal in a median under 100 ms and a p95 under 1 s;
+Targets (docs/bots.md §9.2): a whole deal in a median under 100 ms and a p95 under 1 s;
 positions with 5 tricks left under 5 ms. Timings are never asserted in tests; the machine is
 shared, so compare the figures with the baselines of the same run.
 """

@@ -1,4 +1,4 @@
-"""Hand evaluation by rules of thumb (BOTS.md §3.2): fast, and the basic bot's whole judgement.
+"""Hand evaluation by rules of thumb (docs/bots.md §3.7): fast, and the basic bot's whole judgement.
 
 Tricks are counted fractionally: an ace is a trick, ace-king two, a guarded king half a trick,
 long trumps win late; misère danger counts the cards a catcher can force to win.

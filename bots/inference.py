@@ -1,4 +1,4 @@
-"""What the auction implies about the hidden hands: a weight per sampled layout (BOTS.md §2.2).
+"""What the auction implies about the hidden hands: a weight per sampled layout (docs/bots.md §2.3).
 
 A layout is weighed by how well each hidden hand fits what its holder did, judged by the basic
 bot's own rules of thumb: a trick bid wants the tricks for it, a misère bid few dangerous cards,

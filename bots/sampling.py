@@ -1,4 +1,4 @@
-"""Layouts of the cards a seat has not seen, consistent with what it knows (BOTS.md §2.2).
+"""Layouts of the cards a seat has not seen, consistent with what it knows (docs/bots.md §2.2).
 
 Hard constraints come first: each hidden location (another hand, the talon, a discard) holds a
 known number of cards, and a card may only be where `Knowledge.allowed` puts it (a player who

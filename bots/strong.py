@@ -1,5 +1,5 @@
 """The ``strong`` level: layouts of the unseen cards, weighed by the auction, decided by the
-double-dummy solver within a time budget (PIMC, BOTS.md §2, §3).
+double-dummy solver within a time budget (PIMC, docs/bots.md §3, §6).
 
 - Card play: draw layouts consistent with the play so far (or enumerate them when there are
   few, e.g. the 66 discards a misère catcher faces), solve each one double-dummy for every

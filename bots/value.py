@@ -2,7 +2,7 @@
 
 A deal is scored alone on an empty sheet (`domain.scoring.score_deal`) and settled in closed
 form (`domain.settlement.settle`), so the results of one deal sum to zero: the zero-sum
-whist-equivalents of BOTS.md §5, used both by the strong bot's expected values and by the
+whist-equivalents of docs/bots.md §5, used both by the strong bot's expected values and by the
 duplicate match.
 """
 

@@ -6,8 +6,8 @@ solver (`domain.solver`) for the par of the position: the tricks the declarer ta
 with perfect play by all, counting those he has already taken. The card's cost is how many
 tricks it gave away against that par, for the side that played it (0 for a best card). In an
 all-pass (распасы) every player is on his own, so each seat is judged against a coalition of the
-other two (paranoid par, BOTS.md §4): a card's cost is the tricks it adds to its own player's
-worst case.
+other two (paranoid par, docs/bots.md §4.2, §8): a card's cost is the tricks it adds to its own
+player's worst case.
 
 A mistake is a card with a cost. It is decisive when it changed the deal's verdict: a
 contract's par crossed its level (made ↔ down), a misère's par left or reached zero, an all-pass

@@ -1,4 +1,4 @@
-"""The solver's card model: one bit per card, one Python ``int`` per hand (BOTS.md).
+"""The solver's card model: one bit per card, one Python ``int`` per hand (docs/bots.md §4.1).
 
 Card ``i`` is bit ``i`` with ``i = suit * 8 + rank``: suits in `domain.cards.SUITS` order (♠ ♣ ♦ ♥),
 ranks 7 … A as 0 … 7, which is exactly the index of the card in `domain.cards.DECK`. A suit is
@@ -7,9 +7,9 @@ highest set bit.
 
 The rules are those of `domain.deal.play_rules` (follow suit; if void, trump; else anything; the
 highest trump wins, else the highest card of the suit led, and on an all-pass talon trick that
-nobody follows the first player takes it); `tests/property/test_solver_bits.py` holds the two to
-each other. The tables below are built once at import (about 10 ms): the search looks them up
-instead of looping over ranks.
+nobody follows the first player takes it); `tests/property/test_solver_properties.py` holds the
+two to each other. The tables below are built once at import (about 10 ms): the search looks
+them up instead of looping over ranks.
 """
 
 from __future__ import annotations

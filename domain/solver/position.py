@@ -6,7 +6,7 @@ trick on the table, who plays next, the trump, and which side is which:
 - ``contract``: the declarer against the two defenders; the value is the declarer's tricks;
 - ``misere``: the same sides, but the declarer wants no trick (мизер);
 - ``paranoid``: all-pass (распасы) seen from one seat, which wants as few tricks as possible
-  against a coalition of the other two that gives it as many as they can (BOTS.md §4).
+  against a coalition of the other two that gives it as many as they can (docs/bots.md §4.2).
 
 In every mode the value is counted for the ``focus`` seat (the declarer, or the all-pass seat):
 its tricks from here on, the trick on the table included. At a table of four the sitting-out

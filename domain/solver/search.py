@@ -1,6 +1,6 @@
 """The double-dummy search: exact trick counts with perfect play by every hand.
 
-The search is the one strong solvers use (DDS, BOTS.md §1.1), in pure Python:
+The search is the one strong double-dummy solvers use, in pure Python (docs/bots.md §4):
 
 - a zero-window test "can the maximising side make the focus take at least t tricks?",
   driven by MTD steps from a guess, so every node only answers yes or no;

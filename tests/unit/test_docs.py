@@ -1,18 +1,29 @@
-"""Citations of the two reference documents name sections that exist.
+"""Citations of the documents under docs/ name documents and sections that exist.
 
-Code, tests and documents cite the rules reference and the event-store design by section:
-``docs/rules.md §D.2``, ``docs/event-store.md §9.3``, and in older comments ``RULES.md §F.5`` or
-``EVENT-STORE.md §9.4`` (the notes the documents grew from). A citation may list several
-sections and ranges (``§B, I-1…I-4, §B.3``, ``§9.1–9.4, 9.7 and 9.8``) and may wrap onto the next
-line of a comment or docstring. Every section so cited must be a heading of the document
-(``## §D.2 …``), and every item of the rules' §I a row of its table (``| I-8b | …``).
+Code, tests and documents cite the documents by section: ``docs/rules.md §D.2``,
+``docs/event-store.md §9.3``, ``docs/bots.md §4.4``, and in older comments ``RULES.md §F.5`` or
+``EVENT-STORE.md §9.4`` (the notes the rules and the event-store documents grew from, which
+each of them names as its former name). A citation may list several sections and ranges
+(``§B, I-1…I-4, §B.3``, ``§9.1–9.4, 9.7 and 9.8``) and may wrap onto the next line of a comment
+or docstring. Every section so cited must be a heading of the document (``## §D.2 …``), and
+every item of the rules' §I a row of its table (``| I-8b | …``). A document without ``§``
+headings has no sections to cite.
+
+Document names must exist too:
+
+- ``docs/<name>.md`` must be a file of the repository;
+- a bare name in capitals (``README.md``, ``RULES.md``) must be a former name above or the name
+  of a file somewhere in the repository: ``BOTS.md`` alone names nothing here. Bare lower-case
+  names (``rules.md``) are read as documents under docs/ when there is one of that name, and are
+  otherwise someone else's files (the file names of another project's documentation).
 
 Beyond explicit citations, anywhere in the repository:
 
 - a letter section (``§D.2``, ``§G``) can only mean the rules reference, so it must exist there;
 - an item ``I-12`` is always a disputed point of the rules' §I, so it must exist there;
-- inside each document, its own section references (``§F.5`` in the rules, ``§9.3`` in the
-  event store) must resolve.
+- inside each document, its own section references must resolve: ``§F.5`` in the rules, and
+  ``§9.3`` in any document under docs/ whose headings are all numbered (the event store, the
+  bots), unless the line cites that very section of another document.
 
 Nothing may cite material outside the repository by a relative path into ``../shared/``.
 
@@ -34,9 +45,14 @@ import pytest
 from domain.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT / "docs" / "rules.md"
-EVENT_STORE = ROOT / "docs" / "event-store.md"
+DOCS = ROOT / "docs"
+RULES = DOCS / "rules.md"
+EVENT_STORE = DOCS / "event-store.md"
+BOTS = DOCS / "bots.md"
 HERE = Path(__file__).resolve()
+
+FORMER_NAMES = {"RULES.md": "rules", "EVENT-STORE.md": "event-store"}
+"""Names of the notes a document grew from, still cited by older comments → the document."""
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "node_modules", "site-packages",
@@ -61,9 +77,46 @@ def sections(path: Path) -> frozenset[str]:
     )
 
 
+def numbered(ids: frozenset[str]) -> bool:
+    """Whether every section of a document (its `sections`) is a number (``§9``, ``§4.4``), so
+    that a bare ``§4.4`` in it can only mean its own section."""
+    return bool(ids) and all(i[0].isdigit() for i in ids)
+
+
+def documents() -> dict[str, Path]:
+    """The documents under docs/, by name without ``.md`` (``"rules"``, ``"bots"`` …)."""
+    return {p.stem: p for p in sorted(DOCS.glob("*.md"))}
+
+
+def _file_names() -> frozenset[str]:
+    return frozenset(p.name for p in repository_files())
+
+
+def document_of(name: str, docs: dict[str, Path], files: frozenset[str]) -> str | None:
+    """The document a written name means: a document under docs/ by its name (``"rules"``), any
+    other file of the repository by its name (``"README.md"``); None if it names none.
+
+    ``docs/rules.md``, ``rules.md`` and the former name ``RULES.md`` all mean ``"rules"``.
+    """
+    if name in FORMER_NAMES:
+        return FORMER_NAMES[name]
+    path = name.removeprefix("docs/")
+    stem = path.removesuffix(".md")
+    if name.startswith("docs/") or name == path.lower():  # docs/x.md, x.md
+        return stem if stem in docs else None
+    return name if name in files else None
+
+
+def must_exist(name: str) -> bool:
+    """Whether a name that names no file is an error: a path into docs/, or a bare name in
+    capitals (``BOTS.md``). Other bare names may be anyone's files."""
+    stem = name.removesuffix(".md")
+    return name.startswith("docs/") or (stem == stem.upper() and stem != stem.lower())
+
+
 # --- what a text cites -----------------------------------------------------------------------
 
-_DOC = re.compile(r"(?<![\w-])(?:docs/)?(?P<doc>rules|event-store)\.md\b`?", re.I)
+_DOC = re.compile(r"(?<![\w.-])(?P<doc>(?:docs/)?[A-Za-z0-9][\w-]*\.md)\b`?")
 _SEC = r"(?:\d+|[A-Z])(?:\.\d+)*"
 _ITEM_ID = r"I-\d+[a-z]?"
 _DOTTED = r"(?:\d+|[A-Z])(?:\.\d+)+"
@@ -109,14 +162,25 @@ def _expand(start: str, end: str) -> list[str]:
     return [start, end]
 
 
+def named(text: str) -> Iterator[tuple[str, str | None, int]]:
+    """``(name as written, document, line)`` for every name of a ``.md`` file in ``text``;
+    ``document`` as `document_of` gives it."""
+    docs, files = _DOCUMENTS, _FILES
+    for name in _DOC.finditer(text):
+        line = text.count("\n", 0, name.start()) + 1
+        yield name["doc"], document_of(name["doc"], docs, files), line
+
+
 def citations(text: str) -> Iterator[tuple[str, str, int]]:
     """``(document, section, line)`` for every section cited by a document's name in ``text``.
 
-    ``document`` is ``"rules"`` or ``"event-store"``, whatever the spelling of the name
-    (``RULES.md``, ``docs/rules.md``, ``EVENT-STORE.md`` …).
+    ``document`` is the name of a document under docs/ (``"rules"``, ``"event-store"``,
+    ``"bots"`` …) whatever the spelling of the name (``RULES.md``, ``docs/rules.md``,
+    ``EVENT-STORE.md`` …), another file's name (``"README.md"``), or, for a name that names no
+    file of the repository, the name as written.
     """
     for name in _DOC.finditer(text):
-        doc = name["doc"].lower()
+        doc = document_of(name["doc"], _DOCUMENTS, _FILES) or name["doc"]
         line = text.count("\n", 0, name.start()) + 1
         window = text[name.end() : name.end() + _WINDOW]
         window = _WRAP.sub(" ", _PARAGRAPH_END.split(window, maxsplit=1)[0])
@@ -162,9 +226,24 @@ def repository_files() -> list[Path]:
     return [p for p in out if p.resolve() != HERE]
 
 
+_DOCUMENTS = documents()
+_FILES = _file_names()
+
+
+def defined_sections() -> dict[str, frozenset[str]]:
+    """The sections of every document that may be cited: those under docs/, and any other file
+    of the repository named in capitals (``README.md``, which has none)."""
+    out = {name: sections(path) for name, path in _DOCUMENTS.items()}
+    for path in repository_files():
+        stem = path.name.removesuffix(".md")
+        if path.suffix == ".md" and path.parent != DOCS and stem == stem.upper():
+            out[path.name] = sections(path)
+    return out
+
+
 def problems(path: Path, text: str, defined: dict[str, frozenset[str]]) -> list[str]:
-    """Every citation in ``text`` (the contents of ``path``) that names no existing section,
-    once per line and section, in line order."""
+    """Every citation in ``text`` (the contents of ``path``) that names no existing document or
+    section, once per line and section, in line order."""
     where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     found: dict[tuple[int, str], str] = {}
 
@@ -174,12 +253,20 @@ def problems(path: Path, text: str, defined: dict[str, frozenset[str]]) -> list[
     def line_of(index: int) -> int:
         return text.count("\n", 0, index) + 1
 
+    for name, doc, line in named(text):
+        if doc is None and must_exist(name):
+            add(line, f"{name}:", f"{name} is not a document of this repository")
+    cited: set[tuple[str, str, int]] = set()
     for doc, section, line in citations(text):
+        cited.add((doc, section, line))
+        if doc not in defined:
+            continue  # named no document: reported above, or someone else's file
+        shown = f"docs/{doc}.md" if doc in _DOCUMENTS else doc
         if section not in defined[doc]:
             if section.startswith("I-"):
-                message = f"{section} is not an item of docs/{doc}.md §I"
+                message = f"{section} is not an item of {shown} §I"
             else:
-                message = f"§{section} is not a section of docs/{doc}.md"
+                message = f"§{section} is not a section of {shown}"
             add(line, f"{doc}:{section}", message)
     for m in _LETTER_SECTION.finditer(text):
         if m["id"] not in defined["rules"]:
@@ -189,11 +276,15 @@ def problems(path: Path, text: str, defined: dict[str, frozenset[str]]) -> list[
         if m["id"] not in defined["rules"]:
             line = line_of(m.start())
             add(line, f"rules:{m['id']}", f"{m['id']} is not an item of docs/rules.md §I")
-    if path.resolve() == EVENT_STORE.resolve():
+    own = path.stem if path.parent.resolve() == DOCS.resolve() else None
+    if own in _DOCUMENTS and own in defined and numbered(defined[own]):
         for m in _NUMBER_SECTION.finditer(text):
-            if m["id"] not in defined["event-store"]:
-                line = line_of(m.start())
-                add(line, f"event-store:{m['id']}", f"§{m['id']} is not a section of this file")
+            line = line_of(m.start())
+            if m["id"] in defined[own] or any(
+                (doc, m["id"], line) in cited for doc in defined if doc != own
+            ):
+                continue
+            add(line, f"{own}:{m['id']}", f"§{m['id']} is not a section of this file")
     if OUTSIDE in text:
         add(line_of(text.index(OUTSIDE)), "outside", f"cites {OUTSIDE}, outside the repository")
     return [found[key] for key in sorted(found)]
@@ -201,7 +292,7 @@ def problems(path: Path, text: str, defined: dict[str, frozenset[str]]) -> list[
 
 @pytest.fixture(scope="module")
 def defined() -> dict[str, frozenset[str]]:
-    return {"rules": sections(RULES), "event-store": sections(EVENT_STORE)}
+    return defined_sections()
 
 
 # --- the tests ---------------------------------------------------------------------------------
@@ -216,7 +307,10 @@ def test_every_cited_section_exists(defined: dict[str, frozenset[str]]) -> None:
 
 def test_the_scan_sees_the_code_and_the_documents() -> None:
     files = {p.relative_to(ROOT).as_posix() for p in repository_files()}
-    assert {"domain/rules.py", "service/eventlog/store.py", "docs/rules.md", "README.md"} <= files
+    assert {
+        "domain/rules.py", "service/eventlog/store.py", "docs/rules.md", "docs/bots.md",
+        "README.md",
+    } <= files  # fmt: skip
     assert not any(part in SKIP_DIRS for f in files for part in Path(f).parts)
 
 
@@ -227,11 +321,22 @@ RULES_SECTIONS = (
     *(f"I-{n}" for n in range(1, 30)), "I-8b", "I-12b", "I-14b",
 )  # fmt: skip
 EVENT_STORE_SECTIONS = ("9", *(f"9.{n}" for n in range(1, 11)), "10")
+BOTS_SECTIONS = (
+    *(str(n) for n in range(1, 11)), "1.1", "1.2", "1.3", "2.1", "2.2", "2.3",
+    *(f"3.{n}" for n in range(1, 8)), *(f"4.{n}" for n in range(1, 10)), "9.1", "9.2",
+)  # fmt: skip
 
 
 def test_the_documents_keep_their_section_structure(defined: dict[str, frozenset[str]]) -> None:
     assert set(RULES_SECTIONS) <= defined["rules"], set(RULES_SECTIONS) - defined["rules"]
     assert set(EVENT_STORE_SECTIONS) <= defined["event-store"]
+    assert set(BOTS_SECTIONS) <= defined["bots"], set(BOTS_SECTIONS) - defined["bots"]
+
+
+def test_each_former_name_is_declared_by_its_document() -> None:
+    for former, doc in FORMER_NAMES.items():
+        text = (DOCS / f"{doc}.md").read_text(encoding="utf-8")
+        assert f"`{former} §" in text, f"docs/{doc}.md does not name {former} as its former name"
 
 
 def _options(struct: type[msgspec.Struct], prefix: str = "") -> Iterator[str]:
@@ -282,6 +387,14 @@ def _cited(text: str) -> list[tuple[str, str]]:
         ("EVENT-STORE.md §9.3 - 10 ms", [("event-store", "9.3")]),
         ("refer to `RULES.md`.", []),
         ("RULES.md per test", []),
+        ("(docs/bots.md §4.4)", [("bots", "4.4")]),
+        ("docs/bots.md §3.4–3.6, §9.2", [("bots", s) for s in ("3.4", "3.5", "3.6", "9.2")]),
+        ("docs/tables.md §2", [("tables", "2")]),
+        ("bots.md §2.2", [("bots", "2.2")]),
+        ("BOTS.md §2.2", [("BOTS.md", "2.2")]),
+        ("docs/nowhere.md §1", [("docs/nowhere.md", "1")]),
+        ("README.md §3", [("README.md", "3")]),
+        ("see appending.md", []),
     ],
 )  # fmt: skip
 def test_citations_are_read_as_written(text: str, expected: list[tuple[str, str]]) -> None:
@@ -306,3 +419,44 @@ def test_a_section_that_does_not_exist_fails(defined: dict[str, frozenset[str]])
     named = ("§D.9", "§9.11", "§9.12", "§G.7", "I-30", OUTSIDE)
     for text, expected in zip(found, named, strict=True):
         assert expected in text
+
+
+def test_a_document_that_does_not_exist_fails(defined: dict[str, frozenset[str]]) -> None:
+    path = ROOT / "example.py"
+    good = (
+        "# docs/bots.md §4.4, §9.2 and docs/event-store.md §9.3\n"
+        "# README.md, docs/tables.md, `docs/fairness.md`, rules.md §D\n"
+        "# Marten's appending.md and archiving.md\n"
+    )
+    assert problems(path, good, defined) == []
+    bad = (
+        "# BOTS.md §2.2\n"
+        "# see docs/nowhere.md §1\n"
+        "# the notes in SOLVER-NOTES.md\n"
+        "# docs/bots.md §11 and §4.10\n"
+        "# docs/tables.md §2\n"
+        "# README.md §3\n"
+    )
+    found = problems(path, bad, defined)
+    assert [f.split(": ", 1)[0] for f in found] == [
+        "example.py:1", "example.py:2", "example.py:3", "example.py:4", "example.py:4",
+        "example.py:5", "example.py:6",
+    ]  # fmt: skip
+    named = (
+        "BOTS.md is not a document", "docs/nowhere.md is not a document",
+        "SOLVER-NOTES.md is not a document", "§11 is not a section of docs/bots.md",
+        "§4.10 is not a section of docs/bots.md", "§2 is not a section of docs/tables.md",
+        "§3 is not a section of README.md",
+    )  # fmt: skip
+    for text, expected in zip(found, named, strict=True):
+        assert expected in text
+
+
+def test_a_numbered_document_s_own_sections_must_exist(defined: dict[str, frozenset[str]]) -> None:
+    path = BOTS
+    ok = "as §4.4 says; the store's docs/event-store.md §9.8 keeps §4.5 apart\n"
+    assert problems(path, ok, defined) == []
+    found = problems(path, "see §4.4 and §12.1\nand §4.20\n", defined)
+    assert [f.split(": ", 1)[0] for f in found] == ["docs/bots.md:1", "docs/bots.md:2"]
+    assert "§12.1 is not a section of this file" in found[0]
+    assert "§4.20 is not a section of this file" in found[1]
