@@ -29,6 +29,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import _hypothesis  # noqa: F401  (registers and loads the Hypothesis profiles)
 import asyncpg
 import pytest
 
