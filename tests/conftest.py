@@ -41,6 +41,8 @@ import pytest
 from migrations import APP_ROLE
 from service.database import create_pool, upgrade_async, with_database, with_user
 
+pytest_plugins = ("_interrupt",)  # SIGTERM stops the run with its summary, as Ctrl-C does
+
 SERVER_ENV = "PREFERANS_TEST_DATABASE_URL"
 TESTS = Path(__file__).resolve().parent
 
@@ -57,6 +59,7 @@ SLOW = (
     "integration/test_migrations.py::test_concurrent_migration_processes",
     "integration/test_migrations.py::test_without_database_url_the_cli_uses_an_embedded_server",
     "unit/service/test_cli.py",
+    "unit/test_interrupt.py::test_a_signal_stops_pytest_at_once_with_its_summary",  # pytest
 )
 
 
