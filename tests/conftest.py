@@ -46,7 +46,7 @@ pytest_plugins = ("_interrupt",)  # SIGTERM stops the run with its summary, as C
 SERVER_ENV = "PREFERANS_TEST_DATABASE_URL"
 TESTS = Path(__file__).resolve().parent
 
-# Under tests/: a folder ("browser/"), a file, or one test of a file ("file.py::test_name").
+# Under tests/: a folder ("faults/"), a file, or one test of a file ("file.py::test_name").
 SLOW = (
     "faults/",  # service processes killed, PostgreSQL clusters stopped
     "api/test_schemathesis.py",
