@@ -352,8 +352,9 @@ def _terminate(signum: int, frame: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``preferans`` console script."""
     args = build_parser().parse_args(argv)
-    # The server installs its own handlers while it serves; this covers the rest of the run.
-    signal.signal(signal.SIGTERM, _terminate)
+    # The server installs its own handlers while it serves; this covers the rest of the run,
+    # and only the run: whoever called main (a test, a script) gets its own handler back.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     handler: Command = args.handler
     try:
         settings = preflight.load_settings()
@@ -367,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,11 @@ Fixtures:
     empty_database_dsn  function  DSN of a fresh database with no schema (migration tests)
     pool                function  asyncpg pool on ``database_dsn`` as the owner, service codecs
     app_pool            function  the same as the service role ``preferans_app``
+
+Tests that start real processes (``preferans serve``, the CLI, PostgreSQL clusters, a code
+generator) are marked ``slow`` here, by path in ``SLOW``, and so is every test that drives the
+browser (asks for the ``chromium`` fixture): a plain ``pytest`` runs them, ``pytest -m "not
+slow"`` leaves them out.
 """
 
 from __future__ import annotations
@@ -29,13 +34,52 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import _hypothesis  # noqa: F401  (registers and loads the Hypothesis profiles)
 import asyncpg
 import pytest
 
 from migrations import APP_ROLE
 from service.platform.database import create_pool, upgrade_async, with_database, with_user
 
+pytest_plugins = ("_interrupt",)  # SIGTERM stops the run with its summary, as Ctrl-C does
+
 SERVER_ENV = "PREFERANS_TEST_DATABASE_URL"
+TESTS = Path(__file__).resolve().parent
+
+# Under tests/: a folder ("faults/"), a file, or one test of a file ("file.py::test_name").
+SLOW = (
+    "faults/",  # service processes killed, PostgreSQL clusters stopped
+    "api/test_schemathesis.py",
+    "api/test_live_processes.py",
+    "api/test_workers.py",
+    "api/test_generated_client.py",  # runs openapi-python-client
+    "integration/test_serve_process.py",
+    "integration/test_replica_reads.py",  # a primary and a standby cluster
+    "integration/test_projections_cli.py",
+    "integration/test_migrations.py::test_concurrent_migration_processes",
+    "integration/test_migrations.py::test_without_database_url_the_cli_uses_an_embedded_server",
+    "unit/service/test_cli.py",
+    "unit/test_interrupt.py::test_a_signal_stops_pytest_at_once_with_its_summary",  # pytest
+)
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    if "chromium" in getattr(item, "fixturenames", ()):
+        return True
+    try:
+        where = item.path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return False
+    test = f"{where}::{getattr(item, 'originalname', item.name)}"
+    return any(
+        where.startswith(slow) if slow.endswith("/") else slow in (where, test) for slow in SLOW
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _is_slow(item):
+            item.add_marker(pytest.mark.slow)
 
 
 def _docker_answers() -> bool:

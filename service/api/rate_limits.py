@@ -83,6 +83,8 @@ class RateLimiter:
         """(bucket, window) -> hits of every process, as the database last said."""
         self._pending: dict[tuple[str, int], int] = {}
         """(bucket, window) -> this process's hits not yet sent."""
+        self._sending: dict[tuple[str, int], int] = {}
+        """(bucket, window) -> this process's hits sent, their counts not yet back."""
         self._wake = asyncio.Event()
 
     def hit(self, policy_name: str, subjects: Sequence[str]) -> Verdict:
@@ -93,7 +95,9 @@ class RateLimiter:
         window = int(now // policy.window)
         reset = max(1, math.ceil((window + 1) * policy.window - now))
         keys = [(f"{policy.name}:{s}", window) for s in subjects]
-        used = [self._known.get(k, 0) + self._pending.get(k, 0) for k in keys]
+        used = [
+            self._known.get(k, 0) + self._sending.get(k, 0) + self._pending.get(k, 0) for k in keys
+        ]
         worst = max(used, default=0)
         if worst >= policy.limit:
             return Verdict(False, policy, 0, reset)
@@ -108,6 +112,7 @@ class RateLimiter:
         pending, self._pending = self._pending, {}
         if not pending:
             return
+        self._sending = pending  # still counted by `hit` until the counts that include them
         try:
             rows = await self.pool.fetch(
                 _SYNC,
@@ -119,6 +124,8 @@ class RateLimiter:
             for k, n in pending.items():  # keep them for the next try
                 self._pending[k] = self._pending.get(k, 0) + n
             raise
+        finally:
+            self._sending = {}
         for bucket, window, hits in rows:
             self._known[(bucket, window)] = hits
         self._forget_old()

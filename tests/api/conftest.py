@@ -12,6 +12,7 @@ Fixtures:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator
 
@@ -44,6 +45,8 @@ async def server(app: Litestar) -> AsyncIterator[str]:
         app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
     )
     instance = uvicorn.Server(config)
+    # SIGINT and SIGTERM stay the test run's (uvicorn would take them while it serves).
+    instance.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
     task = asyncio.create_task(instance.serve())
     while not instance.started:
         if task.done():

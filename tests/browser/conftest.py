@@ -22,6 +22,7 @@ Fixtures:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -119,6 +120,8 @@ async def web(database_dsn: str) -> AsyncIterator[str]:
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
+    # SIGINT and SIGTERM stay the test run's (uvicorn would take them while it serves).
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():

@@ -40,6 +40,25 @@ async def test_a_limit_holds_across_processes_to_within_one_sync(app_pool: async
     assert later.hit("writes", ["token:abc"]).allowed
 
 
+async def test_hits_admitted_while_a_sync_is_on_its_way_still_count(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool
+) -> None:
+    now = 1_800_000_000.0
+    limiter = RateLimiter(app_pool, [Policy("writes", limit=3, window=60)], clock=lambda: now)
+    assert limiter.hit("writes", ["token:abc"]).remaining == 2
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("LOCK TABLE api.rate_counts IN EXCLUSIVE MODE")  # the sync waits
+        syncing = asyncio.create_task(limiter.sync())
+        await asyncio.sleep(0.1)
+        assert not syncing.done()
+        assert limiter.hit("writes", ["token:abc"]).remaining == 1
+    await syncing
+    assert limiter.hit("writes", ["token:abc"]).remaining == 0
+    assert not limiter.hit("writes", ["token:abc"]).allowed
+    await limiter.sync()
+    assert await app_pool.fetchval("SELECT sum(hits) FROM api.rate_counts") == 3
+
+
 async def test_exactly_one_process_purges_expired_keys(
     app_pool: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:

@@ -13,6 +13,7 @@ import random
 import typing
 
 import msgspec
+from _hypothesis import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -99,7 +100,7 @@ def _hidden_from(deal: DealTable, seat: int) -> set[str]:
     return hidden
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=st.sampled_from(RULESETS),
     seed=st.integers(0, 2**32 - 1),

@@ -23,6 +23,7 @@ import random
 
 import msgspec
 import pytest
+from _hypothesis import examples
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -439,7 +440,7 @@ NO_EXPLAIN = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.s
 
 
 @settings(
-    max_examples=300,
+    max_examples=examples(30),
     deadline=None,
     phases=NO_EXPLAIN,
     suppress_health_check=[HealthCheck.too_slow],
@@ -456,7 +457,7 @@ def test_random_legal_deals_keep_every_invariant_at_every_step(
 
 
 @settings(
-    max_examples=2000,
+    max_examples=examples(400),
     deadline=None,
     phases=NO_EXPLAIN,
     suppress_health_check=[HealthCheck.too_slow],

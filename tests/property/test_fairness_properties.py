@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 import msgspec
+from _hypothesis import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +53,7 @@ def play(seed: int, players: int, dark: bool, deals: int) -> list[g.Event]:
     return events
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([3, 4]), dark=st.booleans())
 def test_decks_recompute_and_the_secret_stays_hidden_until_revealed(seed, players, dark):
     events = play(seed, players, dark, deals=3)
@@ -83,7 +84,7 @@ def test_decks_recompute_and_the_secret_stays_hidden_until_revealed(seed, player
     assert deal_no == 3
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([3, 4]))
 def test_a_seat_following_its_feed_knows_its_hand_whenever_its_view_shows_it(seed, players):
     events = play(seed, players, dark=True, deals=2)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import msgspec
+from _hypothesis import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,7 @@ def play_pulka(rules, seed: int) -> tuple[g.GameState, list[g.Event]]:
 presets = st.sampled_from(["sochi", "leningrad", "rostov"])
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(preset=presets, players=st.sampled_from([3, 4]), target=st.sampled_from([4, 10]),
        seed=st.integers(0, 2**32 - 1))  # fmt: skip
 def test_a_random_pulka_settles_to_zero_with_every_entry_explained_and_replays_exactly(
@@ -74,7 +75,7 @@ OPTIONS = {
 }
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(preset=presets, option=st.sampled_from(sorted(OPTIONS)), seed=st.integers(0, 2**32 - 1))
 def test_a_random_pulka_under_every_new_option_ends_settles_to_zero_and_replays(
     preset, option, seed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from _hypothesis import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,7 @@ from service.eventlog.snapshots import StateCodec
 CODEC = StateCodec()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(preset=st.sampled_from(["sochi", "leningrad", "rostov"]), players=st.sampled_from([3, 4]),
        seed=st.integers(0, 2**32 - 1), cut=st.floats(0, 1), claims=st.sampled_from([0.0, 0.3]),
        clock=st.booleans())  # fmt: skip

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import random
 
+from _hypothesis import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -59,7 +60,7 @@ def _deal_states(rules: Rules, rng: random.Random) -> list[DealState]:
     return states
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=st.sampled_from(RULESETS), seed=st.integers(0, 2**32 - 1))
 def test_the_bitmask_rules_are_the_rules_engines_and_the_solver_exact_near_the_end(
     rules: Rules, seed: int

@@ -6,6 +6,7 @@ import itertools
 
 import msgspec
 import pytest
+from _hypothesis import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pulkas import flat, play_pulka, small_rules
@@ -45,7 +46,7 @@ def game_and_two_results(draw):
     return prior, results, player, worse, better
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game_and_two_results())
 def test_a_better_result_never_gives_a_lower_rating_change(case):
     prior, results, player, worse, better = case
@@ -61,7 +62,7 @@ def test_a_better_result_never_gives_a_lower_rating_change(case):
     assert ordinal_better >= ordinal_worse - EPS
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.integers(-300, 300), min_size=3, max_size=4),
     priors,

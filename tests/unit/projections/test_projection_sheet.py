@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import msgspec
 import pytest
+from _hypothesis import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pulkas import flat, play_pulka, small_rules
@@ -47,7 +48,7 @@ def scored_deal(outcome: DealOutcome, sheet_before: PoolSheet, deal_no: int) -> 
     ]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     preset=st.sampled_from(["sochi", "leningrad", "rostov"]),
     players=st.sampled_from([3, 4]),

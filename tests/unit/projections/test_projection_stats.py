@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _hypothesis import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pulkas import flat, play_pulka, small_rules
@@ -130,7 +131,7 @@ def test_a_player_without_games_has_empty_statistics():
     assert result.raspasy.tricks_per_deal is None
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.sampled_from([3, 4]), seed=st.integers(0, 2**32 - 1))
 def test_random_games_count_every_deal_once_for_each_player_in_it(players, seed):
     state, appends = play_pulka(small_rules("sochi", players, target=4), seed)
