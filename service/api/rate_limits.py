@@ -14,8 +14,6 @@ draft ``RateLimit`` / ``RateLimit-Policy`` fields); the HTTP layer turns a refus
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import math
 import time
@@ -23,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import asyncpg
+
+from service.platform.worker_kit import Worker
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,11 @@ class RateLimiter:
         """(bucket, window) -> this process's hits not yet sent."""
         self._sending: dict[tuple[str, int], int] = {}
         """(bucket, window) -> this process's hits sent, their counts not yet back."""
-        self._wake = asyncio.Event()
+        self._last_purge = 0.0
+        self.worker = Worker(
+            "rate-limits", self._round, interval=sync_interval,
+            backoff=min(5.0, sync_interval * 10),
+        )  # fmt: skip
 
     def hit(self, policy_name: str, subjects: Sequence[str]) -> Verdict:
         """Count one request of ``subjects`` under the policy, unless one of them is at its
@@ -104,7 +108,7 @@ class RateLimiter:
         for k in keys:
             self._pending[k] = self._pending.get(k, 0) + 1
         if len(self._pending) > 10_000:
-            self._wake.set()  # a burst of new subjects: send early
+            self.worker.hint()  # a burst of new subjects: send early
         return Verdict(True, policy, policy.limit - worst - 1, reset)
 
     async def sync(self) -> None:
@@ -144,20 +148,13 @@ class RateLimiter:
             await self.pool.execute(_FORGET, int(now // p.window), p.name)
 
     async def run(self) -> None:
-        """Sync forever (the app's background task); purge ended windows now and then."""
-        last_purge = 0.0
-        while True:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.sync_interval):
-                    await self._wake.wait()
-            self._wake.clear()
-            try:
-                await self.sync()
-                if self.clock() - last_purge > 60:
-                    await self.purge()
-                    last_purge = self.clock()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the database is away: keep counting locally
-                log.warning("rate limits: could not sync (%s); counting locally", exc)
-                await asyncio.sleep(min(5.0, self.sync_interval * 10))
+        """Sync forever (the app's background task); purge ended windows now and then. While
+        the database is away, the counting goes on locally (the kit logs each failed sync)."""
+        await self.worker.run()
+
+    async def _round(self) -> float | None:
+        await self.sync()
+        if self.clock() - self._last_purge > 60:
+            await self.purge()
+            self._last_purge = self.clock()
+        return None
