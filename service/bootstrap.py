@@ -35,7 +35,6 @@ import asyncpg
 from service.api.rate_limits import Policy, RateLimiter
 from service.eventlog.log import EventLog, game_log
 from service.eventlog.snapshots import Snapshots, game_snapshots
-from service.eventlog.store import EventStore
 from service.games.live import Live
 from service.games.lobby import Lobby
 from service.games.service import GameService
@@ -201,7 +200,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     replica: EventLog[Any] | None = None
     if settings.replica_database_url:
         services.replica_pool = await pool_from_settings(settings, settings.replica_database_url)
-        replica = EventLog(EventStore(services.replica_pool), events.codec)
+        replica = events.on(services.replica_pool)
     services.snapshots = _snapshots(settings, pool)
     services.games = games = GameService(
         events,
@@ -239,9 +238,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
                 Policy("writes", settings.writes_per_minute, 60),
             ],
         )
-    purger = KeyPurger(
-        events.store, interval=settings.key_purge_interval, also=services.notes.purge
-    )
+    purger = KeyPurger(events, interval=settings.key_purge_interval, also=services.notes.purge)
 
     services.start(live.run(), "live-updates")
     services.start(notes_hub.run(), "notifications")
@@ -285,7 +282,7 @@ async def _bots(services: Services) -> None:
         """Another process's appends, as NOTIFYs: wake the steward."""
         while True:
             try:
-                async with events.store.listen() as feed:
+                async with events.listen() as feed:
                     while True:
                         await feed.wait(settings.steward_poll_interval)
                         steward.hint()

@@ -78,7 +78,7 @@ class GamesController(Controller):
     ) -> Response[GameOutcome]:
         seated_bots: list[tuple[int | None, Player]] = []
         if data.bots:
-            await bots.ensure(games.log.store.pool)
+            await bots.ensure(games.log.pool)
             chosen = bots.for_new_game([b.level for b in data.bots])
             seated_bots = [(b.seat, bot) for b, bot in zip(data.bots, chosen, strict=True)]
         spec = game_spec(

@@ -131,7 +131,7 @@ class TableController(Controller):
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> Response[GameOutcome]:
         data = data or BotSeat()
-        await bots.ensure(games.log.store.pool)
+        await bots.ensure(games.log.pool)
         _, state = await games.state(game_id)
         assert hasattr(state, "players")
         bot = bots.free(data.level, state)  # type: ignore[arg-type]

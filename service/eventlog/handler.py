@@ -210,13 +210,13 @@ class CommandHandler(Generic[C, S, E]):
         stream_id: str,
         *,
         conn: asyncpg.Connection | None = None,
-        replica: EventStore | None = None,
+        replica: EventLog[Any] | None = None,
         at_least: int = 0,
     ) -> tuple[int, S]:
         """The stream's version and folded state (version 0 and the initial state if empty):
         the cached state, and a tail read of what was appended since.
 
-        With ``replica`` (a read-only standby's store) the tail is read there, unless that
+        With ``replica`` (the log on a read-only standby) the tail is read there, unless that
         leaves the state below ``at_least`` (a version the caller proved he saw): then from the
         primary. A state from a standby may be behind the primary by the standby's lag, and
         never tells `Heads` anything."""
@@ -230,13 +230,13 @@ class CommandHandler(Generic[C, S, E]):
         stream_id: str,
         *,
         conn: asyncpg.Connection | None = None,
-        replica: EventStore | None = None,
+        replica: EventLog[Any] | None = None,
         at_least: int = 0,
     ) -> tuple[int, S, bytes]:
         """`load`, and the hash of the stream's last event (its head, `service.eventlog.chain`)."""
         cached = self._cache.get(stream_id)
         if replica is not None and cached is not None:
-            loaded = await self._tail(stream_id, *cached, replica, None)
+            loaded = await self._tail(stream_id, *cached, replica.store, None)
             if loaded[0] >= at_least:
                 return loaded
             cached = self._cache.get(stream_id)

@@ -10,6 +10,7 @@ the one `Announcer` that tells other processes of this one's appends. `game_log`
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -25,6 +26,8 @@ from service.eventlog.store import (
     Announcer,
     AppendResult,
     EventStore,
+    FeedCursor,
+    FeedHints,
     Metadata,
     NewEvent,
     RecordedEvent,
@@ -150,6 +153,51 @@ class EventLog(Generic[E]):
         """The stream's events from ``from_version`` on, decoded."""
         records = await self.store.read_stream(stream_id, from_version, limit=limit, conn=conn)
         return [Logged(record, self.decode(record)) for record in records]
+
+    async def read_stored(
+        self, stream_id: str, from_version: int = 1, *, conn: asyncpg.Connection | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events from ``from_version`` on as stored, not decoded (a follower
+        decodes only what its reader may see)."""
+        return await self.store.read_stream(stream_id, from_version, conn=conn)
+
+    # --- the global feed ----------------------------------------------------------------------
+
+    def listen(self) -> contextlib.AbstractAsyncContextManager[FeedHints]:
+        """The append hints of every process (LISTEN on a connection of its own)."""
+        return self.store.listen()
+
+    async def read_feed_of(
+        self, after: FeedCursor, limit: int, event_types: Sequence[str]
+    ) -> tuple[list[RecordedEvent], FeedCursor, int]:
+        """`EventStore.read_feed_of`: a page of the feed of these types, below its horizon."""
+        return await self.store.read_feed_of(after, limit, event_types)
+
+    async def feed_head(self, conn: asyncpg.Connection | None = None) -> tuple[int, int]:
+        """The global position of the newest event, and how many events the log holds."""
+        return await self.store.feed_head(conn)
+
+    async def feed_lag(
+        self, cursor: FeedCursor, conn: asyncpg.Connection | None = None
+    ) -> tuple[int, float]:
+        """How many events lie past ``cursor``, and the age in seconds of the oldest of them."""
+        return await self.store.feed_lag(cursor, conn)
+
+    async def feed_has_more(
+        self, cursor: FeedCursor, conn: asyncpg.Connection | None = None
+    ) -> bool:
+        """Whether a committed event below the feed's horizon lies past ``cursor``."""
+        return await self.store.feed_has_more(cursor, conn)
+
+    # --- upkeep -------------------------------------------------------------------------------
+
+    async def purge_idempotency_keys(self, batch: int = 5000) -> int:
+        """Delete up to ``batch`` expired idempotency keys; how many were."""
+        return await self.store.purge_idempotency_keys(batch)
+
+    def on(self, pool: asyncpg.Pool) -> EventLog[E]:
+        """The same log read through another server's ``pool`` (a streaming standby)."""
+        return EventLog(EventStore(pool), self.codec)
 
     # --- writing --------------------------------------------------------------------------------
 

@@ -101,7 +101,6 @@ class Live:
         queue_size: int = 256,
     ) -> None:
         self.events = events
-        self.store = events.store
         self.poll_interval = poll_interval
         self.queue_size = queue_size
         self._streams: dict[str, _Stream] = {}
@@ -141,7 +140,7 @@ class Live:
     async def _run(self) -> None:
         while not self._closed:
             try:
-                async with self.store.listen() as hints:
+                async with self.events.listen() as hints:
                     self._hints = hints
                     hints.others = self._news
                     hints.streams = [self.events.heads.hinted]
@@ -185,7 +184,7 @@ class Live:
                 return
             try:
                 read_at = self.events.heads.clock()
-                records = await self.store.read_stream(stream_id, len(stream.events) + 1)
+                records = await self.events.read_stored(stream_id, len(stream.events) + 1)
             except Exception:
                 log.exception("live updates: cannot read %s", stream_id)
                 return

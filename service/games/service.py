@@ -497,7 +497,7 @@ class GameService:
         if self.replica is None:
             return await self.state_with_head(game_id)
         version, state, head = await self.handler.load_with_head(
-            game_stream(game_id), replica=self.replica.store, at_least=seen
+            game_stream(game_id), replica=self.replica, at_least=seen
         )
         if version == 0:
             raise GameNotFound("no game has this id")

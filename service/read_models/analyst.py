@@ -112,7 +112,7 @@ class Analyst:
     def __init__(self, log: EventLog[game.Event], *, idle_interval: float = 1.0) -> None:
         self.log = log
         """Where a game's events come from: the one event log, its codec included."""
-        self.pool = log.store.pool
+        self.pool = log.pool
         self.idle_interval = idle_interval
         self.analysed = 0
         self.worker = Worker("analyst", self._round, interval=idle_interval)

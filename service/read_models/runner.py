@@ -224,7 +224,6 @@ class Projections:
         fault: Fault | None = None,
     ) -> None:
         self.events = events
-        self.store = events.store
         self.pool: asyncpg.Pool = events.pool
         self.models: dict[str, ReadModel] = {
             m.name: m for m in (models if models is not None else (cls() for cls in READ_MODELS))
@@ -310,7 +309,7 @@ class Projections:
                     await task
 
     async def _follow(self) -> None:
-        async with self.pool.acquire() as lock_conn, self.store.listen() as hints:
+        async with self.pool.acquire() as lock_conn, self.events.listen() as hints:
             locks = _Locks(lock_conn)
             try:
                 workers = await self._leading(locks)
@@ -390,7 +389,7 @@ class Projections:
             return 0
         needed = frozenset().union(*(w.model.handled for w in live))
         start = min(w.cursor for w in live)
-        batch, end, covered = await self.store.read_feed_of(start, limit, sorted(needed))
+        batch, end, covered = await self.events.read_feed_of(start, limit, sorted(needed))
         if end <= start:
             return 0
         decoded = self._decode(batch, needed)
@@ -530,7 +529,7 @@ class Projections:
             locks = _Locks(lock_conn)
             try:
                 workers = [await self._begin_build(m, locks) for m in models]
-                head = (await self.store.feed_head())[1]
+                head = (await self.events.feed_head())[1]
                 done = 0
                 while True:
                     read = await self._step(workers, batch_size, fail_fast=True)
@@ -579,7 +578,7 @@ class Projections:
         """Make the caught-up generations active; False if events arrived meanwhile."""
         async with self.pool.acquire() as conn:
             cursor = min(w.cursor for w in workers)
-            more = await self.store.feed_has_more(cursor, conn)
+            more = await self.events.feed_has_more(cursor, conn)
             if more:
                 return False
             old: dict[str, int] = {}
@@ -618,12 +617,12 @@ class Projections:
     async def status(self) -> list[ProjectionStatus]:
         """Each projection's generations with position, lag and status."""
         async with self.pool.acquire() as conn:
-            head = (await self.store.feed_head(conn))[0]
+            head = (await self.events.feed_head(conn))[0]
             out = []
             for r in await conn.fetch(_STATUS):
                 if r["name"] not in self.models:
                     continue
-                lag, age = await self.store.feed_lag(FeedCursor(r["tx_id"], r["position"]), conn)
+                lag, age = await self.events.feed_lag(FeedCursor(r["tx_id"], r["position"]), conn)
                 building = r["projection"] == f"{r['name']}@{r['building']}"
                 out.append(
                     ProjectionStatus(

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import asyncpg
 
-from service.eventlog.store import EventStore
+from service.eventlog.log import EventLog
 from service.platform.worker_kit import Worker
 
 log = logging.getLogger(__name__)
@@ -28,13 +29,13 @@ class KeyPurger:
 
     def __init__(
         self,
-        store: EventStore,
+        log: EventLog[Any],
         *,
         interval: float = 60.0,
         batch: int = 5000,
         also: Callable[[], Awaitable[int]] | None = None,
     ) -> None:
-        self.store = store
+        self.log = log
         self.also = also
         """Another purge on the same schedule (old notifications and invites)."""
         self.interval = interval
@@ -52,18 +53,18 @@ class KeyPurger:
         """Purge once if this process leads (or can now lead): the leader keeps its lock, on a
         connection of its own, until it fails or stops."""
         if self._lock is None:
-            conn = await self.store.pool.acquire()
+            conn = await self.log.pool.acquire()
             try:
                 leads = await conn.fetchval(_LEADER)
             except BaseException:
-                await self.store.pool.release(conn)
+                await self.log.pool.release(conn)
                 raise
             if not leads:
-                await self.store.pool.release(conn)
+                await self.log.pool.release(conn)
                 return None
             self._lock = conn
         try:
-            self.purged += await self.store.purge_idempotency_keys(self.batch)
+            self.purged += await self.log.purge_idempotency_keys(self.batch)
             if self.also is not None:
                 await self.also()
         except Exception:
@@ -79,4 +80,4 @@ class KeyPurger:
             except Exception as exc:
                 log.warning("idempotency key purge: could not resign (%s)", exc)
             finally:
-                await self.store.pool.release(lock)
+                await self.log.pool.release(lock)

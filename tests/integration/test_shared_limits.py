@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 
 from service.api.rate_limits import Policy, RateLimiter
-from service.eventlog.store import EventStore
+from service.eventlog.log import game_log
 from service.workers.key_purger import KeyPurger
 
 pytestmark = pytest.mark.integration
@@ -70,7 +70,7 @@ async def test_exactly_one_process_purges_expired_keys(
         "INSERT INTO es.idempotency_keys (principal_id, idem_key, request_hash)"
         " VALUES ('p', 'fresh', '\\x00')"
     )
-    purgers = [KeyPurger(EventStore(app_pool), interval=0.05, batch=1000) for _ in range(2)]
+    purgers = [KeyPurger(game_log(app_pool), interval=0.05, batch=1000) for _ in range(2)]
     tasks = [asyncio.create_task(p.run()) for p in purgers]
     try:
         deadline = time.monotonic() + 10
