@@ -5,7 +5,9 @@ How the two are compared. Each migration's ``upgrade()`` is run against a record
 ``alembic.op``, so the SQL taken is the very SQL the migration executes (strings built at import
 or in the function alike). Its ``CREATE [OR REPLACE] FUNCTION schema.name(`` statements are cut
 out whole (up to the end of the dollar-quoted body and the ``;``), and the last statement for a
-signature, in revision order, is that signature's expected text. Rather than comparing SQL
+signature, in revision order, is that signature's expected text. Each of those statements,
+the downgrade's too, must stand whole in one string literal of that migration's file: none is
+pieced together or patched from another migration's text. Rather than comparing SQL
 texts, with some normalisation of whitespace and comments that would be either too lax (a
 changed body) or too strict (a comment before ``CREATE``), the statement is created under a
 scratch schema in a transaction that is rolled back, and PostgreSQL's own
