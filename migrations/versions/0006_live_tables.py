@@ -363,14 +363,97 @@ ALTER TABLE api.players DROP CONSTRAINT players_kind_check, DROP COLUMN registra
 DROP TABLE api.tokens;
 """
     )
-    effects = "PERFORM api.command_effects(p_stream, appended.new_version, p_summary);"
-    op.execute(COMMAND.replace(effects, DOWN_SUMMARY))
+    op.execute(COMMAND_DOWN)
     op.execute(
         "DROP FUNCTION api.command_effects(text, bigint, jsonb); DROP FUNCTION api.notify(jsonb);"
     )
 
 
-DOWN_SUMMARY = """
+COMMAND_DOWN = """
+-- The downgrade's es.command: the lobby's row written in the command itself again, as before
+-- this migration (not quite 0005's text: an unknown op is ignored).
+CREATE OR REPLACE FUNCTION es.command(
+  p_stream text, p_type text, p_expected bigint,
+  p_ids uuid[], p_types text[], p_sv smallint[], p_data jsonb[], p_meta jsonb[],
+  p_principal text, p_key text, p_request bytea, p_key_ttl interval,
+  p_status int, p_headers jsonb, p_body bytea,
+  p_summary jsonb)
+RETURNS TABLE (outcome text, new_version bigint, positions bigint[], tx xid8,
+               stored_stream text, stored_version bigint, stored_status int,
+               stored_headers jsonb, stored_body bytea)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+-- One command in one statement (so one round trip and one commit):
+--   p_ids … p_meta      the events to append at exactly p_expected (none for a refusal);
+--   p_principal, p_key  the Idempotency-Key, with p_request the hash of its request, kept
+--                       p_key_ttl; p_status, p_headers, p_body the response to store under it;
+--   p_summary           what the API writes beside the events (api.command_effects).
+-- outcome: 'appended', 'refused' (no events, the response stored), 'replayed' (the key's
+-- earlier response; nothing else done) or 'nothing' (no events, no key).
+DECLARE
+  n int := coalesce(cardinality(p_ids), 0);
+  appended record;
+  held record;
+  claimed boolean;
+  waited text;
+BEGIN
+  IF p_key IS NOT NULL THEN
+    -- The stream's lock first: it assigns no xid, so one stream's transactions take their
+    -- ids in the order of its versions (0001); the key's insert is the first write.
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_stream, 0));
+    -- A concurrent first request with this key holds its row until it commits: wait for it
+    -- (then replay its response) at most 2 s, and say so distinctly.
+    waited := current_setting('lock_timeout');
+    PERFORM set_config('lock_timeout', '2s', true);
+    BEGIN
+      INSERT INTO es.idempotency_keys AS k (principal_id, idem_key, request_hash, expires_at)
+      VALUES (p_principal, p_key, p_request, now() + p_key_ttl)
+      ON CONFLICT (principal_id, idem_key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, stream_id = NULL, version = NULL,
+             response_status = NULL, response_headers = NULL, response_body = NULL,
+             created_at = now(), expires_at = EXCLUDED.expires_at
+       WHERE k.expires_at <= now()  -- an expired key is a new request
+      RETURNING true INTO claimed;
+    EXCEPTION WHEN lock_not_available THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0423', MESSAGE = 'idempotency_key_in_flight';
+    END;
+    PERFORM set_config('lock_timeout', waited, true);
+    IF claimed IS NULL THEN
+      SELECT * INTO held FROM es.idempotency_keys
+       WHERE principal_id = p_principal AND idem_key = p_key;
+      IF held.request_hash <> p_request THEN
+        RAISE EXCEPTION USING ERRCODE = 'P0422', MESSAGE = 'idempotency_key_reused';
+      END IF;
+      RETURN QUERY SELECT 'replayed'::text, NULL::bigint, NULL::bigint[], NULL::xid8,
+        held.stream_id, held.version, held.response_status, held.response_headers,
+        held.response_body;
+      RETURN;
+    END IF;
+  END IF;
+
+  IF n = 0 THEN
+    IF p_key IS NOT NULL THEN
+      UPDATE es.idempotency_keys
+         SET stream_id = p_stream, response_status = p_status, response_headers = p_headers,
+             response_body = p_body
+       WHERE principal_id = p_principal AND idem_key = p_key;
+    END IF;
+    RETURN QUERY SELECT CASE WHEN p_key IS NULL THEN 'nothing' ELSE 'refused' END,
+      NULL::bigint, NULL::bigint[], NULL::xid8,
+      NULL::text, NULL::bigint, NULL::int, NULL::jsonb, NULL::bytea;
+    RETURN;
+  END IF;
+
+  SELECT * INTO appended
+    FROM es.append(p_stream, p_type, p_expected, p_ids, p_types, p_sv, p_data, p_meta);
+
+  IF p_key IS NOT NULL THEN
+    UPDATE es.idempotency_keys
+       SET stream_id = p_stream, version = appended.new_version, response_status = p_status,
+           response_headers = p_headers, response_body = p_body
+     WHERE principal_id = p_principal AND idem_key = p_key;
+  END IF;
+
+  
   IF p_summary ? 'op' THEN
     IF p_summary->>'op' = 'insert' THEN
       INSERT INTO api.games (game_id, stream_id, status, preset, seats, players, created_by,
@@ -391,4 +474,9 @@ DOWN_SUMMARY = """
        WHERE game_id = (p_summary->>'game_id')::uuid AND version < appended.new_version;
     END IF;
   END IF;
-"""
+
+
+  RETURN QUERY SELECT 'appended'::text, appended.new_version, appended.positions, appended.tx,
+    NULL::text, NULL::bigint, NULL::int, NULL::jsonb, NULL::bytea;
+END $$;
+"""  # noqa: W293 (a blank line with spaces: the text as it always was)

@@ -16,8 +16,6 @@ Revises: 0006_live_tables
 Create Date: 2026-12-01
 """
 
-import importlib
-
 from alembic import op
 
 from migrations import APP_ROLE, TAKE_OWNERSHIP
@@ -163,14 +161,64 @@ BEGIN
 END $$;
 """
 
-APPEND_BEFORE = (
-    importlib.import_module("migrations.versions.0001_event_store")
-    .APPEND.replace("CREATE FUNCTION es.append", "CREATE OR REPLACE FUNCTION es.append")
-    .replace(
-        "LANGUAGE plpgsql AS $$",
-        "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$",
-    )
-)
+APPEND_BEFORE = """
+-- es.append as it was before the chain (0001, made SECURITY DEFINER by 0005): the downgrade's.
+-- One round trip per command. p_expected: NULL = any, -1 = no stream, -2 = stream exists,
+-- n >= 0 = exactly version n. A stale version raises P0409 before any position is allocated,
+-- so a conflict burns no global positions (marten#4749).
+CREATE OR REPLACE FUNCTION es.append(
+  p_stream text, p_type text, p_expected bigint,
+  p_ids uuid[], p_types text[], p_sv smallint[], p_data jsonb[], p_meta jsonb[])
+RETURNS TABLE (new_version bigint, positions bigint[], tx xid8)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  cur bigint;
+  n int := coalesce(cardinality(p_ids), 0);
+BEGIN
+  IF n = 0 OR n <> cardinality(p_types) OR n <> cardinality(p_sv)
+     OR n <> cardinality(p_data) OR n <> cardinality(p_meta) THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = 'es.append needs one or more events, each with id, type, version, data, metadata';
+  END IF;
+  IF p_expected < -2 THEN
+    RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'invalid expected version ' || p_expected;
+  END IF;
+
+  -- Serialize the writers of this stream only; other streams append in parallel. An advisory
+  -- lock rather than the stream row's lock, because it needs no xid: the transaction ids of one
+  -- stream's appends then follow its versions, so the feed's (tx_id, position) order keeps each
+  -- stream in order. (Locking a row or inserting one takes an xid before waiting.)
+  PERFORM pg_advisory_xact_lock(hashtextextended(p_stream, 0));
+  -- Every writer of the stream holds that lock, so a plain read sees the current version.
+  SELECT s.version INTO cur FROM es.streams s WHERE s.stream_id = p_stream;
+  IF NOT FOUND THEN
+    IF p_expected IS NOT NULL AND p_expected NOT IN (-1, 0) THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0409', MESSAGE = 'wrong_expected_version',
+        DETAIL = json_build_object('expected', p_expected, 'actual', NULL)::text;
+    END IF;
+    INSERT INTO es.streams (stream_id, stream_type) VALUES (p_stream, p_type);
+    cur := 0;
+  END IF;
+  IF (p_expected = -1 AND cur <> 0) OR (p_expected = -2 AND cur = 0)
+     OR (p_expected >= 0 AND cur <> p_expected) THEN
+    RAISE EXCEPTION USING ERRCODE = 'P0409', MESSAGE = 'wrong_expected_version',
+      DETAIL = json_build_object('expected', p_expected, 'actual', cur)::text;
+  END IF;
+
+  RETURN QUERY
+  WITH ins AS (
+    INSERT INTO es.events (stream_id, version, event_id, event_type, schema_version, data, metadata)
+    SELECT p_stream, cur + e.ord, e.id, e.t, e.sv, e.d, e.m
+      FROM unnest(p_ids, p_types, p_sv, p_data, p_meta) WITH ORDINALITY AS e(id, t, sv, d, m, ord)
+     ORDER BY e.ord  -- positions follow versions, so a feed reader sees a stream in order
+    RETURNING es.events.version, es.events.global_position
+  ), upd AS (
+    UPDATE es.streams SET version = cur + n, updated_at = now() WHERE stream_id = p_stream
+  )
+  SELECT cur + n, array_agg(ins.global_position ORDER BY ins.version), pg_current_xact_id()
+    FROM ins;
+END $$;
+"""
 
 DEALING = """
 ALTER TABLE api.deal_sources ADD COLUMN secret bytea CHECK (length(secret) BETWEEN 1 AND 512);
@@ -205,33 +253,136 @@ ALTER TABLE api.deal_sources DROP COLUMN secret;
 ALTER TABLE api.games DROP COLUMN dealing;
 """
 
-_LIVE = importlib.import_module("migrations.versions.0006_live_tables").FUNCTIONS
-_EFFECTS = _LIVE[
-    _LIVE.index("CREATE FUNCTION api.command_effects") : _LIVE.index("-- Seat a player")
-]
-EFFECTS_BEFORE = _EFFECTS.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION")
-EFFECTS = (
-    EFFECTS_BEFORE.replace(
-        "version, imported, private, to_act)",
-        "version, imported, private, to_act, dealing)",
-    )
-    .replace(
-        """            ARRAY(SELECT jsonb_array_elements_text(
-                    coalesce(p_effects->'to_act', '[]')))::smallint[]);""",
-        """            ARRAY(SELECT jsonb_array_elements_text(
+EFFECTS_BEFORE = """
+-- api.command_effects as 0006 wrote it: the downgrade's.
+CREATE OR REPLACE FUNCTION api.command_effects(p_stream text, p_version bigint, p_effects jsonb)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  game uuid;
+  token bytea;
+BEGIN
+  IF p_effects IS NULL THEN
+    RETURN;
+  END IF;
+  IF p_effects ? 'token' THEN
+    token := decode(p_effects->>'token', 'hex');
+    PERFORM 1 FROM api.tokens WHERE token_hash = token AND revoked_at IS NULL FOR SHARE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0401', MESSAGE = 'token_revoked';
+    END IF;
+    UPDATE api.tokens SET last_used_at = now()
+     WHERE token_hash = token
+       AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute');
+  END IF;
+  game := (p_effects->>'game_id')::uuid;
+  IF p_effects->>'op' = 'insert' THEN
+    INSERT INTO api.games (game_id, stream_id, status, preset, seats, players, created_by,
+                           version, imported, private, to_act)
+    VALUES (game, p_stream, p_effects->>'status', p_effects->>'preset',
+            (p_effects->>'seats')::smallint,
+            ARRAY(SELECT jsonb_array_elements_text(p_effects->'players'))::uuid[],
+            (p_effects->>'created_by')::uuid, p_version,
+            coalesce((p_effects->>'imported')::boolean, false),
+            coalesce((p_effects->>'private')::boolean, false),
+            ARRAY(SELECT jsonb_array_elements_text(
+                    coalesce(p_effects->'to_act', '[]')))::smallint[]);
+    INSERT INTO api.deal_sources (game_id, seats, seed, layouts)
+    VALUES (game, (p_effects->>'seats')::smallint, p_effects->>'seed',
+            coalesce(p_effects->'layouts', '[]'::jsonb));
+  ELSIF p_effects->>'op' = 'update' THEN
+    -- Guarded by the version: a late write never takes the row back in time. The service acts
+    -- at the table at the time the command computed (a deadline, a seat to play for), and a
+    -- bot of its own to act is due at once.
+    UPDATE api.games g
+       SET status = p_effects->>'status',
+           players = ARRAY(SELECT jsonb_array_elements_text(p_effects->'players'))::uuid[],
+           to_act = ARRAY(SELECT jsonb_array_elements_text(p_effects->'to_act'))::smallint[],
+           deadline = to_timestamp((p_effects->>'deadline_ms')::double precision / 1000),
+           due_at = to_timestamp((p_effects->>'due_ms')::double precision / 1000),
+           bot_due_at = CASE
+             WHEN EXISTS (SELECT 1 FROM api.players p
+                           WHERE p.kind = 'bot' AND p.player_id = ANY (ARRAY(
+                             SELECT (p_effects->'players'->>(s::int))::uuid
+                               FROM jsonb_array_elements_text(p_effects->'to_act') AS t(s))))
+               THEN now() END,
+           version = p_version,
+           updated_at = now()
+     WHERE game_id = game AND version < p_version;
+  ELSIF p_effects ? 'op' THEN
+    RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'unknown summary op ' || (p_effects->>'op');
+  END IF;
+  IF p_effects ? 'notes' THEN
+    PERFORM api.notify(p_effects->'notes');
+  END IF;
+END $$;
+"""
+
+EFFECTS = """
+-- api.command_effects (0006) with the game's dealing and its deal source's secret.
+CREATE OR REPLACE FUNCTION api.command_effects(p_stream text, p_version bigint, p_effects jsonb)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  game uuid;
+  token bytea;
+BEGIN
+  IF p_effects IS NULL THEN
+    RETURN;
+  END IF;
+  IF p_effects ? 'token' THEN
+    token := decode(p_effects->>'token', 'hex');
+    PERFORM 1 FROM api.tokens WHERE token_hash = token AND revoked_at IS NULL FOR SHARE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0401', MESSAGE = 'token_revoked';
+    END IF;
+    UPDATE api.tokens SET last_used_at = now()
+     WHERE token_hash = token
+       AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute');
+  END IF;
+  game := (p_effects->>'game_id')::uuid;
+  IF p_effects->>'op' = 'insert' THEN
+    INSERT INTO api.games (game_id, stream_id, status, preset, seats, players, created_by,
+                           version, imported, private, to_act, dealing)
+    VALUES (game, p_stream, p_effects->>'status', p_effects->>'preset',
+            (p_effects->>'seats')::smallint,
+            ARRAY(SELECT jsonb_array_elements_text(p_effects->'players'))::uuid[],
+            (p_effects->>'created_by')::uuid, p_version,
+            coalesce((p_effects->>'imported')::boolean, false),
+            coalesce((p_effects->>'private')::boolean, false),
+            ARRAY(SELECT jsonb_array_elements_text(
                     coalesce(p_effects->'to_act', '[]')))::smallint[],
-            coalesce(p_effects->>'dealing', 'legacy'));""",
-    )
-    .replace(
-        """    INSERT INTO api.deal_sources (game_id, seats, seed, layouts)
+            coalesce(p_effects->>'dealing', 'legacy'));
+    INSERT INTO api.deal_sources (game_id, seats, seed, layouts, secret)
     VALUES (game, (p_effects->>'seats')::smallint, p_effects->>'seed',
-            coalesce(p_effects->'layouts', '[]'::jsonb));""",
-        """    INSERT INTO api.deal_sources (game_id, seats, seed, layouts, secret)
-    VALUES (game, (p_effects->>'seats')::smallint, p_effects->>'seed',
-            coalesce(p_effects->'layouts', '[]'::jsonb), decode(p_effects->>'secret', 'hex'));""",
-    )
-)
-assert EFFECTS.count("dealing") == 2 and "secret" in EFFECTS, "0006's command_effects moved"
+            coalesce(p_effects->'layouts', '[]'::jsonb), decode(p_effects->>'secret', 'hex'));
+  ELSIF p_effects->>'op' = 'update' THEN
+    -- Guarded by the version: a late write never takes the row back in time. The service acts
+    -- at the table at the time the command computed (a deadline, a seat to play for), and a
+    -- bot of its own to act is due at once.
+    UPDATE api.games g
+       SET status = p_effects->>'status',
+           players = ARRAY(SELECT jsonb_array_elements_text(p_effects->'players'))::uuid[],
+           to_act = ARRAY(SELECT jsonb_array_elements_text(p_effects->'to_act'))::smallint[],
+           deadline = to_timestamp((p_effects->>'deadline_ms')::double precision / 1000),
+           due_at = to_timestamp((p_effects->>'due_ms')::double precision / 1000),
+           bot_due_at = CASE
+             WHEN EXISTS (SELECT 1 FROM api.players p
+                           WHERE p.kind = 'bot' AND p.player_id = ANY (ARRAY(
+                             SELECT (p_effects->'players'->>(s::int))::uuid
+                               FROM jsonb_array_elements_text(p_effects->'to_act') AS t(s))))
+               THEN now() END,
+           version = p_version,
+           updated_at = now()
+     WHERE game_id = game AND version < p_version;
+  ELSIF p_effects ? 'op' THEN
+    RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'unknown summary op ' || (p_effects->>'op');
+  END IF;
+  IF p_effects ? 'notes' THEN
+    PERFORM api.notify(p_effects->'notes');
+  END IF;
+END $$;
+"""
 
 GRANTS = f"""
 REVOKE ALL ON FUNCTION api.deal_source(uuid), es.event_hash({HASH_ARGS}) FROM PUBLIC;

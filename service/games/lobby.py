@@ -1,9 +1,10 @@
 """The lobby: every game's summary in ``api.games`` (status, seats, whose turn and until when),
 and the notifications a command sends its players, kept in step with the game's stream.
 
-Both are written by the statement that appends a command's events (``es.command`` calls
-``api.command_effects``), so neither can disagree with the log: `lobby_effects` gives the
-command handler what a command's events call for, from the game's state before and after them.
+Both are written by the statement that appends a command's events (``es.command`` hands them
+to ``api.command_effects``, the writer ``es.command_writer`` names), so neither can disagree
+with the log: `lobby_effects` gives the command handler what a command's events call for, from
+the game's state before and after them.
 
 - The row: a new game's (with its deal source, which goes into ``api.deal_sources``, a table
   the request path's role cannot read: it tells every hand to come), or its changed status,
