@@ -23,6 +23,7 @@ import msgspec
 from service.eventlog.codec import EventCodec, domain_codec
 from service.eventlog.store import (
     ANY,
+    NO_STREAM,
     Announcer,
     AppendResult,
     EventStore,
@@ -238,6 +239,22 @@ class EventLog(Generic[E]):
         if conn is None:
             self.committed(result.stream_id, result.version)
         return result
+
+    async def write_new_stream(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        *,
+        summary: Any,
+        conn: asyncpg.Connection,
+    ) -> int:
+        """Write a whole stream that must not exist yet (an import), with the effects
+        ``summary`` names, in the caller's transaction; its version. `StreamConflict` if it
+        exists, `DuplicateEventId` if its events are stored already. Announced by the caller,
+        once the transaction has committed (`committed`)."""
+        written = await self.store.command(stream_id, events, NO_STREAM, summary=summary, conn=conn)
+        assert written.result is not None, "a write at NO_STREAM appends or raises"
+        return written.result.version
 
     # --- after a commit -------------------------------------------------------------------------
 

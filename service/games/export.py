@@ -37,7 +37,6 @@ import msgspec
 from domain import game
 from service.eventlog.log import EventLog
 from service.eventlog.store import (
-    NO_STREAM,
     DuplicateEventId,
     Metadata,
     NewEvent,
@@ -233,18 +232,16 @@ async def import_game(log: EventLog[game.Event], lines: Iterable[bytes | str]) -
     try:
         async with log.pool.acquire() as conn, conn.transaction():
             added = await add_guests(conn, guests)
-            written = await log.store.command(stream_id, new, NO_STREAM, summary=summary, conn=conn)
+            version = await log.write_new_stream(stream_id, new, summary=summary, conn=conn)
     except StreamConflict:
         raise AlreadyImported(f"game {game_id} is already here", game_id=str(game_id)) from None
     except DuplicateEventId:
         raise AlreadyImported("the events of this export are already stored here") from None
-    assert written.result is not None
-    appended = written.result
-    log.committed(stream_id, appended.version)
+    log.committed(stream_id, version)
     return Imported(
         game_id=game_id,
         stream_id=stream_id,
-        version=appended.version,
+        version=version,
         state=state,
         guests=tuple(added),
     )

@@ -12,8 +12,8 @@ import msgspec
 import pytest
 
 from migrations import APP_ROLE
-from service.database import alembic_config, create_pool, upgrade, with_user
-from service.event_store import EventStore, NewEvent, WriteRefused, uuid7
+from service.eventlog.store import EventStore, NewEvent, WriteRefused, uuid7
+from service.platform.database import alembic_config, create_pool, upgrade, with_user
 
 pytestmark = pytest.mark.integration
 

@@ -33,7 +33,7 @@ import asyncpg
 import pytest
 from alembic.script import ScriptDirectory
 
-from service.database import alembic_config, upgrade_async
+from service.platform.database import alembic_config, upgrade_async
 
 pytestmark = pytest.mark.integration
 

@@ -200,3 +200,36 @@ def test_nothing_outside_the_service_imports_it() -> None:
                 if name.split(".")[0] == "service"
             ]
     assert found == []
+
+
+def test_nothing_outside_the_event_log_reaches_the_store_or_its_tables() -> None:
+    """The event log object is the one door: no ``.store`` of it, no `EventStore` built, and
+    no SQL naming the log's tables or functions, outside ``service/eventlog/``."""
+    log_sql = re.compile(r"\bes\.(events|streams|command|append|idempotency_keys|snapshots)\b")
+    found = []
+    for path in _modules("service"):
+        rel = path.relative_to(SERVICE)
+        if rel.parts[0] == "eventlog":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "store":
+                found.append(f"service/{rel}:{node.lineno} reads .store")
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "EventStore":
+                found.append(f"service/{rel}:{node.lineno} builds an EventStore")
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and log_sql.search(node.value)
+            ):
+                found.append(f"service/{rel}:{node.lineno} has SQL on the log's tables")
+    assert found == []
