@@ -374,7 +374,7 @@ async def main() -> None:
         for workers, service in runs:
             s_rate, s50, s99 = service.summary(args.seconds)
             label = f"game commands, {workers} w"
-            print(f"{label:24}{s_rate:9.0f}{s50:9.2f}{s99:9.2f}{service.api.errors:8}")
+            print(f"{label:24}{s_rate:9.0f}{s50:9.2f}{s99:9.2f}{service.errors:8}")
             print(
                 f"  service / baseline: {s_rate / b_rate:.0%} of the rate; "
                 f"p99 {s99:.1f} ms (target < 25 ms)"
