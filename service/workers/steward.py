@@ -54,13 +54,16 @@ _COLUMN: dict[Duty, str] = {"table": "due_at", "bots": "bot_due_at"}
 
 
 class _Sql:
-    """The steward's statements, over its duty's column. The time is the steward's clock's
-    (``$now``, ms since the epoch), the one the commands' deadlines were stamped with, never
-    the database's: a test moves it, and a deadline is judged by the clock that set it."""
+    """The steward's statements, over its duty's column, each column judged by the clock that
+    wrote it: ``due_at`` holds the deadlines of the commands' stamps, so the table's duty
+    compares it with the steward's clock (passed in, ms since the epoch: a test moves it);
+    ``bot_due_at`` is the database's ``now()`` at the command that made a bot the one to act,
+    so the bots' duty compares it with the database's clock."""
 
     def __init__(self, column: str, pace: float) -> None:
         due = f"{column} + interval '{pace:.3f} seconds'"
-        now = "to_timestamp({}::float8 / 1000)"
+        self.passes_now = column == "due_at"
+        now = "to_timestamp({}::float8 / 1000)" if self.passes_now else "now()"
         self.claim = f"""
 UPDATE api.games SET {column} = {now.format("$3")} + make_interval(secs => $2)
  WHERE game_id IN (SELECT game_id FROM api.games
@@ -135,6 +138,10 @@ class Steward:
         self.acted = 0
         """Commands this steward has issued (timeouts, moves for absent seats, bot moves)."""
 
+    def _now(self) -> tuple[int, ...]:
+        """The time the duty's statements compare with, if it is the steward's clock's."""
+        return (self.clock.now_ms(),) if self._sql.passes_now else ()
+
     def hint(self, *_: object) -> None:
         """Something was appended: a deadline may have moved nearer."""
         self.worker.hint()
@@ -146,15 +153,13 @@ class Steward:
         """Serve the tables due now; the seconds until the next is due (None: not known)."""
         due = [
             r[0]
-            for r in await self.pool.fetch(
-                self._sql.claim, self.batch, self.lease, self.clock.now_ms()
-            )
+            for r in await self.pool.fetch(self._sql.claim, self.batch, self.lease, *self._now())
         ]
         if due:
             await asyncio.gather(*(self._serve(game_id) for game_id in due))
             if len(due) == self.batch:
                 return 0.0  # more may be due: claim again at once
-        wait, waiting = await self.pool.fetchrow(self._sql.next, self.clock.now_ms())
+        wait, waiting = await self.pool.fetchrow(self._sql.next, *self._now())
         if self.duty == "table":
             TIMEOUTS_PENDING.set(waiting)
         return None if wait is None else float(wait)
@@ -182,9 +187,7 @@ class Steward:
             if due is None:
                 await self.pool.execute(self._sql.clear, game_id, version)
             else:
-                await self.pool.execute(
-                    self._sql.restore, game_id, due, version, self.clock.now_ms()
-                )
+                await self.pool.execute(self._sql.restore, game_id, due, version, *self._now())
 
     def _due(self, state: game.GameState) -> int | None:
         """When the service must act at this table next (ms since the epoch), if ever."""

@@ -263,7 +263,8 @@ def test_a_bot_worker_killed_mid_game_resumes_and_no_bot_acts_twice(
         time.sleep(0.5)
         assert len(events(api.url, game_id)) == stalled  # nobody else moves the bots
         worker.start()
-        wait_for(lambda: events(api.url, game_id)[-1]["type"] == "secret_revealed", timeout=60)
+        # Ten deals of thinking bots: on a loaded 2-core machine they may take a minute or more.
+        wait_for(lambda: events(api.url, game_id)[-1]["type"] == "secret_revealed", timeout=180)
         log = events(api.url, game_id)
         # No move twice: each bid or card follows the rules (the domain refuses a repeat), and
         # the game's versions are one per event.
