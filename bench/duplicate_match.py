@@ -2,6 +2,7 @@
 
     python bench/duplicate_match.py [--presets sochi,leningrad,rostov] [--players 3]
         [--deals 200] [--pairs strong:basic,basic:random] [--strong-budget 0.25]
+        [--strong-nodes N]
         [--jobs 2] [--seed 1] [--full]
 
 For each preset and each pair of levels (A against B) the same seeded deals are played in
@@ -21,7 +22,9 @@ results sum to zero, in whist-equivalents. It prints, per preset and pair:
 
 At a table of four the sitting-out dealer belongs to no level (his consolation is left out of
 the means). ``--strong-budget`` sets the strong level's time per decision (the default budget
-is 1.5 s; a reduced one keeps a match within minutes); the report says which was used.
+is 1.5 s; a reduced one keeps a match within minutes); ``--strong-nodes`` gives it a budget of
+solver nodes instead (docs/bots.md §6), so that the match plays the same on any machine and can
+be rerun exactly. The report says which was used.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import time
 from collections.abc import Sequence
 from fractions import Fraction
 
-from bots import LEVELS
+from bots import LEVELS, Budget
 from bots.table import Table
 from bots.value import deal_results
 from domain.outcome import DealOutcome
@@ -61,7 +64,7 @@ def rotations(players: int, dealer: int, full: bool) -> list[tuple[str, ...]]:
 
 
 def play_one(
-    args: tuple[str, int, int, str, str, float, int, bool],
+    args: tuple[str, int, int, str, str, Budget | float, int, bool],
 ) -> tuple[int, list[tuple[tuple[str, ...], tuple[Fraction, ...], str, tuple[str, ...]]], float]:
     """Deal ``index`` of the match, in every rotation: (index, [(assignment, results, kind)],
     seconds)."""
@@ -113,7 +116,7 @@ def run_pair(
     a: str,
     b: str,
     deals: int,
-    budget: float,
+    budget: Budget | float,
     seed: int,
     jobs: int,
     full: bool,
@@ -147,7 +150,8 @@ def run_pair(
         per_b.append(mb)
         margin.append(ma - mb)
     ra, rb, rm = interval(per_a), interval(per_b), interval(margin)
-    strong_note = f", strong budget {budget:g} s/decision" if "strong" in (a, b) else ""
+    spend = f"{budget.nodes} nodes" if isinstance(budget, Budget) else f"{budget:g} s"
+    strong_note = f", strong budget {spend}/decision" if "strong" in (a, b) else ""
     print(
         f"{preset}, {players} players: {a} vs {b}: {len(done)} deals × "
         f"{len(rotations(players, 0, full))} rotations{strong_note} ({wall:.0f} s wall)"
@@ -173,10 +177,12 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=200)
     p.add_argument("--pairs", default="strong:basic,basic:random")
     p.add_argument("--strong-budget", type=float, default=0.25)
+    p.add_argument("--strong-nodes", type=int, default=None, help="solver nodes, not seconds")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--full", action="store_true", help="also two A's against one B")
     args = p.parse_args()
+    budget = args.strong_budget if args.strong_nodes is None else Budget.of_nodes(args.strong_nodes)
     for preset in args.presets.split(","):
         for pair in args.pairs.split(","):
             a, b = pair.split(":")
@@ -186,7 +192,7 @@ def main() -> None:
                 a,
                 b,
                 args.deals,
-                args.strong_budget,
+                budget,
                 args.seed,
                 args.jobs,
                 args.full,

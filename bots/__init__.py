@@ -7,13 +7,14 @@
     value       deal_results: a deal's zero-sum worth to each seat, from the preset's scoring
     random_bot  ``random``: uniform over the legal actions
     basic       ``basic``: rules of thumb for every decision
+    budget      Budget: what a decision may spend, solver nodes and wall-clock seconds
     strong      ``strong``: sampled layouts weighed by the auction and play, decided by the
-                double-dummy solver within a time budget
+                double-dummy solver within a budget
     inference   the weight of a layout given the auction and the whisting
     rollout     fast all-pass play-outs with every hand known
     table       Table: a pulka played by one strategy per seat (harnesses, benchmarks)
 
-A strategy is ``decide(view, rng, budget_s) -> SeatCommand`` and always returns one of
+A strategy is ``decide(view, rng, budget) -> SeatCommand`` and always returns one of
 ``view.legal``. `LEVELS` names them; each is wrapped so that an action of a kind it does not
 know, or a bug, still yields a legal default rather than an exception.
 """
@@ -26,11 +27,13 @@ from collections.abc import Callable
 import msgspec
 
 from bots import basic, claims, random_bot, strong
+from bots.budget import Budget
 from bots.common import default_action
 from bots.view import BotView, SeatFeed, seat_input
 from domain.deal.messages import AnswerClaim, Claim, SeatCommand
 
-Strategy = Callable[[BotView, random.Random, float], SeatCommand]
+Strategy = Callable[[BotView, random.Random, Budget | float], SeatCommand]
+"""``(view, rng, budget)``: the budget a `Budget` or plain seconds; only ``strong`` spends it."""
 
 
 def guarded(strategy: Strategy) -> Strategy:
@@ -39,14 +42,14 @@ def guarded(strategy: Strategy) -> Strategy:
     `bots.claims.answer`, and the claims a seat may make are taken out of the view's legal
     actions before the strategy sees them."""
 
-    def decide(view: BotView, rng: random.Random, budget_s: float = 1.5) -> SeatCommand:
+    def decide(view: BotView, rng: random.Random, budget: Budget | float = 1.5) -> SeatCommand:
         if any(isinstance(a, AnswerClaim) for a in view.legal):
             return claims.answer(view)
         moves = tuple(a for a in view.legal if not isinstance(a, Claim))
         if len(moves) < len(view.legal):
             view = msgspec.structs.replace(view, legal=moves)
         try:
-            action = strategy(view, rng, budget_s)
+            action = strategy(view, rng, budget)
         except Exception:
             return default_action(view.legal)
         return action if action in view.legal else default_action(view.legal)
@@ -62,4 +65,4 @@ LEVELS: dict[str, Strategy] = {
 }
 """The strategies by level, weakest first."""
 
-__all__ = ["LEVELS", "BotView", "SeatFeed", "Strategy", "guarded", "seat_input"]
+__all__ = ["LEVELS", "BotView", "Budget", "SeatFeed", "Strategy", "guarded", "seat_input"]

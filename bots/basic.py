@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import random
 
+from bots.budget import Budget
 from bots.common import (
     OBLIGATION,
     contract_ceiling,
@@ -58,7 +59,7 @@ MISER_DANGER = 1.0
 """The most misère danger a hand may have for the basic bot to bid misère."""
 
 
-def decide(view: BotView, rng: random.Random, budget_s: float = 0.0) -> SeatCommand:
+def decide(view: BotView, rng: random.Random, budget: Budget | float = 0.0) -> SeatCommand:
     """A legal action by rules of thumb."""
     legal = view.legal
     if len(legal) == 1:

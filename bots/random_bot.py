@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import random
 
+from bots.budget import Budget
 from bots.view import BotView
 from domain.deal.messages import SeatCommand
 
 
-def decide(view: BotView, rng: random.Random, budget_s: float = 0.0) -> SeatCommand:
+def decide(view: BotView, rng: random.Random, budget: Budget | float = 0.0) -> SeatCommand:
     """Any legal action, each equally likely."""
     return rng.choice(view.legal)

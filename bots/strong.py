@@ -17,20 +17,24 @@ double-dummy solver within a time budget (PIMC, docs/bots.md §3, §6).
 - Whisting: layouts of the declarer's and the partner's hands, solved for the contract, scored
   for each call (the partner's call as the basic bot would make it in that layout).
 
-Every loop is anytime: it stops when the budget is spent, and the solver is bounded by a node
-count converted from the time left, so a decision overshoots its budget by little. The budget is
-the caller's (``budget_s``, 1.5 s by default); with no time for a single layout, the basic bot's
-choice stands.
+Every loop is anytime: it stops when the budget is spent, and each solve is bounded by the nodes
+left, so a decision overshoots its budget by little. The budget is the caller's (`bots.budget`):
+a count of trick starts (solver nodes and tricks played out), the same on any machine, and a
+wall-clock cap (1.5 s by default), converted into nodes at the solver's measured speed; with no
+budget for a single layout, the basic bot's choice stands.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 from bots import basic
+from bots.budget import DEFAULT_SECONDS, Budget, as_budget
 from bots.common import OBLIGATION, find_discard, light_bids, of_type
 from bots.evaluate import (
     best_strain,
@@ -64,7 +68,7 @@ from domain.solver import Position, SearchAborted, Solution, Solver, position, s
 from domain.solver.bits import SUIT_INDEX, mask_of
 from domain.solver.solve import fits
 
-DEFAULT_BUDGET_S = 1.5
+DEFAULT_BUDGET_S = DEFAULT_SECONDS
 MAX_SAMPLES = 400
 """No decision draws more layouts than this, however much time is left."""
 MIN_LAYOUTS = 5
@@ -72,25 +76,33 @@ MIN_LAYOUTS = 5
 many layouts; with fewer (a short budget) the basic bot's judgement stands."""
 
 
-def decide(view: BotView, rng: random.Random, budget_s: float = DEFAULT_BUDGET_S) -> SeatCommand:
-    """A legal action chosen over sampled layouts within ``budget_s`` seconds."""
-    return decide_with_stats(view, rng, budget_s)[0]
+def decide(
+    view: BotView, rng: random.Random, budget: Budget | float = DEFAULT_BUDGET_S
+) -> SeatCommand:
+    """A legal action chosen over sampled layouts within ``budget`` (seconds, or a `Budget` of
+    solver nodes and seconds)."""
+    return decide_with_stats(view, rng, budget)[0]
 
 
 def decide_with_stats(
-    view: BotView, rng: random.Random, budget_s: float = DEFAULT_BUDGET_S
+    view: BotView,
+    rng: random.Random,
+    budget: Budget | float = DEFAULT_BUDGET_S,
+    *,
+    now: Callable[[], float] = time.perf_counter,
 ) -> tuple[SeatCommand, Clock]:
-    """`decide`, with the decision's clock: layouts solved, solver nodes and time."""
-    clock = Clock(budget_s * BUDGET_SHARE)
-    return _decide(view, rng, budget_s, clock), clock
+    """`decide`, with the decision's clock: layouts solved, solver nodes and time, and what
+    ended the search. ``now`` is the clock it reads the time from (tests slow it down)."""
+    clock = Clock.for_budget(as_budget(budget), now=now)
+    return _decide(view, rng, clock), clock
 
 
 BUDGET_SHARE = 0.88
-"""The share of the budget the search may use: the rest covers reading the view, sampling and
-the overshoot of the last solve."""
+"""The share of the seconds the search may use: the rest covers reading the view, sampling and
+the overshoot of the last solve. A node budget is the search's alone, all of it."""
 
 
-def _decide(view: BotView, rng: random.Random, budget_s: float, clock: Clock) -> SeatCommand:
+def _decide(view: BotView, rng: random.Random, clock: Clock) -> SeatCommand:
     legal = view.legal
     if len(legal) == 1:
         return legal[0]
@@ -110,46 +122,98 @@ def _decide(view: BotView, rng: random.Random, budget_s: float, clock: Clock) ->
         return declare(k, legal, rng, clock)
     if phase == "whisting":
         return whist(k, legal, rng, clock)
-    return basic.decide(view, rng, budget_s)
+    return basic.decide(view, rng)
 
 
-# ---- time and the solver's budget ------------------------------------------------------------
+# ---- the budget and the solver's share of it -------------------------------------------------
 
 
 @dataclass
 class Clock:
-    """The decision's deadline, and the solver's speed seen so far (trick starts per second)."""
+    """A decision's meter: its limits (``budget_s`` seconds of search, ``node_budget`` trick
+    starts), what the search has spent, and the solver's speed seen so far (trick starts per
+    second), which turns the seconds left into a node limit for each solve."""
 
-    budget_s: float
-    start: float = field(default_factory=time.perf_counter)
+    budget_s: float | None
+    node_budget: int | None = None
+    now: Callable[[], float] = time.perf_counter
+    start: float = field(init=False)
     rate: float = 20_000.0
     nodes: int = 0
+    """Trick starts expanded: solver nodes and tricks played out."""
     spent: float = 0.0
     samples: int = 0
     """Layouts solved."""
     exhaustive: bool = False
     """Whether the layouts were every possible one (else a random sample)."""
+    stopped_by: Literal["nodes", "seconds"] | None = None
+    """Which limit ended the search (None: it ran out of layouts first). Only a decision not
+    ended by ``seconds`` is reproducible from its random generator."""
+
+    def __post_init__(self) -> None:
+        self.start = self.now()
+
+    @classmethod
+    def for_budget(cls, budget: Budget, now: Callable[[], float] = time.perf_counter) -> Clock:
+        seconds = None if budget.seconds is None else budget.seconds * BUDGET_SHARE
+        return cls(seconds, budget.nodes, now)
 
     def left(self) -> float:
-        return self.budget_s - (time.perf_counter() - self.start)
+        """Seconds left to search (infinite without a wall-clock cap)."""
+        if self.budget_s is None:
+            return math.inf
+        return self.budget_s - (self.now() - self.start)
+
+    def nodes_left(self) -> int | None:
+        """Trick starts left (None: no node budget)."""
+        return None if self.node_budget is None else self.node_budget - self.nodes
+
+    def out(self) -> bool:
+        """Whether a limit is reached: no further layout is taken."""
+        nodes = self.nodes_left()
+        if nodes is not None and nodes <= 0:
+            self.stopped_by = "nodes"
+        elif self.left() <= 0:
+            self.stopped_by = "seconds"
+        return self.stopped_by is not None
+
+    def played_out(self, tricks: int) -> None:
+        """A play-out of ``tricks`` tricks was run: as many trick starts spent."""
+        self.nodes += tricks
+
+    def _limit(self) -> int | None:
+        """The node limit of the next solve: the node budget left, capped by what the time
+        left is worth at the measured speed (at least 200 nodes); None when nothing is left."""
+        if self.out():
+            return None
+        limits = []
+        nodes = self.nodes_left()
+        if nodes is not None:
+            limits.append(nodes)
+        if self.budget_s is not None:
+            limits.append(max(200, int(self.left() * self.rate)))
+        return min(limits)
 
     def solve(
         self, pos: Position, solver: Solver, *, values: bool, guess: int | None = None
     ) -> Solution | None:
-        """`domain.solver.solve` bounded by the time left; None when it ran out."""
-        left = self.left()
-        if left <= 0:
+        """`domain.solver.solve` bounded by the budget left; None when it ran out."""
+        limit = self._limit()
+        if limit is None:
             return None
-        solver.limit_nodes(max(200, int(left * self.rate)))
+        solver.limit_nodes(limit)
         before = solver.nodes
-        t0 = time.perf_counter()
+        t0 = self.now()
         try:
             return solve(pos, solver=solver, values=values, guess=guess)
         except SearchAborted:
+            nodes = self.nodes_left()
+            within = nodes is not None and solver.nodes - before >= nodes
+            self.stopped_by = "nodes" if within else "seconds"
             return None
         finally:
             solver.limit_nodes(None)
-            dt = time.perf_counter() - t0
+            dt = self.now() - t0
             self.nodes += solver.nodes - before
             self.spent += dt
             if self.spent > 0.02 and self.nodes > 100:
@@ -313,7 +377,7 @@ def play(k: Knowledge, plays: list[PlayCard], rng: random.Random, clock: Clock) 
     solvers = Solvers()
     clock.exhaustive, layouts = weighted_worlds(k, rng)
     for n, (world, w) in enumerate(layouts):
-        if n >= MAX_SAMPLES or (n and clock.left() <= 0):
+        if n >= MAX_SAMPLES or (n and clock.out()):
             break
         pos = _position(k, world, mode, focus)
         solution = clock.solve(pos, solvers.for_(pos), values=True)
@@ -377,7 +441,7 @@ def _play_all_pass(
     wsum = 0.0
     clock.exhaustive, layouts = weighted_worlds(k, rng)
     for n, (world, w) in enumerate(layouts):
-        if n >= MAX_SAMPLES * 4 or (n and clock.left() <= 0):
+        if n >= MAX_SAMPLES * 4 or (n and clock.out()):
             break
         hands = [mask_of(k.hands[s] if s in k.hands else world.get(s, ())) for s in order]
         if k.rules.raspasy.use_talon:
@@ -390,6 +454,7 @@ def _play_all_pass(
             taken = play_out(hs, leader, [*trick, (slot, bit)], k.tricks_played, talon_leads,
                              forced)  # fmt: skip
             totals[c] += w * util[min(10, done + taken[slot])]
+            clock.played_out(sum(taken))
         wsum += w
         clock.samples += 1
     return _best_play(totals, wsum, cards, plays, fallback, spend=max)
@@ -478,7 +543,7 @@ def _evaluate(
     me = k.seat
     clock.exhaustive, layouts = weighted_worlds(k, rng)
     for n, (world, _w) in enumerate(layouts):
-        if n >= MAX_SAMPLES or (n >= min_layouts and clock.left() <= 0):
+        if n >= MAX_SAMPLES or (n >= min_layouts and clock.out()):
             break
         results: list[tuple[tuple[str, tuple[str, ...]], int]] = []
         for strain, dropped, kept in options(world):
@@ -730,7 +795,7 @@ def whist(
     solvers = Solvers()
     clock.exhaustive, layouts = weighted_worlds(k, rng)
     for n, (world, _w) in enumerate(layouts):
-        if n >= MAX_SAMPLES or (n and clock.left() <= 0):
+        if n >= MAX_SAMPLES or (n and clock.out()):
             break
         hands = {x: k.hands[x] if x in k.hands else world[x] for x in k.order}
         pos = position(hands, order=k.order, turn=k.order[0], focus=declarer, trump=trump,
@@ -796,4 +861,4 @@ def _whist_value(
     return float(deal_results(o, k.rules)[me])
 
 
-__all__ = ["DEFAULT_BUDGET_S", "Clock", "decide", "decide_with_stats"]
+__all__ = ["DEFAULT_BUDGET_S", "Budget", "Clock", "decide", "decide_with_stats"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
+from bots.budget import Budget
 from bots.view import BotView, SeatFeed
 from domain import game as g
 from domain.cards import Seat
@@ -17,7 +18,7 @@ from domain.deal.messages import DealEnded, SeatCommand
 from domain.outcome import DealOutcome
 from domain.rules import Rules
 
-Strategy = Callable[[BotView, random.Random, float], SeatCommand]
+Strategy = Callable[[BotView, random.Random, Budget | float], SeatCommand]
 
 
 class Table:
@@ -46,7 +47,7 @@ class Table:
         cards: g.DealCards,
         strategies: Mapping[Seat, Strategy] | Sequence[Strategy],
         rng: random.Random,
-        budget_s: float = 1.5,
+        budget: Budget | float = 1.5,
         on_decision: Callable[[Seat, BotView, SeatCommand], None] | None = None,
     ) -> DealOutcome:
         """Deal ``cards`` and let the strategies play the deal out; its outcome."""
@@ -54,7 +55,7 @@ class Table:
         while True:
             seat = g.to_act(self.state)[0]  # two, while a claim waits: answered in turn
             view = self.feeds[seat].view()
-            action = strategies[seat](view, rng, budget_s)
+            action = strategies[seat](view, rng, budget)
             if on_decision is not None:
                 on_decision(seat, view, action)
             for e in self._do(action):

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import asyncpg
 
+from bots.budget import Budget
 from service.api.rate_limits import Policy, RateLimiter
 from service.eventlog.log import EventLog, game_log
 from service.eventlog.snapshots import Snapshots, game_snapshots
@@ -181,7 +182,8 @@ def _bot_steward(services: Services) -> Steward:
     assert services.games is not None
     steward = Steward(
         services.games, services.pool, duty="bots", bots=services.bots,
-        think_budget=settings.bot_budget, pace=settings.bot_pace,
+        think_budget=Budget(seconds=settings.bot_budget, nodes=settings.bot_nodes),
+        pace=settings.bot_pace,
         poll_interval=settings.steward_poll_interval, clock=services.clock,
     )  # fmt: skip
     services.events.add_listener(steward.hint)

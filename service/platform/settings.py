@@ -39,6 +39,8 @@ Every knob of the service lives here and nowhere else. Variables:
                                   ``preferans serve`` starts), ``inline`` (in this process), or
                                   ``off`` (a ``preferans bots`` elsewhere)
     PREFERANS_BOT_BUDGET          seconds a ``strong`` bot may think over a decision (1.5)
+    PREFERANS_BOT_NODES           solver nodes a ``strong`` bot may spend on a decision, within
+                                  the seconds (unset: the seconds alone); docs/bots.md §6
     PREFERANS_BOT_PACE            seconds at least from a bot's turn to its move (0.5)
     PREFERANS_ANALYSIS            analyse finished games double-dummy in a worker process
                                   beside the projections (true)
@@ -125,6 +127,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     notes_poll_interval: float = 2.0
     bot_worker: Literal["process", "inline", "off"] = "process"
     bot_budget: float = 1.5
+    bot_nodes: int | None = None
     bot_pace: float = 0.5
     analysis: bool = True
     rate_limits: bool = True

@@ -31,7 +31,7 @@ from typing import Literal
 
 import asyncpg
 
-from bots import LEVELS, seat_input
+from bots import LEVELS, Budget, seat_input
 from bots.common import default_action
 from domain import game
 from domain import table as tbl
@@ -114,7 +114,7 @@ class Steward:
         poll_interval: float = 1.0,
         lease: float = 5.0,
         batch: int = 32,
-        think_budget: float = 1.5,
+        think_budget: Budget | float = 1.5,
         pace: float = 0.0,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:

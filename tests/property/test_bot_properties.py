@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bots import basic, random_bot, strong
+from bots.budget import Budget
 from bots.view import BotView, seat_input
 from domain import game as g
 from domain.cards import DECK
@@ -119,7 +120,7 @@ def test_every_level_returns_a_legal_action_from_the_seat_view_alone(
     event(view.game.deal.phase)
     assert not (_names_of_cards(view) & _hidden_from(state.deal, seat))
     for name, decide in STRATEGIES.items():
-        action = decide(view, random.Random(seed), 0.05)
+        action = decide(view, random.Random(seed), Budget.of_nodes(2_000))
         assert action in view.legal, (name, action)
 
 

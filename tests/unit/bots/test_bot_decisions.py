@@ -10,6 +10,7 @@ import pytest
 from bot_helpers import Game
 
 from bots import basic, strong
+from bots.budget import Budget
 from bots.view import seat_input
 from domain.deal.messages import (
     CallWhist,
@@ -23,6 +24,8 @@ from domain.deal.messages import (
 )
 
 LEVELS = {"basic": basic.decide, "strong": strong.decide}
+BUDGET = Budget.of_nodes(15_000)
+"""Solver work, not seconds: the same decision on any machine (docs/bots.md §6)."""
 STANDARD = (
     "AS KS QS JS TS 9S AC KC AD KD",
     "8S 7S QC JC TC 9C QD JD TD 9D",
@@ -39,12 +42,12 @@ MISER = (
 def test_a_big_hand_bids_and_a_perfect_misere_hand_bids_misere(level: str) -> None:
     game = Game()
     game.deal(*STANDARD, talon="8H 7H")
-    assert LEVELS[level](seat_input(game.events, 0), random.Random(1), 0.4) == MakeBid(
+    assert LEVELS[level](seat_input(game.events, 0), random.Random(1), BUDGET) == MakeBid(
         seat=0, bid="6S"
     )
     game = Game()
     game.deal(*MISER, talon="AC AH")
-    assert LEVELS[level](seat_input(game.events, 0), random.Random(1), 0.4) == MakeBid(
+    assert LEVELS[level](seat_input(game.events, 0), random.Random(1), BUDGET) == MakeBid(
         seat=0, bid="MISER"
     )
 
@@ -54,10 +57,10 @@ def test_a_poor_hand_passes_and_so_does_a_whist_against_ten_sure_tricks(level: s
     game = Game()
     game.deal(*STANDARD, talon="8H 7H")
     game.do(MakeBid(seat=0, bid="6S"))
-    assert LEVELS[level](seat_input(game.events, 1), random.Random(1), 0.4) == Pass(seat=1)
+    assert LEVELS[level](seat_input(game.events, 1), random.Random(1), BUDGET) == Pass(seat=1)
     game.do(Pass(seat=1), Pass(seat=2), TakeTalon(seat=0), Discard(seat=0, cards=("8H", "7H")))
     game.do(Declare(seat=0, contract="6S"))
-    choice = LEVELS[level](seat_input(game.events, 1), random.Random(1), 0.4)
+    choice = LEVELS[level](seat_input(game.events, 1), random.Random(1), BUDGET)
     assert choice == CallWhist(seat=1, choice="pass")
 
 
@@ -76,5 +79,5 @@ def test_with_every_card_in_view_the_strong_declarer_never_leads_the_losing_card
     view = seat_input(game.events, 0)
     open_hands = [h for h in view.game.deal.open_hands if h is not None]
     assert len(open_hands) == 2  # the defenders' cards lie open
-    card = strong.decide(view, random.Random(1), 0.5)
+    card = strong.decide(view, random.Random(1), BUDGET)
     assert isinstance(card, PlayCard) and card.card != "7D"
