@@ -10,6 +10,7 @@ module is named here). docs/architecture.md draws it::
     platform/           what every process needs, whatever it serves
         settings        every knob, read once from the environment
         clock           the one clock of stamps and deadlines, injected (a manual one in tests)
+        entropy         the one source of a game's random draws, injected (a seeded one in tests)
         worker_kit      the one background loop: a worker's step, wake-ups, errors, metrics
         preflight       the checks before a start: one line and an exit code per bad setup
         database        where the database is, migrations, the asyncpg pool

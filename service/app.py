@@ -71,6 +71,7 @@ from service.platform.database import (
     head_revision,
     resolve_dsn,
 )
+from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.orphans import die_with_parent
 from service.platform.settings import Settings
 from service.platform.telemetry import configure_logging, configure_tracing
@@ -159,6 +160,7 @@ def create_app(
     debug: bool = False,
     tracing: bool | None = None,
     clock: Clock = SYSTEM_CLOCK,
+    entropy: Entropy = SYSTEM_ENTROPY,
 ) -> Litestar:
     """The HTTP API. Nothing connects until the app starts (its lifespan).
 
@@ -167,7 +169,8 @@ def create_app(
     read models' background runner off (the routes still serve what the tables hold).
     ``tracing`` adds OpenTelemetry's middleware (default: when OTEL_EXPORTER_OTLP_ENDPOINT is
     set, `service.platform.telemetry.configure_tracing`). ``clock`` is the service's one clock
-    (`service.platform.clock`; a test's `ManualClock`).
+    (`service.platform.clock`; a test's `ManualClock`), ``entropy`` its one source of random
+    draws (`service.platform.entropy`; a test's `SeededEntropy`, never a setting).
     """
     settings = settings or Settings.from_env()
     sse = sse or SseSettings()
@@ -179,6 +182,7 @@ def create_app(
         async with open_services(
             settings, "api", dsn=dsn, migrate=migrate,
             live_poll_interval=live_poll_interval, live_queue_size=live_queue_size, clock=clock,
+            entropy=entropy,
         ) as services:  # fmt: skip
             app.state.update({name: getattr(services, name) for name in _STATE})
             async with contextlib.AsyncExitStack() as stack:

@@ -41,6 +41,7 @@ from service.games.lobby import Lobby
 from service.games.service import GameService
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.database import app_dsn, pool_from_settings, resolve_dsn, upgrade_async
+from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.settings import Settings
 from service.players.accounts import Players
 from service.players.bots import BotPlayers
@@ -66,6 +67,8 @@ class Services:
     settings: Settings
     pool: asyncpg.Pool
     clock: Clock
+    entropy: Entropy
+    """What every random draw of a game comes from (`service.platform.entropy`)."""
     events: EventLog[Any]
     """The games' event log: every read and write of a stream goes through it."""
     lobby: Lobby | None = None
@@ -117,6 +120,7 @@ async def open_services(
     live_poll_interval: float = 1.0,
     live_queue_size: int = 256,
     clock: Clock = SYSTEM_CLOCK,
+    entropy: Entropy = SYSTEM_ENTROPY,
 ) -> AsyncIterator[Services]:
     """The collaborators of a process of ``role``, open until the block ends.
 
@@ -124,6 +128,8 @@ async def open_services(
     pool logs in as the least-privileged role (`service.platform.database.app_dsn`).
     ``migrate`` brings the schema up to date first. ``clock`` is the one clock of every
     command's stamp and every deadline (tests hand a `service.platform.clock.ManualClock`).
+    ``entropy`` is the one source of every game's random draws: secrets, client seeds, the
+    bots' generators (tests hand a `service.platform.entropy.SeededEntropy`; no setting can).
     """
     admin = dsn or settings.database_url
     if admin is None:  # the embedded server
@@ -138,7 +144,9 @@ async def open_services(
         events = game_log(pool, announce=settings.notify)
     else:
         events = game_log(pool)
-    services = Services(settings=settings, pool=pool, events=events, clock=clock)
+    services = Services(settings=settings, pool=pool, events=events, clock=clock, entropy=entropy)
+    if entropy.seeded:
+        log.warning("the services draw from %r: every deal is predictable (tests only)", entropy)
     try:
         if role == "api":
             await _api(services, live_poll_interval, live_queue_size)
@@ -185,6 +193,7 @@ def _bot_steward(services: Services) -> Steward:
         think_budget=Budget(seconds=settings.bot_budget, nodes=settings.bot_nodes),
         pace=settings.bot_pace,
         poll_interval=settings.steward_poll_interval, clock=services.clock,
+        entropy=services.entropy,
     )  # fmt: skip
     services.events.add_listener(steward.hint)
     return steward
@@ -215,6 +224,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         snapshots=services.snapshots,
         replica=replica,
         clock=services.clock,
+        entropy=services.entropy,
     )
     # The hints: an append here or a NOTIFY from another process wakes whoever waits on it.
     live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
@@ -226,8 +236,9 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     live.watch_news(players.on_news)
     events.add_listener(notes_hub.hint)
     services.steward = steward = Steward(
-        games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock
-    )
+        games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
+        entropy=services.entropy,
+    )  # fmt: skip
     live.watch(steward.hint)
     events.add_listener(steward.hint)
     services.projections = Projections(events)
@@ -276,7 +287,7 @@ async def _bots(services: Services) -> None:
     services.snapshots = _snapshots(settings, pool)
     services.games = GameService(
         events, services.lobby, players=services.players, cache_size=settings.state_cache_size,
-        snapshots=services.snapshots, clock=services.clock,
+        snapshots=services.snapshots, clock=services.clock, entropy=services.entropy,
     )  # fmt: skip
     services.steward = steward = _bot_steward(services)
 

@@ -94,6 +94,7 @@ class GamesController(Controller):
             seat=data.seat,
             private=data.private,
             seat_seed=data.client_seed,
+            entropy=games.entropy,
         )
         path = request.url.path
         done = await games.create(

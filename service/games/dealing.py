@@ -3,8 +3,9 @@
 The deal source (`DealSource`) is fixed when the game is created and never changes. Deal ``n``
 is the ``n``-th fixed layout if the game was given that many; after them its deck is
 `domain.fairness.deck_for` of the game's ``secret``, the players' client seeds and ``n``
-(docs/fairness.md). The secret is drawn here (`new_source`: 32 bytes of `os.urandom`, committed
-to in `GameCreated`) or, for a seeded game, is the seed itself. So dealing is a pure function of
+(docs/fairness.md). The secret is drawn here (`new_source`: 32 bytes from the service's
+entropy, `secrets` in a running service, committed to in `GameCreated`) or, for a seeded game,
+is the seed itself. So dealing is a pure function of
 the source and the game state, and `decide_game` stays pure.
 
 Games created before commitments have no secret: theirs shuffle as they always did, from
@@ -16,7 +17,6 @@ secret is revealed in the log once the game is over.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Sequence
 
@@ -27,6 +27,7 @@ from domain.cards import DECK, parse_card
 from domain.errors import InvalidLayout
 from domain.game import DealCards, Pulka, deal_seeds
 from domain.simulation import random_deal
+from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 
 ENTROPY_BYTES = 32
 """Fresh randomness per command, enough for a 32-card shuffle (log2 32! ≈ 118 bits)."""
@@ -113,7 +114,12 @@ class DealSource(msgspec.Struct, frozen=True, kw_only=True):
         return random_deal(rng, self.seats, dealer)
 
 
-def new_source(seats: int, layouts: Sequence[Layout] = (), seed: str | None = None) -> DealSource:
-    """A new game's source, with its secret: the seed's bytes, else freshly drawn."""
-    secret = fairness.seed_secret(seed) if seed is not None else os.urandom(SECRET_BYTES)
+def new_source(
+    seats: int,
+    layouts: Sequence[Layout] = (),
+    seed: str | None = None,
+    entropy: Entropy = SYSTEM_ENTROPY,
+) -> DealSource:
+    """A new game's source, with its secret: the seed's bytes, else drawn from ``entropy``."""
+    secret = fairness.seed_secret(seed) if seed is not None else entropy.secret(SECRET_BYTES)
     return DealSource(seats=seats, layouts=tuple(layouts), seed=seed, secret=secret)

@@ -11,8 +11,6 @@ tail read), never stale, and every event a caller gets is redacted for his seat
 from __future__ import annotations
 
 import dataclasses
-import os
-import secrets
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +34,7 @@ from service.games.dealing import ENTROPY_BYTES, DealSource, Layout, check_layou
 from service.games.lobby import Lobby, SeatSummary, lobby_effects
 from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
+from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.lru import Lru
 from service.players.accounts import Caller, Player, Players
 from service.players.invites import Invites
@@ -106,9 +105,9 @@ class GameSpec:
     client_seed: str | None = None
 
 
-def client_seed(given: str | None) -> str:
+def client_seed(given: str | None, entropy: Entropy = SYSTEM_ENTROPY) -> str:
     """A seat's client seed: the player's own, else one drawn for him (docs/fairness.md)."""
-    return given if given is not None else secrets.token_hex(16)
+    return given if given is not None else entropy.client_seed()
 
 
 def game_spec(
@@ -122,6 +121,7 @@ def game_spec(
     seat: int | None,
     private: bool = False,
     seat_seed: str | None = None,
+    entropy: Entropy = SYSTEM_ENTROPY,
 ) -> GameSpec:
     """A new game's request, checked: `InvalidRules`, `InvalidLayout` or `NotationError`."""
     overrides = dict(overrides or {})
@@ -133,10 +133,10 @@ def game_spec(
     return GameSpec(
         rules=rules,
         first_dealer=first_dealer,
-        source=new_source(seats, checked, seed),
+        source=new_source(seats, checked, seed, entropy),
         take_seat=seat,
         private=private,
-        client_seed=client_seed(seat_seed) if seat is not None else None,
+        client_seed=client_seed(seat_seed, entropy) if seat is not None else None,
     )
 
 
@@ -168,10 +168,14 @@ class GameService:
         snapshots: Snapshots[GameState] | None = None,
         replica: EventLog[game.Event] | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        entropy: Entropy = SYSTEM_ENTROPY,
     ) -> None:
         self.log = log
         self.clock = clock
         """The time every command is stamped with (the clock of the table's deadlines)."""
+        self.entropy = entropy
+        """What the commands draw from: client seeds, a legacy shuffle's entropy, new secrets
+        (`game_spec` takes it from here)."""
         self.replica = replica
         """The log as a streaming standby serves it: views and event pages read there, unless
         it is behind the version the caller proved he saw (read-your-writes)."""
@@ -213,14 +217,14 @@ class GameService:
         command = Create(
             player=creator.id,
             source=spec.source,
-            entropy=os.urandom(ENTROPY_BYTES),
+            entropy=self.entropy.command_bytes(ENTROPY_BYTES),
             at=self.clock.now_ms(),
             token=_token(creator),
             rules=spec.rules,
             first_dealer=spec.first_dealer,
             take_seat=spec.take_seat,
             private=spec.private,
-            bots=tuple((seat, bot.id, client_seed(None)) for seat, bot in bots),
+            bots=tuple((seat, bot.id, client_seed(None, self.entropy)) for seat, bot in bots),
             client_seed=spec.client_seed,
         )
         for _, bot in bots:
@@ -254,7 +258,7 @@ class GameService:
             await self._check_invite(game_id, player, invite)
         elif await self.lobby.is_private(game_id) and not await self._holds_seat(game_id, player):
             raise Forbidden("this table is private: join it with an invite", code="private_table")
-        command = Join(wanted=seat, client_seed=client_seed(seed), **world)
+        command = Join(wanted=seat, client_seed=client_seed(seed, self.entropy), **world)
         return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
 
     async def _check_invite(self, game_id: uuid.UUID, player: Player, code: str) -> None:
@@ -312,7 +316,7 @@ class GameService:
         command = StewardAct(
             player=STEWARD,
             source=await self.deal_source(game_id),
-            entropy=os.urandom(ENTROPY_BYTES),
+            entropy=self.entropy.command_bytes(ENTROPY_BYTES),
             at=at,
             command=move,
         )
@@ -337,7 +341,7 @@ class GameService:
         command = Act(
             player=bot,
             source=await self.deal_source(game_id),
-            entropy=os.urandom(ENTROPY_BYTES),
+            entropy=self.entropy.command_bytes(ENTROPY_BYTES),
             at=self.clock.now_ms(),
             build=lambda seat: msgspec.structs.replace(move, seat=seat),
         )
@@ -375,7 +379,7 @@ class GameService:
             )
         world = await self._world(game_id, caller)
         world["player"] = bot.id
-        command = Join(wanted=seat, client_seed=client_seed(None), **world)
+        command = Join(wanted=seat, client_seed=client_seed(None, self.entropy), **world)
         done = await self._run(game_id, command, key, fingerprint, ANY, render, render_refusal,
                                viewer=caller.id)  # fmt: skip
         return done
@@ -388,7 +392,7 @@ class GameService:
         return {
             "player": player.id,
             "source": await self.deal_source(game_id),
-            "entropy": os.urandom(ENTROPY_BYTES),
+            "entropy": self.entropy.command_bytes(ENTROPY_BYTES),
             "at": self.clock.now_ms(),
             "token": _token(player),
         }

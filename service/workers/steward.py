@@ -42,6 +42,7 @@ from service.exceptions import GameNotFound
 from service.games.service import GameService
 from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
+from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.lru import Lru
 from service.platform.metrics import BOT_THINK_SECONDS, TIMEOUTS_PENDING
 from service.platform.worker_kit import Worker
@@ -117,9 +118,11 @@ class Steward:
         think_budget: Budget | float = 1.5,
         pace: float = 0.0,
         clock: Clock = SYSTEM_CLOCK,
+        entropy: Entropy = SYSTEM_ENTROPY,
     ) -> None:
         """``pace``: seconds at least from the moment a bot's turn comes to its move (a bot
-        that answered at once would be hard to follow); counts for the ``bots`` duty."""
+        that answered at once would be hard to follow); counts for the ``bots`` duty.
+        ``entropy`` gives the generator the bots (and the stand-ins) think with."""
         self.games = games
         self.clock = clock
         """The time it judges a turn by: the clock the games stamp their commands with."""
@@ -134,7 +137,7 @@ class Steward:
         self.worker = Worker(f"steward-{duty}", self._round, interval=poll_interval)
         """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
         self._logs: Lru[uuid.UUID, _Log] = Lru(256)
-        self._rng = random.Random()
+        self._rng = entropy.generator()
         self.acted = 0
         """Commands this steward has issued (timeouts, moves for absent seats, bot moves)."""
 
