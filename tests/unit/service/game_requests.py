@@ -51,6 +51,8 @@ class Table:
 
     def __init__(self) -> None:
         self.state: g.GameState = g.INITIAL_STATE
+        self.before: g.GameState = self.state
+        """The state before the last request."""
         self.events: list[g.Event] = []
 
     def run(self, request: GameRequest) -> list[g.Event]:
