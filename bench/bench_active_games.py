@@ -3,14 +3,16 @@ games, the state cache and snapshots as configured now beside the old configurat
 1,024 states, no snapshots), and a cold load of a 2,000-event game with and without a snapshot.
 
     PREFERANS_TEST_DATABASE_URL=postgresql://… python bench/bench_active_games.py \
-        [--games 10000] [--seconds 15] [--workers 16]
+        [--games 10000] [--seconds 15] [--workers 16] [--long 2000] [--smoke]
 
 It makes a scratch database on that server (dropped at the end) and drives `GameService`
 in-process, as the API's handlers do (load, decide, one ``es.command`` with the lobby's row,
 the response rendered), without HTTP: what changes with the number of games is the command
 path, not the HTTP stack (`bench/bench_api.py` measures that). Each game is created and its
 seats taken through the service; then ``--workers`` tasks play the games' next moves, each
-worker on its own games in random order, for ``--seconds``. Between configurations the service
+worker on its own games in random order, for ``--seconds``. The moves are decided in advance
+by the service's own pure decider (`service.games.commands.decide_game`) from the same seeded
+spec, so the script deals exactly what the service deals. Between configurations the service
 is built anew (cold caches), and one move per game warms it up before the measurement.
 
 Printed: moves per second, p50/p99, the process's memory per active game (RSS growth over the
@@ -35,20 +37,20 @@ import asyncpg
 import msgspec
 
 sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke, database_server, scratch_database
 from bench_api import choose
 
 from domain import game
 from domain.deal.messages import SeatCommand
-from domain.rules import rules_for
 from migrations import APP_ROLE
 from service.eventlog.log import game_log
 from service.eventlog.snapshots import game_snapshots
 from service.eventlog.store import StoredResponse
-from service.games.dealing import DealSource
+from service.games.commands import Act, Create, GameRequest, Join, decide_game
 from service.games.lobby import Lobby
-from service.games.service import GameService, Outcome, game_spec
+from service.games.service import GameService, GameSpec, Outcome, game_spec
 from service.games.streams import game_stream
-from service.platform.database import create_pool, upgrade_async, with_database, with_user
+from service.platform.database import create_pool, upgrade_async, with_user
 from service.players.accounts import Player, Players
 
 _json = msgspec.json.Encoder()
@@ -97,29 +99,40 @@ class Script:
 
 
 def write_script(seed: int, moves: int | None, target: int = 40) -> Script:
-    """A game decided in advance with the pure domain, dealt as the service deals its seed."""
+    """A game decided in advance by the service's own pure decider (`decide_game`), from the
+    very spec `new_table` creates it with: so its deals are the ones the service deals."""
     rng = random.Random(seed)
-    source = DealSource(seats=3, seed=f"bench-{seed}")
-    state = game.INITIAL_STATE
+    spec = table_spec(f"bench-{seed}", target)
+    state: game.GameState = game.INITIAL_STATE
 
-    def apply(command: game.Command) -> None:
+    def apply(request: GameRequest) -> None:
         nonlocal state
-        state = game.fold(game.decide(command, state), state)
-        while game.needs_cards(state):
-            assert isinstance(state, game.Pulka)
-            state = game.fold(game.decide(source.cards_for(state, b""), state), state)
+        state = game.fold(decide_game(request, state), state)
 
-    apply(game.CreateGame(rules=rules_for("sochi", {"players": 3, "pool": {"target": target}}),
-                          first_dealer=0))  # fmt: skip
-    for seat in range(3):
-        apply(game.TakeSeat(seat=seat, player=f"player-{seat}"))
+    world = {"source": spec.source, "entropy": b""}
+    apply(Create(player="player-0", rules=spec.rules, first_dealer=spec.first_dealer,
+                 take_seat=0, client_seed="", **world))  # fmt: skip
+    for seat in (1, 2):
+        apply(Join(player=f"player-{seat}", wanted=seat, client_seed="", **world))
     out = []
     while not game.is_terminal(state) and (moves is None or len(out) < moves):
         seat = game.to_act(state)[0]
         command = choose(rng, game.legal_actions(state, seat))
-        apply(command)
+        apply(
+            Act(
+                player=f"player-{seat}",
+                build=lambda s, c=command: msgspec.structs.replace(c, seat=s),
+                **world,
+            )
+        )
         out.append((seat, command))
-    return Script(target, source.seed or "", out)
+    return Script(target, f"bench-{seed}", out)
+
+
+def table_spec(seed: str, target: int) -> GameSpec:
+    """A seeded Sochi game of three: its decks come from the seed alone (no client seeds)."""
+    return game_spec(preset="sochi", overrides={"pool": {"target": target}}, seats=3,
+                     first_dealer=0, layouts=(), seed=seed, seat=0)  # fmt: skip
 
 
 @dataclass
@@ -143,8 +156,7 @@ def build(pool: asyncpg.Pool, *, cache: int, snapshots: bool) -> GameService:
 
 async def new_table(games: GameService, players: list[Player], script: Script) -> Table:
     """A game created and seated through the service, ready for its script's moves."""
-    spec = game_spec(preset="sochi", overrides={"pool": {"target": script.target}}, seats=3,
-                     first_dealer=0, layouts=(), seed=script.seed, seat=0)  # fmt: skip
+    spec = table_spec(script.seed, script.target)
     done = await games.create(players[0], spec, key=None, fingerprint=b"", render=render,
                               render_refusal=refusal)  # fmt: skip
     game_id = uuid.UUID(msgspec.json.decode(done.response.body)["id"])
@@ -204,107 +216,105 @@ async def main() -> None:
     parser.add_argument("--few", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--long", type=int, default=2000, help="events of the cold-loaded game")
+    add_smoke(parser)
     args = parser.parse_args()
-    server = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
-    if not server:
-        sys.exit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL) to a PostgreSQL server")
-    name = f"preferans_bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(server)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    dsn = with_database(server, name)
-    try:
-        await upgrade_async(dsn)
-        pool = await create_pool(with_user(dsn, APP_ROLE), min_size=args.workers,
-                                 max_size=args.workers + 4)  # fmt: skip
-        print(f"PostgreSQL {await admin.fetchval('SHOW server_version')}; Python "
-              f"{platform.python_version()}; {os.cpu_count()} CPUs (shared); {args.workers} "
-              f"workers, {args.seconds:g} s per run")  # fmt: skip
-        scripts = [write_script(seed, moves=400) for seed in range(16)]
-        registry = Players(pool)
-        players = [(await registry.register(f"bench {i}"))[0] for i in range(3)]
+    if args.smoke:
+        args.games, args.few, args.seconds, args.workers, args.long = 24, 8, 1, 4, 150
+    async with scratch_database(database_server()) as dsn:
+        await bench(dsn, args)
 
-        # --- the games: created and seated through the service ---------------------------
-        setup = build(pool, cache=1024, snapshots=False)
-        started = time.perf_counter()
-        tables: list[Table] = []
 
-        async def lane(lane_no: int) -> None:
-            for i in range(lane_no, args.games, args.workers):
-                tables.append(await new_table(setup, players, scripts[i % len(scripts)]))
+async def bench(dsn: str, args: argparse.Namespace) -> None:
+    await upgrade_async(dsn)
+    pool = await create_pool(with_user(dsn, APP_ROLE), min_size=args.workers,
+                             max_size=args.workers + 4)  # fmt: skip
+    print(f"PostgreSQL {await pool.fetchval('SHOW server_version')}; Python "
+          f"{platform.python_version()}; {os.cpu_count()} CPUs (shared); {args.workers} "
+          f"workers, {args.seconds:g} s per run")  # fmt: skip
+    scripts = [write_script(seed, moves=400) for seed in range(16)]
+    registry = Players(pool)
+    players = [(await registry.register(f"bench {i}"))[0] for i in range(3)]
 
-        await asyncio.gather(*(lane(n) for n in range(args.workers)))
-        print(f"{args.games} games created and seated in {time.perf_counter() - started:.0f} s")
+    # --- the games: created and seated through the service ---------------------------
+    setup = build(pool, cache=1024, snapshots=False)
+    started = time.perf_counter()
+    tables: list[Table] = []
 
-        rows: list[tuple[str, float, float, float, float]] = []
-        cpu_rows: list[tuple[int, float, float]] = []
-        # Every connection of the pool, opened now, so that their backends' CPU can be read.
-        held = [await pool.acquire() for _ in range(pool.get_max_size())]
-        backends = [await conn.fetchval("SELECT pg_backend_pid()") for conn in held]
-        for conn in held:
-            await pool.release(conn)
-        configs = [
-            (f"{args.few} games, cache 20000 + snapshots", tables[: args.few], 20_000, True),
-            (f"{args.games} games, cache 1024, no snapshots (before)", tables, 1024, False),
-            (f"{args.games} games, cache 20000 + snapshots", tables, 20_000, True),
-        ]
-        for label, active, cache, snaps in configs:
-            gc.collect()
-            games = build(pool, cache=cache, snapshots=snaps)
-            before = rss()
-            await play(games, players, active, args.workers, None)  # warm-up: one move each
-            gc.collect()
-            per_game = (rss() - before) / len(active)
-            cpu, db_cpu = own_cpu(), backend_cpu(backends)
-            tally = await play(games, players, active, args.workers, args.seconds)
-            cpu, db_cpu = own_cpu() - cpu, backend_cpu(backends) - db_cpu
-            cpu_rows.append((len(tally.latencies), cpu, db_cpu))
-            rate, p50, p99 = summary(tally, args.seconds)
-            rows.append((label, rate, p50, p99, per_game))
-            if games.handler.snapshots is not None:
-                await games.handler.snapshots.flush()
-            del games
-        print(f"{'':52}{'moves/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'KB/game':>9}"
-              f"{'app ms':>8}{'pg ms':>7}")  # fmt: skip
-        for (label, rate, p50, p99, per_game), (moves, cpu, db) in zip(rows, cpu_rows, strict=True):
-            print(f"{label:52}{rate:9.0f}{p50:9.2f}{p99:9.2f}{per_game / 1024:9.1f}"
-                  f"{cpu / moves * 1000:8.2f}{db / moves * 1000:7.2f}")  # fmt: skip
-        print("  (app ms, pg ms: CPU per move of this process and of its PostgreSQL backends)")
-        print(f"10k games with snapshots / {args.few} games: {rows[2][1] / rows[0][1]:.0%} of "
-              f"the rate (target >= 85%); before: {rows[1][1] / rows[0][1]:.0%}")  # fmt: skip
+    async def lane(lane_no: int) -> None:
+        for i in range(lane_no, args.games, args.workers):
+            tables.append(await new_table(setup, players, scripts[i % len(scripts)]))
 
-        # --- a cold load of a long game ------------------------------------------------------
-        long_script = write_script(99, moves=None, target=100)
-        games = build(pool, cache=1024, snapshots=True)
-        table = await new_table(games, players, long_script)
-        game_id = table.game_id
-        version = 0
-        while version < 2000 and table.step < len(long_script.moves):
-            await move(games, players, table)
-            version, _ = await games.state(game_id)
-        await games.handler.snapshots.flush()  # type: ignore[union-attr]
-        stream = game_stream(game_id)
-        print(f"cold load of a {version}-event game (median, p99 of 50):")
-        for label, snaps in (("whole fold (before)", False), ("snapshot + tail", True)):
-            service = build(pool, cache=1024, snapshots=snaps)
-            times = []
-            for _ in range(50):
-                service.handler._cache.clear()
-                start = time.perf_counter()
-                await service.handler.load(stream)
-                times.append(time.perf_counter() - start)
-            times.sort()
-            print(f"  {label:24}{statistics.median(times) * 1000:7.2f} ms"
-                  f"{times[48] * 1000:7.2f} ms (target <= 3 ms)")  # fmt: skip
-        facts = await pool.fetchrow(
-            "SELECT count(*) AS events, count(DISTINCT stream_id) AS games,"
-            " avg(pg_column_size(e.*))::int AS row_bytes FROM es.events e"
-        )
-        print(f"log: {facts['events']} events in {facts['games']} games; a stored event "
-              f"{facts['row_bytes']} bytes on average (its row, before indexes)")  # fmt: skip
-        await pool.close()
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    await asyncio.gather(*(lane(n) for n in range(args.workers)))
+    print(f"{args.games} games created and seated in {time.perf_counter() - started:.0f} s")
+
+    rows: list[tuple[str, float, float, float, float]] = []
+    cpu_rows: list[tuple[int, float, float]] = []
+    # Every connection of the pool, opened now, so that their backends' CPU can be read.
+    held = [await pool.acquire() for _ in range(pool.get_max_size())]
+    backends = [await conn.fetchval("SELECT pg_backend_pid()") for conn in held]
+    for conn in held:
+        await pool.release(conn)
+    configs = [
+        (f"{args.few} games, cache 20000 + snapshots", tables[: args.few], 20_000, True),
+        (f"{args.games} games, cache 1024, no snapshots (before)", tables, 1024, False),
+        (f"{args.games} games, cache 20000 + snapshots", tables, 20_000, True),
+    ]
+    for label, active, cache, snaps in configs:
+        gc.collect()
+        games = build(pool, cache=cache, snapshots=snaps)
+        before = rss()
+        await play(games, players, active, args.workers, None)  # warm-up: one move each
+        gc.collect()
+        per_game = (rss() - before) / len(active)
+        cpu, db_cpu = own_cpu(), backend_cpu(backends)
+        tally = await play(games, players, active, args.workers, args.seconds)
+        cpu, db_cpu = own_cpu() - cpu, backend_cpu(backends) - db_cpu
+        cpu_rows.append((len(tally.latencies), cpu, db_cpu))
+        rate, p50, p99 = summary(tally, args.seconds)
+        rows.append((label, rate, p50, p99, per_game))
+        if games.handler.snapshots is not None:
+            await games.handler.snapshots.flush()
+        del games
+    print(f"{'':52}{'moves/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'KB/game':>9}"
+          f"{'app ms':>8}{'pg ms':>7}")  # fmt: skip
+    for (label, rate, p50, p99, per_game), (moves, cpu, db) in zip(rows, cpu_rows, strict=True):
+        print(f"{label:52}{rate:9.0f}{p50:9.2f}{p99:9.2f}{per_game / 1024:9.1f}"
+              f"{cpu / moves * 1000:8.2f}{db / moves * 1000:7.2f}")  # fmt: skip
+    print("  (app ms, pg ms: CPU per move of this process and of its PostgreSQL backends)")
+    print(f"{args.games} games with snapshots / {args.few} games: {rows[2][1] / rows[0][1]:.0%} of "
+          f"the rate (target >= 85%); before: {rows[1][1] / rows[0][1]:.0%}")  # fmt: skip
+
+    # --- a cold load of a long game ------------------------------------------------------
+    long_script = write_script(99, moves=args.long, target=100)
+    games = build(pool, cache=1024, snapshots=True)
+    table = await new_table(games, players, long_script)
+    game_id = table.game_id
+    version = 0
+    while version < args.long and table.step < len(long_script.moves):
+        await move(games, players, table)
+        version, _ = await games.state(game_id)
+    await games.handler.snapshots.flush()  # type: ignore[union-attr]
+    stream = game_stream(game_id)
+    print(f"cold load of a {version}-event game (median, p99 of 50):")
+    for label, snaps in (("whole fold (before)", False), ("snapshot + tail", True)):
+        service = build(pool, cache=1024, snapshots=snaps)
+        times = []
+        for _ in range(50):
+            service.handler._cache.clear()
+            start = time.perf_counter()
+            await service.handler.load(stream)
+            times.append(time.perf_counter() - start)
+        times.sort()
+        print(f"  {label:24}{statistics.median(times) * 1000:7.2f} ms"
+              f"{times[48] * 1000:7.2f} ms (target <= 3 ms)")  # fmt: skip
+    facts = await pool.fetchrow(
+        "SELECT count(*) AS events, count(DISTINCT stream_id) AS games,"
+        " avg(pg_column_size(e.*))::int AS row_bytes FROM es.events e"
+    )
+    print(f"log: {facts['events']} events in {facts['games']} games; a stored event "
+          f"{facts['row_bytes']} bytes on average (its row, before indexes)")  # fmt: skip
+    await pool.close()
 
 
 if __name__ == "__main__":

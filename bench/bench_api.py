@@ -1,76 +1,100 @@
-"""The HTTP API under load: game actions per second and their latency, beside a baseline.
+"""The HTTP API under load, each request kind beside a baseline on the same server stack.
 
-    DATABASE_URL=postgresql://… python bench/bench_api.py [--clients 32] [--seconds 20]
+    DATABASE_URL=postgresql://… python bench/bench_api.py [--clients 16] [--seconds 5] \
+        [--repeats 3] [--workers 1,2] [--smoke]
 
-(PREFERANS_TEST_DATABASE_URL works too.) It creates a scratch database on that server and drops
-it at the end, and starts two servers in subprocesses, each a single uvicorn process the way the
-README serves the API:
+(PREFERANS_TEST_DATABASE_URL works too.) It creates two scratch databases on that server (one
+for each server, so that each one's PostgreSQL backends are told apart) and drops them at the
+end, and starts two servers in subprocesses, both the way ``preferans serve`` serves: granian,
+HTTP/1.1, uvloop, ``--workers`` processes, an asyncpg pool from `create_pool` (no reset query on
+release):
 
-- ``preferans serve``, the service itself (it migrates the scratch database on start);
-- a baseline: a minimal Litestar app whose one endpoint does one INSERT over asyncpg into the
-  same server (JSON body in, JSON out, a pool of the same size).
+- the service itself, ``preferans serve`` (it migrates its database on start);
+- a baseline: a minimal Litestar app of three endpoints, each the floor of one kind of the
+  service's requests: ``POST /insert`` one INSERT (JSON body in, JSON out), ``GET /rows/{id}``
+  one SELECT by key with an ETag, and the same GET with that ETag answered 304 from memory.
 
-Then ``--clients`` concurrent clients (httpx, one connection each) hammer each server for
-``--seconds``. Against the service every request is a real game command with its own
-Idempotency-Key. The games are decided in advance with the pure domain (`domain.game`): a few
-whole pulkas with fixed layouts, bidding, discarding, whisting and playing cards from the legal
-actions until the pool closes. Each client replays one of them in new games on the server,
-request after request (the creation, the three seats, then every action), and checks each
-response's ETag against the version the domain reached. So the clients spend no time deciding.
+The client is light on purpose (raw HTTP/1.1 over asyncio streams, one keep-alive connection
+per client, no parsing beyond the status line and the headers it needs), and its own CPU is
+measured and printed beside the servers'. ``--clients`` clients drive one server for
+``--seconds`` per run, in interleaved repetitions (baseline, service, baseline, service ...,
+``--repeats`` of each kind), so that a change in the machine's load hits both. The kinds:
 
-It prints requests per second and p50/p99 latency of both, and the service's rate as a share of
-the baseline's.
+- keyed command:   a game action with its own Idempotency-Key (against ``POST /insert``);
+- unkeyed command: the same without a key (against ``POST /insert``);
+- GET seat view:   a seat's view of a game in play (against ``GET /rows/{id}``);
+- 304:             the same with its current ETag (against the baseline's 304).
+
+The games are decided in advance with the pure domain (`domain.game`): a few whole pulkas with
+fixed layouts, bidding, discarding, whisting and playing cards from the legal actions until the
+pool closes. Each client replays one of them in new games on the server, action after action
+(creating a game and taking its seats are not counted), and checks each response's ETag
+against the version the domain reached. So the clients spend no time deciding.
+
+Printed per kind and server: requests per second (the median repetition), p50/p99 latency
+(all repetitions), and CPU per request from /proc: the server's processes, its PostgreSQL
+backends and the client; then the service's rate and CPU as multiples of the baseline's.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import platform
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
-import httpx
 import msgspec
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import (
+    CPU_HEADER,
+    CPU_NOTE,
+    Cpu,
+    CpuMeter,
+    Served,
+    Tally,
+    add_smoke,
+    database_server,
+    free_port,
+    preferans,
+    scratch_database,
+    served,
+)
 
 from domain import game
 from domain.cards import DECK
 from domain.deal.messages import SeatCommand
 from domain.rules import rules_for
 from service.api.schemas import from_command
-from service.platform.database import with_database
 
 LAYOUTS_PER_GAME = 100
-JSON = {"Content-Type": "application/json"}
+KINDS = ("keyed command", "unkeyed command", "GET seat view", "304")
 _command = msgspec.json.Encoder()
 
 
 # --- the baseline server ------------------------------------------------------------------------
 
 
-def baseline_app(dsn: str, pool_size: int) -> Any:
-    """One endpoint, one INSERT: the floor any JSON-over-HTTP write to this server costs."""
-    from litestar import Litestar, post
+def baseline_app() -> Any:
+    """Three endpoints, each one the floor of a kind of request (granian's factory target; the
+    database and the pool size come in the environment)."""
+    from litestar import Litestar, Request, Response, get, post
 
+    from service.platform.database import create_pool
+
+    dsn, size = os.environ["BENCH_BASELINE_DSN"], int(os.environ["BENCH_POOL_SIZE"])
     pools: list[asyncpg.Pool] = []
 
     async def start() -> None:
-        pool = await asyncpg.create_pool(dsn, min_size=pool_size, max_size=pool_size)
-        await pool.execute(
-            "CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, body jsonb)"
-        )
-        pools.append(pool)
+        pools.append(await create_pool(dsn, min_size=size, max_size=size))
 
     async def stop() -> None:
         await pools[0].close()
@@ -78,54 +102,93 @@ def baseline_app(dsn: str, pool_size: int) -> Any:
     @post("/insert", status_code=200)
     async def insert(data: dict[str, Any]) -> dict[str, int]:
         row = await pools[0].fetchval(
-            "INSERT INTO bench_baseline (body) VALUES ($1::jsonb) RETURNING id",
-            msgspec.json.encode(data).decode(),
+            "INSERT INTO bench_baseline (body) VALUES ($1) RETURNING id", data
         )
         return {"id": row}
 
-    return Litestar([insert], on_startup=[start], on_shutdown=[stop], logging_config=None)
+    @get("/rows/{row_id:int}")
+    async def read(row_id: int, request: Request[Any, Any, Any]) -> Response[Any]:
+        tag = f'"{row_id}"'  # a row never changes: its id is its version
+        if request.headers.get("if-none-match") == tag:
+            return Response(None, status_code=304, headers={"ETag": tag})
+        row = await pools[0].fetchrow("SELECT id, body FROM bench_baseline WHERE id = $1", row_id)
+        return Response({"id": row[0], "body": row[1]}, headers={"ETag": tag})
+
+    return Litestar(
+        [insert, read], on_startup=[start], on_shutdown=[stop], logging_config=None,
+        signature_namespace={"Request": Request, "Response": Response},  # imported in here
+    )  # fmt: skip
 
 
-def serve_baseline(dsn: str, port: int, pool_size: int) -> None:
-    import uvicorn
+def serve_baseline(port: int, workers: int) -> None:
+    """granian as `service.app.run` starts it: ASGI, HTTP/1.1, uvloop, keep-alive."""
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces, Loops
+    from granian.http import HTTP1Settings
 
-    uvicorn.run(
-        baseline_app(dsn, pool_size),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-    )
-
-
-# --- measuring ------------------------------------------------------------------------------------
+    Granian(
+        "bench_api:baseline_app", factory=True, address="127.0.0.1", port=port,
+        interface=Interfaces.ASGI, http=HTTPModes.http1, loop=Loops.uvloop, workers=workers,
+        http1_settings=HTTP1Settings(keep_alive=True), log_access=False, log_enabled=False,
+    ).serve()  # fmt: skip
 
 
-@dataclass
-class Tally:
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-
-    def summary(self, seconds: float) -> tuple[float, float, float]:
-        ordered = sorted(self.latencies)
-        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
-        p50 = statistics.median(ordered) if ordered else 0.0
-        return len(ordered) / seconds, p50 * 1000, p99 * 1000
+# --- a light client -------------------------------------------------------------------------------
 
 
-async def timed(tally: Tally, request: Awaitable[httpx.Response], ok: int) -> httpx.Response:
-    """Await ``request`` (a coroutine: nothing is sent before this) and record its latency."""
-    start = time.perf_counter()
-    response = await request
-    elapsed = time.perf_counter() - start
-    if response.status_code != ok:
-        tally.errors += 1
-        raise RuntimeError(f"{response.status_code}: {response.text[:300]}")
-    tally.latencies.append(elapsed)
-    return response
+class Connection:
+    """One keep-alive HTTP/1.1 connection: a request written in one piece, the response read by
+    its Content-Length (or its chunks). As little client CPU as a request can cost."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def __aenter__(self) -> Connection:
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.writer is not None
+        self.writer.close()
+
+    async def request(
+        self, method: bytes, path: bytes, headers: bytes = b"", body: bytes = b""
+    ) -> tuple[int, dict[bytes, bytes], bytes]:
+        """(status, headers with lowercase names, body); ``headers`` are whole lines."""
+        assert self.reader is not None and self.writer is not None
+        self.writer.write(
+            b"%s %s HTTP/1.1\r\nHost: bench\r\nContent-Length: %d\r\n%s\r\n%s"
+            % (method, path, len(body), headers, body)
+        )
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split(b" ", 2)[1])
+        fields = {}
+        for line in lines[1:]:
+            if line:
+                name, _, value = line.partition(b":")
+                fields[name.strip().lower()] = value.strip()
+        if b"content-length" in fields:
+            content = await self.reader.readexactly(int(fields[b"content-length"]))
+        elif fields.get(b"transfer-encoding") == b"chunked":
+            content = b""
+            while size := int((await self.reader.readuntil(b"\r\n"))[:-2], 16):
+                content += (await self.reader.readexactly(size + 2))[:-2]
+            await self.reader.readuntil(b"\r\n")
+        else:
+            content = b""
+        return status, fields, content
 
 
-# --- a client that plays games ------------------------------------------------------------------
+def expect(response: tuple[int, dict[bytes, bytes], bytes], status: int) -> dict[str, Any]:
+    if response[0] != status:
+        raise RuntimeError(f"{response[0]} (not {status}): {response[2][:300]!r}")
+    return msgspec.json.decode(response[2]) if response[2] else {}
+
+
+# --- the games, decided in advance ----------------------------------------------------------------
 
 
 class Mirror:
@@ -186,7 +249,7 @@ class Script:
     """A whole game decided in advance with the pure domain: each request body in order."""
 
     layouts: list[dict[str, Any]]
-    steps: list[tuple[int, bytes, str]]
+    steps: list[tuple[int, bytes, bytes]]
     """(seat, body, the ETag the server must answer with)."""
 
 
@@ -204,188 +267,237 @@ def write_script(seed: int) -> Script:
         # The command that ends the game also reveals the service's secret (one event more
         # than the domain's; docs/fairness.md).
         version = mirror.version + int(game.is_terminal(mirror.state))
-        steps.append((seat, body_of(command), f'"{version}"'))
+        steps.append((seat, body_of(command), b'"%d"' % version))
     return Script(layouts, steps)
 
 
-async def play_games(
-    http: httpx.AsyncClient, tally: Tally, stop: asyncio.Event, script: Script
-) -> int:
-    """Play ``script`` in new games until ``stop``; returns the number of games finished.
+# --- the clients ----------------------------------------------------------------------------------
 
-    Every request is timed: the game's creation, the two joins and each action.
-    """
-    auth = []
-    for i in range(3):
-        player = (await http.post("/v1/players", json={"name": f"bench {i}"})).json()
-        auth.append({"Authorization": f"Bearer {player['token']}", **JSON})
-    create = msgspec.json.encode({"seat": 0, "layouts": script.layouts})
-    finished = 0
-    while not stop.is_set():
-        key = {"Idempotency-Key": uuid.uuid4().hex}
-        created = await timed(
-            tally, http.post("/v1/games", content=create, headers={**auth[0], **key}), 201
-        )
-        game_id = created.json()["id"]
+
+JSON = b"Content-Type: application/json\r\n"
+
+
+@dataclass
+class Player:
+    script: Script
+    auth: list[bytes] = field(default_factory=list)
+    """Each seat's Authorization line."""
+    game: bytes = b""
+    """The path of the game in play, and its next step."""
+    step: int = 0
+    tag: bytes = b""
+    """The ETag of seat 0's last view (for the 304s)."""
+
+    async def register(self, http: Connection) -> None:
+        for i in range(3):
+            body = expect(await http.request(b"POST", b"/v1/players", JSON,
+                                             b'{"name": "bench %d"}' % i), 201)  # fmt: skip
+            self.auth.append(b"Authorization: Bearer %s\r\n" % body["token"].encode())
+
+    async def new_game(self, http: Connection) -> None:
+        """A new game of the script, its seats taken (not counted)."""
+        create = msgspec.json.encode({"seat": 0, "layouts": self.script.layouts})
+        created = expect(await http.request(b"POST", b"/v1/games", self.auth[0] + JSON, create),
+                         201)  # fmt: skip
+        self.game, self.step = b"/v1/games/" + created["id"].encode(), 0
         for seat in (1, 2):
-            key = {"Idempotency-Key": uuid.uuid4().hex}
-            join = http.post(
-                f"/v1/games/{game_id}/seats",
-                content=b'{"seat": %d}' % seat,
-                headers={**auth[seat], **key},
-            )
-            await timed(tally, join, 200)
-        url = f"/v1/games/{game_id}/actions"
-        for seat, body, etag in script.steps:
-            if stop.is_set():
-                return finished
-            headers = {**auth[seat], "Idempotency-Key": uuid.uuid4().hex}
-            response = await timed(tally, http.post(url, content=body, headers=headers), 200)
-            if response.headers["etag"] != etag:
-                raise RuntimeError(f"the server is at {response.headers['etag']}, not {etag}")
-        finished += 1
-    return finished
+            expect(await http.request(b"POST", self.game + b"/seats", self.auth[seat] + JSON,
+                                      b'{"seat": %d}' % seat), 200)  # fmt: skip
+
+    async def act(self, http: Connection, tally: Tally, keyed: bool) -> None:
+        """The script's next action (a new game first when this one is over)."""
+        if self.step == len(self.script.steps):
+            await self.new_game(http)
+        seat, body, tag = self.script.steps[self.step]
+        headers = self.auth[seat] + JSON
+        if keyed:
+            headers += b"Idempotency-Key: %s\r\n" % uuid.uuid4().hex.encode()
+        start = time.perf_counter()
+        response = await http.request(b"POST", self.game + b"/actions", headers, body)
+        tally.latencies.append(time.perf_counter() - start)
+        if response[0] != 200 or response[1].get(b"etag") != tag:
+            tally.errors += 1
+            raise RuntimeError(f"{response[0]} {response[1].get(b'etag')!r}, not {tag!r}: "
+                               f"{response[2][:300]!r}")  # fmt: skip
+        self.step += 1
+
+    async def view(self, http: Connection, tally: Tally, conditional: bool) -> None:
+        headers = self.auth[0] + (b"If-None-Match: %s\r\n" % self.tag if conditional else b"")
+        start = time.perf_counter()
+        response = await http.request(b"GET", self.game, headers)
+        tally.latencies.append(time.perf_counter() - start)
+        if response[0] != (304 if conditional else 200):
+            tally.errors += 1
+            raise RuntimeError(f"{response[0]}: {response[2][:300]!r}")
+        self.tag = response[1][b"etag"]
 
 
-async def insert_rows(
-    http: httpx.AsyncClient, tally: Tally, stop: asyncio.Event, script: Script | None
-) -> int:
-    body = {"type": "play", "card": "AH", "padding": "x" * 40}
-    while not stop.is_set():
-        await timed(tally, http.post("/insert", json=body), 200)
-    return 0
+@dataclass
+class Baseline:
+    """A baseline client: its own row to read."""
+
+    row: int
+
+    async def act(self, http: Connection, tally: Tally, keyed: bool) -> None:
+        body = b'{"type": "play", "card": "AH", "seat": 1, "padding": "%s"}' % (b"x" * 40)
+        start = time.perf_counter()
+        response = await http.request(b"POST", b"/insert", JSON, body)
+        tally.latencies.append(time.perf_counter() - start)
+        expect(response, 200)
+
+    async def view(self, http: Connection, tally: Tally, conditional: bool) -> None:
+        headers = b'If-None-Match: "%d"\r\n' % self.row if conditional else b""
+        start = time.perf_counter()
+        response = await http.request(b"GET", b"/rows/%d" % self.row, headers)
+        tally.latencies.append(time.perf_counter() - start)
+        expect(response, 304 if conditional else 200)
 
 
-async def drive(
-    base: str, clients: int, seconds: float, warmup: float, work: Any, scripts: list[Script]
-) -> Tally:
+@dataclass
+class Run:
+    """One kind on one server over its repetitions."""
+
+    rates: list[float] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
+    cpu: Cpu = field(default_factory=Cpu)
+
+    def add(self, tally: Tally, seconds: float, cpu: Cpu) -> None:
+        self.rates.append(len(tally.latencies) / seconds)
+        self.tally.latencies += tally.latencies
+        self.tally.errors += tally.errors
+        self.cpu = Cpu(self.cpu.service + cpu.service, self.cpu.database + cpu.database,
+                       self.cpu.client + cpu.client)  # fmt: skip
+
+    def row(self, label: str) -> str:
+        _, p50, p99 = self.tally.summary(1)
+        return (f"  {label:28}{statistics.median(self.rates):9.0f}{p50:9.2f}{p99:9.2f}"
+                f"{self.tally.errors:7}{self.cpu.per(len(self.tally.latencies))}")  # fmt: skip
+
+
+async def drive(server: Served, meter: CpuMeter, clients: list[Any], kind: str,
+                seconds: float) -> tuple[Tally, Cpu]:  # fmt: skip
+    """Every client on its own connection, requests of ``kind`` for ``seconds``."""
     tally = Tally()
-    stop = asyncio.Event()
+    deadline = time.perf_counter() + seconds
 
-    async def client(i: int) -> int:
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as http:
-            script = scripts[i % len(scripts)] if scripts else None
-            return int(await work(http, tally, stop, script))
+    async def client(who: Any) -> None:
+        async with Connection(server.port) as http:
+            if kind == "304" and isinstance(who, Player):
+                await who.view(http, Tally(), conditional=False)  # its current ETag
+            while time.perf_counter() < deadline:
+                if kind.endswith("command"):
+                    await who.act(http, tally, keyed=kind == "keyed command")
+                else:
+                    await who.view(http, tally, conditional=kind == "304")
 
-    tasks = [asyncio.create_task(client(i)) for i in range(clients)]
-    await asyncio.sleep(warmup)
-    tally.latencies.clear()
-    await asyncio.sleep(seconds)
-    stop.set()
-    done = await asyncio.gather(*tasks)
-    if work is play_games:
-        print(f"  games finished: {sum(done)}")
-    return tally
+    await meter.start()
+    await asyncio.gather(*(client(who) for who in clients))
+    return tally, await meter.stop()
 
 
-# --- servers --------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.asynccontextmanager
-async def server(
-    command: list[str], env: dict[str, str], port: int, ready: str
-) -> AsyncIterator[str]:
-    process = subprocess.Popen(command, env={**os.environ, **env})
-    base = f"http://127.0.0.1:{port}"
-    try:
-        async with httpx.AsyncClient(base_url=base) as http:
-            for _ in range(300):
-                if process.poll() is not None:
-                    raise RuntimeError(f"{command[0]} exited with {process.returncode}")
-                with contextlib.suppress(httpx.HTTPError):
-                    if (
-                        await http.request("GET" if ready == "/health" else "POST", ready, json={})
-                    ).status_code < 500:
-                        break
-                await asyncio.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
-        process.wait(15)
+# --- the run --------------------------------------------------------------------------------------
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--warmup", type=float, default=3)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=5, help="per kind, server and repeat")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--pool-size", type=int, default=20)
     parser.add_argument(
-        "--workers", default="1", help="server processes of the service, e.g. 1,2: one run each"
+        "--workers", default="1", help="server processes of each server, e.g. 1,2: one run each"
     )
+    add_smoke(parser)
     args = parser.parse_args()
-    server_dsn = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
-    if not server_dsn:
-        sys.exit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL) to a PostgreSQL server")
+    if args.smoke:
+        args.clients, args.seconds, args.repeats = 2, 0.5, 1
+    server = database_server()
+    async with (
+        scratch_database(server) as service_dsn,
+        scratch_database(server, "preferans_bench_baseline") as baseline_dsn,
+    ):
+        await bench(service_dsn, baseline_dsn, args)
 
-    name = f"preferans_bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(server_dsn)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    dsn = with_database(server_dsn, name)
+
+async def bench(service_dsn: str, baseline_dsn: str, args: argparse.Namespace) -> None:
+    conn = await asyncpg.connect(baseline_dsn)
     try:
-        version = await admin.fetchval("SHOW server_version")
-        sync = await admin.fetchval("SHOW synchronous_commit")
-        print(
-            f"PostgreSQL {version} (synchronous_commit={sync}); Python "
-            f"{platform.python_version()}; {os.cpu_count()} CPUs; {args.clients} clients, "
-            f"{args.seconds:g} s each after {args.warmup:g} s warm-up"
+        version = await conn.fetchval("SHOW server_version")
+        sync = await conn.fetchval("SHOW synchronous_commit")
+        await conn.execute(
+            "CREATE TABLE bench_baseline (id bigserial PRIMARY KEY, body jsonb NOT NULL)"
         )
-
-        scripts = [write_script(seed) for seed in range(8)]
-        actions = [len(script.steps) for script in scripts]
-        print(f"game scripts: {len(scripts)}, {min(actions)}-{max(actions)} actions each")
-
-        port = free_port()
-        baseline_cmd = [
-            sys.executable,
-            __file__,
-            "--serve-baseline",
-            dsn,
-            str(port),
-            str(args.pool_size),
-        ]
-        async with server(baseline_cmd, {}, port, "/insert") as base:
-            baseline = await drive(base, args.clients, args.seconds, args.warmup, insert_rows, [])
-
-        script = os.path.join(os.path.dirname(sys.executable), "preferans")
-        preferans = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
-        env = {"DATABASE_URL": dsn, "PREFERANS_POOL_MAX_SIZE": str(args.pool_size),
-               "PREFERANS_RATE_LIMITS": "false"}  # fmt: skip
-        runs = []
-        for workers in (int(w) for w in args.workers.split(",")):
-            port = free_port()
-            serve_cmd = [*preferans, "serve", "--port", str(port), "--workers", str(workers)]
-            async with server(serve_cmd, env, port, "/health") as base:
-                tally = await drive(
-                    base, args.clients, args.seconds, args.warmup, play_games, scripts
-                )
-                runs.append((workers, tally))
-
-        b_rate, b50, b99 = baseline.summary(args.seconds)
-        print(f"{'':24}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
-        print(f"{'baseline (1 INSERT)':24}{b_rate:9.0f}{b50:9.2f}{b99:9.2f}{baseline.errors:8}")
-        for workers, service in runs:
-            s_rate, s50, s99 = service.summary(args.seconds)
-            label = f"game commands, {workers} w"
-            print(f"{label:24}{s_rate:9.0f}{s50:9.2f}{s99:9.2f}{service.errors:8}")
-            print(
-                f"  service / baseline: {s_rate / b_rate:.0%} of the rate; "
-                f"p99 {s99:.1f} ms (target < 25 ms)"
-            )
+        await conn.execute(
+            "INSERT INTO bench_baseline (body) SELECT jsonb_build_object('row', i, 'padding',"
+            " repeat('x', 400)) FROM generate_series(1, $1) i", args.clients
+        )  # fmt: skip
     finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+        await conn.close()
+    print(f"PostgreSQL {version} (synchronous_commit={sync}); Python "
+          f"{platform.python_version()}; {os.cpu_count()} CPUs (shared); {args.clients} clients, "
+          f"{args.seconds:g} s a run, {args.repeats} interleaved repeats")  # fmt: skip
+    scripts = [write_script(seed) for seed in range(8)]
+    actions = [len(script.steps) for script in scripts]
+    print(f"game scripts: {len(scripts)}, {min(actions)}-{max(actions)} actions each")
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
+    for workers in (int(w) for w in args.workers.split(",")):
+        ports = free_port(), free_port()
+        baseline_env = {"BENCH_BASELINE_DSN": baseline_dsn, "BENCH_POOL_SIZE": str(args.pool_size),
+                        "PYTHONPATH": path}  # fmt: skip
+        service_env = {"DATABASE_URL": service_dsn, "PREFERANS_RATE_LIMITS": "false",
+                       "PREFERANS_POOL_MAX_SIZE": str(args.pool_size)}  # fmt: skip
+        baseline_cmd = [sys.executable, __file__, "--serve-baseline", str(ports[0]), str(workers)]
+        service_cmd = [*preferans(), "serve", "--port", str(ports[1]), "--workers", str(workers)]
+        async with (
+            served(baseline_cmd, baseline_env, ports[0], "/insert") as baseline,
+            served(service_cmd, service_env, ports[1]) as service,
+        ):
+            meters = (
+                CpuMeter(baseline.process.pid, baseline_dsn),
+                CpuMeter(service.process.pid, service_dsn),
+            )
+            players = [Player(scripts[i % len(scripts)]) for i in range(args.clients)]
+            async with Connection(service.port) as http:
+                for player in players:
+                    await player.register(http)
+                    await player.new_game(http)
+            floors = [Baseline(row=i + 1) for i in range(args.clients)]
+            runs = {(kind, who): Run() for kind in KINDS for who in ("baseline", "service")}
+            for _ in range(args.repeats):
+                for kind in KINDS:
+                    for who, target, meter, clients in (
+                        ("baseline", baseline, meters[0], floors),
+                        ("service", service, meters[1], players),
+                    ):
+                        tally, cpu = await drive(target, meter, clients, kind, args.seconds)
+                        runs[(kind, who)].add(tally, args.seconds, cpu)
+        report(workers, runs)
+
+
+FLOOR = {"keyed command": "1 INSERT", "unkeyed command": "1 INSERT",
+         "GET seat view": "1 SELECT", "304": "304 from memory"}  # fmt: skip
+
+
+def report(workers: int, runs: dict[tuple[str, str], Run]) -> None:
+    print(f"{workers} worker process(es) each:")
+    print(f"  {'':28}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>7}{CPU_HEADER}")
+    for kind in KINDS:
+        base, service = runs[(kind, "baseline")], runs[(kind, "service")]
+        print(base.row(f"baseline: {FLOOR[kind]}"))
+        print(service.row(f"service: {kind}"))
+        b_n, s_n = max(len(base.tally.latencies), 1), max(len(service.tally.latencies), 1)
+        b_cpu = (base.cpu.service + base.cpu.database) / b_n
+        s_cpu = (service.cpu.service + service.cpu.database) / s_n
+        share = statistics.median(service.rates) / statistics.median(base.rates)
+        print(f"    service / baseline: {share:.0%} of the rate, "
+              f"{s_cpu / b_cpu if b_cpu else float('inf'):.1f}x the server CPU per request "
+              f"(its processes and PostgreSQL)")  # fmt: skip
+    print(CPU_NOTE)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--serve-baseline":
-        serve_baseline(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    if len(sys.argv) == 4 and sys.argv[1] == "--serve-baseline":
+        serve_baseline(int(sys.argv[2]), int(sys.argv[3]))
     else:
         asyncio.run(main())

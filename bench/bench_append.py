@@ -1,6 +1,7 @@
 """Append throughput and latency of the event store, beside a bare-INSERT baseline.
 
-    DATABASE_URL=postgresql://… python bench/bench_append.py [--seconds 5] [--streams 2000]
+    DATABASE_URL=postgresql://… python bench/bench_append.py [--seconds 5] [--streams 2000] \
+        [--smoke]
 
 (PREFERANS_TEST_DATABASE_URL works too.) It creates a scratch database on that server, migrates
 it, and drops it at the end. For 1, 8 and 32 concurrent writers it runs, for a fixed time each:
@@ -29,6 +30,7 @@ import platform
 import random
 import re
 import statistics
+import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,6 +38,9 @@ from dataclasses import dataclass, field
 
 import asyncpg
 import msgspec
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke
 
 from domain.deal.messages import CardPlayed
 from domain.rules import rules_for
@@ -320,7 +325,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per variant")
     parser.add_argument("--streams", type=int, default=2000, help="tables in play")
     parser.add_argument("--writers", type=int, nargs="+", default=WRITERS, help="(1 8 32)")
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.seconds, args.rounds, args.streams, args.writers = 0.5, 1, 40, [1, 4]
     dsn = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
     if not dsn:
         raise SystemExit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL) to a PostgreSQL server")

@@ -1,6 +1,7 @@
 """The API's latency for everyone else while tables of bots play, beside the same without them.
 
-    DATABASE_URL=postgresql://… python bench/bench_bot_tables.py [--tables 10] [--seconds 20]
+    DATABASE_URL=postgresql://… python bench/bench_bot_tables.py [--tables 10] [--seconds 20] \
+        [--smoke]
 
 (PREFERANS_TEST_DATABASE_URL works too.) It makes a scratch database on that server and starts
 ``preferans serve`` on it the way a deployment runs it: one API process, and the bot worker
@@ -24,13 +25,12 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import asyncpg
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from clusters import free_port
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke, free_port
 
 from service.platform.database import with_database
 
@@ -86,7 +86,10 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--level", default="basic", choices=["random", "basic", "strong"])
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.seconds, args.clients, args.level = 1, 1, 2, "random"
     server = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
     if not server:
         raise SystemExit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL)")

@@ -1,6 +1,6 @@
 """How long each bot level takes to decide, and how many layouts the strong one solves.
 
-    python bench/bench_bots.py [--deals 12] [--budget 1.5] [--preset sochi] [--seed 1]
+    python bench/bench_bots.py [--deals 12] [--budget 1.5] [--preset sochi] [--seed 1] [--smoke]
 
 Seeded deals are played with one strong seat (rotating) among basic ones; every decision of
 every seat is timed. It prints, per level, the decision time p50 / p95 / max over all decisions
@@ -18,10 +18,15 @@ the basic level should stay under 5 ms. Timings are never asserted in tests.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
+import sys
 import time
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke
 
 from bots import basic, random_bot, strong
 from bots.knowledge import read
@@ -44,7 +49,12 @@ def main() -> None:
     p.add_argument("--preset", default="sochi")
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--seed", type=int, default=1)
+    add_smoke(p)
     args = p.parse_args()
+    if args.smoke:
+        args.deals, args.budget, random_deals = 1, 0.05, 20
+    else:
+        random_deals = 200
     rules = rules_for(args.preset, {"players": args.players})
     rng = random.Random(args.seed)
     times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -82,7 +92,7 @@ def main() -> None:
             for s in range(rules.players)
         ]
         table.play_deal(cards, strategies, random.Random(d), args.budget)
-    for _ in range(200):  # the random level's decisions, the floor of the scale
+    for _ in range(random_deals):  # the random level's decisions, the floor of the scale
         table = Table(rules)
         cards = random_deal(rng, rules.players, 0)
         table.play_deal(cards, [lambda v, r, b: timed("random", v, r, b)] * rules.players, rng, 0.0)

@@ -3,7 +3,7 @@ process's knowledge of the heads (no read of the log) beside the same server tol
 log every time (``PREFERANS_HEAD_TRUST=0``, the old path: a tail read per 304).
 
     PREFERANS_TEST_DATABASE_URL=postgresql://… python bench/bench_conditional_get.py \
-        [--clients 16] [--seconds 10] [--games 50]
+        [--clients 16] [--seconds 10] [--games 50] [--smoke]
 
 Each server is ``preferans serve`` in a subprocess on a scratch database (dropped at the end).
 ``--games`` games are created and seated; each client polls one of them as a mobile client
@@ -19,15 +19,23 @@ import asyncio
 import os
 import sys
 import time
-import uuid
 
-import asyncpg
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_api import Tally, free_port, server
-
-from service.platform.database import with_database
+from _kit import (
+    CPU_HEADER,
+    CPU_NOTE,
+    Cpu,
+    CpuMeter,
+    Tally,
+    add_smoke,
+    database_server,
+    free_port,
+    preferans,
+    scratch_database,
+    served,
+)
 
 
 async def setup(http: httpx.AsyncClient, games: int) -> tuple[list[dict[str, str]], list[str]]:
@@ -78,16 +86,16 @@ async def poll(base: str, auth: dict[str, str], game_id: str, tally: Tally, chan
                 tally.errors += 1
 
 
-async def run(dsn: str, trust: str, args: argparse.Namespace) -> tuple[Tally, int]:
+async def run(dsn: str, trust: str, args: argparse.Namespace) -> tuple[Tally, int, Cpu]:
     port = free_port()
-    script = os.path.join(os.path.dirname(sys.executable), "preferans")
     env = {"DATABASE_URL": dsn, "PREFERANS_HEAD_TRUST": trust, "PREFERANS_RATE_LIMITS": "false",
            "PREFERANS_BOT_WORKER": "off"}  # fmt: skip
-    serve = [script, "serve", "--port", str(port)]
+    serve = [*preferans(), "serve", "--port", str(port)]
     async with (
-        server(serve, env, port, "/health") as base,
-        httpx.AsyncClient(base_url=base, timeout=30) as http,
+        served(serve, env, port) as service,
+        httpx.AsyncClient(base_url=service.base, timeout=30) as http,
     ):
+        base, meter = service.base, CpuMeter(service.process.pid, dsn)
         auth, ids = await setup(http, args.games)
         stop = asyncio.Event()
         tally, changed = Tally(), [0]
@@ -97,10 +105,12 @@ async def run(dsn: str, trust: str, args: argparse.Namespace) -> tuple[Tally, in
                   for i in range(args.clients)]  # fmt: skip
         await asyncio.sleep(1)
         tally.latencies.clear()
+        await meter.start()
         await asyncio.sleep(args.seconds)
+        cpu = await meter.stop()
         stop.set()
         await asyncio.gather(*tasks)
-    return tally, changed[0]
+    return tally, changed[0], cpu
 
 
 async def main() -> None:
@@ -108,27 +118,23 @@ async def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--games", type=int, default=50)
+    add_smoke(parser)
     args = parser.parse_args()
-    base = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
-    if not base:
-        sys.exit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL) to a PostgreSQL server")
+    if args.smoke:
+        args.clients, args.seconds, args.games = 2, 1, 2
+    server = database_server()
     print(f"{os.cpu_count()} CPUs (shared); {args.clients} pollers over {args.games} games, "
           f"{args.seconds:g} s each")  # fmt: skip
     rows = []
-    for label, trust in (("read the log every time (before)", "0"), ("known heads", "1")):
-        name = f"preferans_bench_{uuid.uuid4().hex[:8]}"
-        admin = await asyncpg.connect(base)
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        try:
-            tally, changed = await run(with_database(base, name), trust, args)
-        finally:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            await admin.close()
+    for label, trust in (("baseline: read the log every time", "0"), ("known heads", "1")):
+        async with scratch_database(server) as dsn:
+            tally, changed, cpu = await run(dsn, trust, args)
         rate, p50, p99 = tally.summary(args.seconds)
-        rows.append((label, rate, p50, p99, changed, tally.errors))
-    print(f"{'':36}{'304/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'200s':>7}{'errors':>8}")
-    for label, rate, p50, p99, changed, errors in rows:
-        print(f"{label:36}{rate:9.0f}{p50:9.2f}{p99:9.2f}{changed:7}{errors:8}")
+        rows.append((label, rate, p50, p99, changed, tally.errors, cpu, len(tally.latencies)))
+    print(f"{'':36}{'304/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'200s':>7}{'errors':>8}{CPU_HEADER}")
+    for label, rate, p50, p99, changed, errors, cpu, count in rows:
+        print(f"{label:36}{rate:9.0f}{p50:9.2f}{p99:9.2f}{changed:7}{errors:8}{cpu.per(count)}")
+    print(CPU_NOTE + "; the mover's requests are in the service's and PostgreSQL's")
     print(f"known heads / before: {rows[1][1] / rows[0][1]:.0%} of the rate")
 
 

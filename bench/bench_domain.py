@@ -1,6 +1,6 @@
 """Throughput of the deal decider, beside bare-loop baselines measured in the same run.
 
-    python bench/bench_domain.py [--deals 400] [--repeat 20] [--seed 1] [--profile]
+    python bench/bench_domain.py [--deals 400] [--repeat 20] [--seed 1] [--profile] [--smoke]
 
 It prints:
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import platform
 import pstats
 import random
@@ -29,6 +30,9 @@ import time
 from collections.abc import Callable
 
 import msgspec
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke
 
 from domain.deal.decider import decide, fold, initial_state, is_terminal, legal_actions, to_act
 from domain.deal.messages import DealEvent, StartDeal
@@ -107,7 +111,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=20, help="times the recorded deals fold")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="cProfile one round of folding")
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.deals, args.repeat = 20, 2
 
     rng = random.Random(args.seed)
     starts = [

@@ -1,7 +1,8 @@
 """Small requests one after another on one keep-alive connection: no ~40 ms stalls (Nagle's
 algorithm meeting a delayed ACK), beside the same requests on a new connection each.
 
-    PREFERANS_TEST_DATABASE_URL=postgresql://… python bench/bench_keepalive.py [--requests 300]
+    PREFERANS_TEST_DATABASE_URL=postgresql://… python bench/bench_keepalive.py \
+        [--requests 300] [--smoke]
 
 Starts ``preferans serve`` on a scratch database (dropped at the end) and sends, over a raw
 socket, ``GET /health`` and a small ``POST /v1/players`` whose headers and body go out in two
@@ -21,14 +22,9 @@ import socket
 import statistics
 import sys
 import time
-import uuid
-
-import asyncpg
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_api import free_port, server
-
-from service.platform.database import with_database
+from _kit import add_smoke, database_server, free_port, preferans, scratch_database, served
 
 
 def exchange(sock: socket.socket, parts: list[bytes]) -> None:
@@ -71,17 +67,17 @@ def measure(
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=300)
+    add_smoke(parser)
     args = parser.parse_args()
-    base = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
-    if not base:
-        sys.exit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL) to a PostgreSQL server")
-    name = f"preferans_bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(base)
-    await admin.execute(f'CREATE DATABASE "{name}"')
+    if args.smoke:
+        args.requests = 20
+    async with scratch_database(database_server()) as dsn:
+        await bench(dsn, args.requests)
+
+
+async def bench(dsn: str, requests: int) -> None:
     port = free_port()
-    script = os.path.join(os.path.dirname(sys.executable), "preferans")
-    env = {"DATABASE_URL": with_database(base, name), "PREFERANS_RATE_LIMITS": "false",
-           "PREFERANS_BOT_WORKER": "off"}  # fmt: skip
+    env = {"DATABASE_URL": dsn, "PREFERANS_RATE_LIMITS": "false", "PREFERANS_BOT_WORKER": "off"}
     health = [b"GET /health HTTP/1.1\r\nHost: bench\r\n\r\n"]
     body = b'{"name": "bench"}'
     register = [
@@ -89,24 +85,20 @@ async def main() -> None:
         b"Content-Length: %d\r\n\r\n" % len(body),
         body,
     ]
-    try:
-        async with server([script, "serve", "--port", str(port)], env, port, "/health"):
-            print(f"{'':36}{'p50 ms':>8}{'p99 ms':>8}{'max ms':>8}{'>30 ms':>8}")
-            for label, parts, keep, nodelay in (
-                ("GET /health, new connection each", health, False, True),
-                ("GET /health, keep-alive", health, True, True),
-                ("POST, two writes, client NODELAY", register, True, True),
-                ("POST, two writes, client Nagle", register, True, False),
-            ):
-                times = await asyncio.to_thread(measure, port, parts, args.requests, keep, nodelay)
-                times.sort()
-                slow = sum(t > 0.030 for t in times)
-                print(f"{label:36}{statistics.median(times) * 1000:8.2f}"
-                      f"{times[int(len(times) * 0.99)] * 1000:8.2f}{times[-1] * 1000:8.2f}"
-                      f"{slow:8}")  # fmt: skip
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    async with served([*preferans(), "serve", "--port", str(port)], env, port):
+        print(f"{'':36}{'p50 ms':>8}{'p99 ms':>8}{'max ms':>8}{'>30 ms':>8}")
+        for label, parts, keep, nodelay in (
+            ("baseline: GET /health, new conn.", health, False, True),
+            ("GET /health, keep-alive", health, True, True),
+            ("POST, two writes, client NODELAY", register, True, True),
+            ("POST, two writes, client Nagle", register, True, False),
+        ):
+            times = await asyncio.to_thread(measure, port, parts, requests, keep, nodelay)
+            times.sort()
+            slow = sum(t > 0.030 for t in times)
+            print(f"{label:36}{statistics.median(times) * 1000:8.2f}"
+                  f"{times[int(len(times) * 0.99)] * 1000:8.2f}{times[-1] * 1000:8.2f}"
+                  f"{slow:8}")  # fmt: skip
 
 
 if __name__ == "__main__":

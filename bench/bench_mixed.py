@@ -2,13 +2,14 @@
 followers, a table of bots and a clocked table whose silent seats time out, all at once.
 
     PREFERANS_TEST_DATABASE_URL=postgresql://… python bench/bench_mixed.py [--seconds 20] \
-        [--tables 20] [--pollers 20] [--followers 200]
+        [--tables 20] [--pollers 20] [--followers 200] [--smoke]
 
 ``preferans serve`` (its bot worker included) on a scratch database, dropped at the end.
 ``--tables`` games are played by one driver per table (view, then the first legal action, with
 an Idempotency-Key and If-Match); ``--pollers`` clients poll views with their last ETag;
 ``--followers`` SSE connections follow the tables; one table has three bots at the default
-pace; one clocked table (one-second moves) is left to time out. Printed: requests per second
+pace; one clocked table (one-second moves) is left to time out; and, the baseline, one client
+asks for ``GET /health`` every 50 ms through the same server. Printed: requests per second
 and p50/p99 per kind, the commands the log took (actions, bot moves, timeouts: its versions),
 and the CPU per command of the service's processes and of its PostgreSQL backends.
 """
@@ -20,48 +21,24 @@ import asyncio
 import os
 import sys
 import time
-import uuid
-from pathlib import Path
 
 import asyncpg
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_api import Tally, free_port, server
+from _kit import (
+    Tally,
+    add_smoke,
+    backends_of,
+    cpu_of,
+    database_server,
+    free_port,
+    preferans,
+    scratch_database,
+    served,
+    tree_of,
+)
 from bench_sse import follow
-
-from service.platform.database import with_database
-
-
-def tree_cpu(root: int) -> float:
-    """CPU seconds of ``root`` and every process below it (from /proc)."""
-    parents: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        pid = int(stat.parent.name)
-        parents[pid] = int(fields[1])
-        cpu[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    total, todo = 0.0, [root]
-    while todo:
-        pid = todo.pop()
-        total += cpu.get(pid, 0.0)
-        todo += [child for child, parent in parents.items() if parent == pid]
-    return total
-
-
-def pids_cpu(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
 
 
 async def register(http: httpx.AsyncClient, name: str) -> dict[str, str]:
@@ -125,69 +102,72 @@ async def main() -> None:
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--pollers", type=int, default=20)
     parser.add_argument("--followers", type=int, default=200)
+    add_smoke(parser)
     args = parser.parse_args()
-    base = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
-    if not base:
-        sys.exit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL) to a PostgreSQL server")
-    name = f"preferans_bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(base)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    dsn = with_database(base, name)
+    if args.smoke:
+        args.seconds, args.tables, args.pollers, args.followers = 2, 2, 2, 6
+    async with scratch_database(database_server()) as dsn:
+        await bench(dsn, args)
+
+
+async def health(base: str, tally: Tally, stop: asyncio.Event) -> None:
+    """The baseline: a round trip through the same server that touches no game."""
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        while not stop.is_set():
+            await timed(tally, http.get("/health"))
+            await asyncio.sleep(0.05)
+
+
+async def bench(dsn: str, args: argparse.Namespace) -> None:
     port = free_port()
-    script = os.path.join(os.path.dirname(sys.executable), "preferans")
     env = {"DATABASE_URL": dsn, "PREFERANS_RATE_LIMITS": "false"}
-    tallies = {kind: Tally() for kind in ("action", "view", "304 poll")}
-    try:
-        async with server([script, "serve", "--port", str(port)], env, port, "/health") as url, \
-                httpx.AsyncClient(base_url=url, timeout=30) as http:  # fmt: skip
-            auth = [await register(http, f"b{i}") for i in range(3)]
-            games = [await table(http, auth, {"pool": {"target": 20}}) for _ in range(args.tables)]
-            clocked = await table(http, auth, {"table": {"move_seconds": 1,
-                                                         "timeouts_to_absent": 0}})  # fmt: skip
-            bots = (await http.post("/v1/games", json={}, headers=auth[0])).json()["id"]
-            for _ in range(3):
-                await http.post(f"/v1/games/{bots}/bots", json={"level": "basic"},
-                                headers=auth[0])  # fmt: skip
-            stop = asyncio.Event()
-            arrivals: dict[tuple[str, int], list[float]] = {}
-            readies = [asyncio.Event() for _ in range(args.followers)]
-            followed = [*games, clocked, bots]
-            tasks = [asyncio.create_task(follow(port, followed[i % len(followed)], arrivals,
-                                                readies[i], stop))
-                     for i in range(args.followers)]  # fmt: skip
-            await asyncio.gather(*(r.wait() for r in readies))
-            server_pid = next(int(p.parent.name) for p in Path("/proc").glob("[0-9]*/cmdline")
-                              if f"--port\0{port}".encode() in p.read_bytes())  # fmt: skip
-            backends = [r[0] for r in await admin.fetch(
-                "SELECT pid FROM pg_stat_activity WHERE datname = $1", name)]  # fmt: skip
-            versions = "SELECT coalesce(sum(version), 0)::bigint FROM es.streams"
-            conn = await asyncpg.connect(dsn)
-            before = (await conn.fetchval(versions), tree_cpu(server_pid), pids_cpu(backends))
-            tasks += [asyncio.create_task(driver(url, g, auth, tallies, stop)) for g in games]
-            tasks += [asyncio.create_task(poller(url, followed[i % len(followed)], auth[i % 3],
-                                                 tallies["304 poll"], stop))
-                      for i in range(args.pollers)]  # fmt: skip
-            await asyncio.sleep(args.seconds)
-            stop.set()
-            backends = list({*backends, *[r[0] for r in await admin.fetch(
-                "SELECT pid FROM pg_stat_activity WHERE datname = $1", name)]})  # fmt: skip
-            after = (await conn.fetchval(versions), tree_cpu(server_pid), pids_cpu(backends))
-            await conn.close()
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    tallies = {kind: Tally() for kind in ("action", "view", "304 poll", "baseline: /health")}
+    async with served([*preferans(), "serve", "--port", str(port)], env, port) as service, \
+            httpx.AsyncClient(base_url=service.base, timeout=30) as http:  # fmt: skip
+        url = service.base
+        auth = [await register(http, f"b{i}") for i in range(3)]
+        games = [await table(http, auth, {"pool": {"target": 20}}) for _ in range(args.tables)]
+        clocked = await table(http, auth, {"table": {"move_seconds": 1,
+                                                     "timeouts_to_absent": 0}})  # fmt: skip
+        bots = (await http.post("/v1/games", json={}, headers=auth[0])).json()["id"]
+        for _ in range(3):
+            await http.post(f"/v1/games/{bots}/bots", json={"level": "basic"},
+                            headers=auth[0])  # fmt: skip
+        stop = asyncio.Event()
+        arrivals: dict[tuple[str, int], list[float]] = {}
+        readies = [asyncio.Event() for _ in range(args.followers)]
+        followed = [*games, clocked, bots]
+        tasks = [asyncio.create_task(follow(port, followed[i % len(followed)], arrivals,
+                                            readies[i], stop))
+                 for i in range(args.followers)]  # fmt: skip
+        await asyncio.gather(*(r.wait() for r in readies))
+        server = tree_of(service.process.pid)
+        backends = await backends_of(dsn)
+        versions = "SELECT coalesce(sum(version), 0)::bigint FROM es.streams"
+        conn = await asyncpg.connect(dsn)
+        before = (await conn.fetchval(versions), cpu_of(server), cpu_of(backends))
+        tasks += [asyncio.create_task(driver(url, g, auth, tallies, stop)) for g in games]
+        tasks += [asyncio.create_task(poller(url, followed[i % len(followed)], auth[i % 3],
+                                             tallies["304 poll"], stop))
+                  for i in range(args.pollers)]  # fmt: skip
+        tasks.append(asyncio.create_task(health(url, tallies["baseline: /health"], stop)))
+        await asyncio.sleep(args.seconds)
+        stop.set()
+        backends = list({*backends, *await backends_of(dsn)})
+        after = (await conn.fetchval(versions), cpu_of(server), cpu_of(backends))
+        await conn.close()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     events = after[0] - before[0]
     commands = events / 1.4  # about 1.4 events a command (docs/scaling.md)
     print(f"{os.cpu_count()} CPUs (shared); {args.tables} human tables, a bot table, a clocked "
           f"table; {args.pollers} pollers, {args.followers} SSE followers; "
           f"{args.seconds:g} s")  # fmt: skip
-    print(f"{'':12}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
+    print(f"{'':20}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
     for kind, tally in tallies.items():
         rate, p50, p99 = tally.summary(args.seconds)
-        print(f"{kind:12}{rate:9.0f}{p50:9.2f}{p99:9.2f}{tally.errors:8}")
+        print(f"{kind:20}{rate:9.0f}{p50:9.2f}{p99:9.2f}{tally.errors:8}")
     print(f"the log took {events} events (~{commands:.0f} commands: actions, bot moves, timeouts)")
     print(f"CPU per command: service {(after[1] - before[1]) / commands * 1000:.2f} ms "
           f"(its processes, bots' thinking included), PostgreSQL "

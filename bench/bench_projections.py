@@ -1,13 +1,14 @@
 """Projection catch-up speed from position zero, beside reading the same feed and doing nothing.
 
-    python bench/bench_projections.py [--dsn postgresql://…/postgres] [--events 200000]
+    python bench/bench_projections.py [--dsn postgresql://…/postgres] [--events 200000] [--smoke]
 
 1. Creates a scratch database on the server (``--dsn``, else PREFERANS_TEST_DATABASE_URL), and
    migrates it.
 2. Plays random games with the domain (random legal actions, random presets, three or four
    players) until the log holds ``--events`` events, interleaving ``--concurrent`` games at a
-   time as a live server would, and loads them with COPY, a few hundred events per transaction
-   (so the feed spans many transaction ids, as the real one does).
+   time as a live server would, and appends them through `EventLog.append` (es.append, hash
+   chain included), one command's events an append, a few hundred events per transaction (so
+   the feed spans many transaction ids, as the real one does).
 3. Measures, each from position zero:
    - ``feed only``: `EventStore.read_feed` in batches, nothing decoded or applied (the floor);
    - ``feed + decode``: the same, decoding the events the projections read;
@@ -30,19 +31,18 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 import asyncpg
-import msgspec
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke
 
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.eventlog.codec import domain_codec
 from service.eventlog.log import EventLog, game_log
-from service.eventlog.store import FEED_START, uuid7
+from service.eventlog.store import FEED_START, Metadata, uuid7
 from service.platform.database import create_pool, upgrade_async, with_database
 from service.read_models.runner import Projections
 from service.read_models.storage import READ_MODELS
-
-CODEC = domain_codec()
 
 
 def play(rng: random.Random) -> list[list[g.Event]]:
@@ -57,33 +57,27 @@ def play(rng: random.Random) -> list[list[g.Event]]:
     return appends
 
 
-async def load(pool: asyncpg.Pool, target: int, concurrent: int, seed: int) -> tuple[int, int]:
-    """Play and COPY games until ``target`` events; returns (events, games)."""
+async def load(log: EventLog[g.Event], target: int, concurrent: int, seed: int) -> tuple[int, int]:
+    """Play and append games until ``target`` events; returns (events, games).
+
+    Each command's events are one `EventLog.append` (es.append: the hash chain, salts and all,
+    as the service writes them), a few hundred events per transaction."""
     rng = random.Random(seed)
-    active: list[tuple[str, list[list[g.Event]], list[int]]] = []  # stream, appends, [next, ver]
-    versions: dict[str, int] = {}
-    rows: list[tuple[object, ...]] = []
+    active: list[tuple[str, list[list[g.Event]], list[int]]] = []  # stream, appends, [next]
     total = games = 0
     started = time.perf_counter()
+    pending: list[tuple[str, list[g.Event]]] = []
+    batched = 0
 
     async def flush() -> None:
-        async with pool.acquire() as conn, conn.transaction():
-            new = [s for s in {r[0] for r in rows} if s not in flushed]
-            if new:
-                await conn.copy_records_to_table(
-                    "streams", schema_name="es", columns=["stream_id", "stream_type", "version"],
-                    records=[(s, "game", 0) for s in new],
-                )  # fmt: skip
-                flushed.update(new)
-            await conn.copy_records_to_table(
-                "events", schema_name="es",
-                columns=["stream_id", "version", "event_id", "event_type", "schema_version",
-                         "data"],
-                records=rows,
-            )  # fmt: skip
-        rows.clear()
+        nonlocal batched
+        async with log.pool.acquire() as conn, conn.transaction():
+            for stream, events in pending:
+                new = log.new_events(events, [uuid7() for _ in events], Metadata())
+                await log.append(stream, new, conn=conn)
+        pending.clear()
+        batched = 0
 
-    flushed: set[str] = set()
     while total < target or active:
         while total < target and len(active) < concurrent:
             appends = play(rng)
@@ -94,23 +88,16 @@ async def load(pool: asyncpg.Pool, target: int, concurrent: int, seed: int) -> t
             break
         i = rng.randrange(len(active))
         stream, appends, state = active[i]
-        for event in appends[state[0]]:
-            version = versions.get(stream, 0) + 1
-            versions[stream] = version
-            event_type, schema_version, data = CODEC.encode(event)
-            rows.append((stream, version, uuid7(), event_type, schema_version, msgspec.Raw(data)))
+        pending.append((stream, appends[state[0]]))
+        batched += len(appends[state[0]])
         state[0] += 1
         if state[0] == len(appends):
             active.pop(i)
-        if len(rows) >= 400:
+        if batched >= 400:
             await flush()
-    if rows:
+    if pending:
         await flush()
-    async with pool.acquire() as conn:
-        await conn.executemany(
-            "UPDATE es.streams SET version = $2 WHERE stream_id = $1", list(versions.items())
-        )
-        await conn.execute("ANALYZE es.events")
+    await log.pool.execute("ANALYZE es.events")
     elapsed = time.perf_counter() - started
     print(f"loaded {total:,} events of {games} games in {elapsed:.1f} s", file=sys.stderr)
     return total, games
@@ -167,7 +154,7 @@ async def bench(server_dsn: str, target: int, concurrent: int, batch: int, keep:
         pool = await create_pool(dsn, min_size=2, max_size=8)
         try:
             log = game_log(pool, announce=False)
-            events, games = await load(pool, target, concurrent, seed=1)
+            events, games = await load(log, target, concurrent, seed=1)
             print(await server_facts(pool))
             print(f"{events:,} events, {games} games, batches of {batch}")
             await timed("feed only", events, lambda: read_everything(log, batch, decode=False))
@@ -205,7 +192,10 @@ def main() -> None:
     parser.add_argument("--concurrent", type=int, default=64, help="games interleaved")
     parser.add_argument("--batch", type=int, default=5000, help="feed batch size")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    add_smoke(parser)
     args = parser.parse_args()  # fmt: skip
+    if args.smoke:
+        args.events, args.batch = 3000, 500
     if not args.dsn:
         parser.error("give --dsn or set PREFERANS_TEST_DATABASE_URL")
     asyncio.run(bench(args.dsn, args.events, args.concurrent, args.batch, args.keep))

@@ -2,7 +2,7 @@
 primary's work the standby takes, on a throwaway primary and standby (Debian's PostgreSQL 15
 binaries, pg_basebackup -R, in temporary folders on free ports; never the shared server).
 
-    python bench/bench_replica.py [--rounds 100]
+    python bench/bench_replica.py [--rounds 100] [--smoke]
 
 A workload of rounds, each one action and then, as the table's other seats and a spectator
 would, four views and two event pages. Run twice through the app (in-process): reading from the
@@ -25,6 +25,9 @@ import asyncpg
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 from clusters import Cluster, have_server_binaries
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke
 from litestar.testing import AsyncTestClient
 
 from migrations import APP_ROLE
@@ -106,7 +109,10 @@ async def run(primary: Cluster, standby: Cluster, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=100)
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.rounds = 5
     if not have_server_binaries():
         sys.exit("PostgreSQL 15 server binaries needed (/usr/lib/postgresql/15/bin)")
     primary = Cluster().init("wal_level = replica", "max_wal_senders = 4").start()

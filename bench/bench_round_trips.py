@@ -1,6 +1,6 @@
 """Round trips to PostgreSQL per game command, counted from PostgreSQL's own statement log.
 
-    python bench/bench_round_trips.py [--commands 40]
+    python bench/bench_round_trips.py [--commands 40] [--smoke]
 
 It makes a throwaway PostgreSQL 15 cluster (Debian's server binaries, as the fault tests do)
 with ``log_statement = 'all'``, starts ``preferans serve`` on it, plays one game through the
@@ -29,6 +29,9 @@ import itertools
 
 from clusters import Cluster, ServiceProcess
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _kit import add_smoke
+
 BACKGROUND = re.compile(
     r"pg_snapshot_xmin|pg_try_advisory_lock|pg_advisory_unlock|projection_checkpoints|"
     r"rm\.projections|LISTEN|UNLISTEN|pg_notify|purge_idempotency_keys|rate_counts|"
@@ -56,7 +59,10 @@ def statements_since(log: Path, offset: int) -> tuple[list[str], int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=40)
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.commands = 8
     cluster = Cluster().init("log_statement = 'all'", "log_line_prefix = '%m [%p] %u '")
     cluster.start()
     service = None

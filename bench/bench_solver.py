@@ -1,6 +1,7 @@
 """The double-dummy solver's speed, beside baselines measured in the same run.
 
-    python bench/bench_solver.py [--deals 100] [--endings 200] [--seed 1] [--baseline-deals 10]
+    python bench/bench_solver.py [--deals 100] [--endings 200] [--seed 1] [--baseline-deals 10] \
+        [--smoke]
 
 It prints, on one core:
 
@@ -22,12 +23,16 @@ shared, so compare the figures with the baselines of the same run.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke
 
 from domain.cards import DECK, RANK_OF, SUITS
 from domain.solver import Position, position, solve, solver_for
@@ -119,7 +124,10 @@ def main() -> None:
     p.add_argument("--endings", type=int, default=200)
     p.add_argument("--baseline-deals", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
+    add_smoke(p)
     args = p.parse_args()
+    if args.smoke:
+        args.deals, args.endings, args.baseline_deals = 2, 5, 1
     rng = random.Random(args.seed)
     print(f"python {platform.python_version()} on {platform.machine()}, one core")
     print("targets: whole deal median < 100 ms, p95 < 1 s; 5 tricks left < 5 ms\n")

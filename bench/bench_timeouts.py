@@ -1,6 +1,7 @@
 """From a seat's deadline to its timeout event: how late the steward fires, beside a baseline.
 
-    DATABASE_URL=postgresql://… python bench/bench_timeouts.py [--tables 20] [--seconds 30]
+    DATABASE_URL=postgresql://… python bench/bench_timeouts.py [--tables 20] [--seconds 30] \
+        [--smoke]
 
 (PREFERANS_TEST_DATABASE_URL works too.) It makes a scratch database on that server, starts
 ``preferans serve`` on it (bots and projections off), and opens ``--tables`` tables with a clock
@@ -29,13 +30,12 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import asyncpg
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from clusters import free_port
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke, free_port
 
 from service.platform.database import with_database
 
@@ -124,7 +124,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=30)
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.tables, args.seconds = 2, 3
     server = os.environ.get("DATABASE_URL") or os.environ.get("PREFERANS_TEST_DATABASE_URL")
     if not server:
         raise SystemExit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL)")

@@ -3,7 +3,7 @@
     python bench/duplicate_match.py [--presets sochi,leningrad,rostov] [--players 3]
         [--deals 200] [--pairs strong:basic,basic:random] [--strong-budget 0.25]
         [--strong-nodes N]
-        [--jobs 2] [--seed 1] [--full]
+        [--jobs 2] [--seed 1] [--full] [--smoke]
 
 For each preset and each pair of levels (A against B) the same seeded deals are played in
 rotations: A in one active seat and B in the other two, in each of the three seats in turn
@@ -39,6 +39,9 @@ import sys
 import time
 from collections.abc import Sequence
 from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke
 
 from bots import LEVELS, Budget
 from bots.table import Table
@@ -181,7 +184,10 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--full", action="store_true", help="also two A's against one B")
+    add_smoke(p)
     args = p.parse_args()
+    if args.smoke:
+        args.presets, args.deals, args.pairs, args.jobs = "sochi", 2, "basic:random", 1
     budget = args.strong_budget if args.strong_nodes is None else Budget.of_nodes(args.strong_nodes)
     for preset in args.presets.split(","):
         for pair in args.pairs.split(","):

@@ -2,6 +2,7 @@
 
     python bench/make_event_fixtures.py            # add fixtures for types that have none
     python bench/make_event_fixtures.py --refresh  # rewrite the current versions' fixtures
+    python bench/make_event_fixtures.py --smoke    # every current fixture, into a scratch folder
 
 It plays random pulkas with the pure domain (every preset, three and four players) until each
 event type has occurred, and stores the first occurrence as the stored JSON. A fixture is history:
@@ -15,7 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import msgspec
@@ -108,22 +111,38 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--refresh", action="store_true", help="rewrite current fixtures")
     parser.add_argument("--games", type=int, default=400, help="pulkas to play at most")
+    parser.add_argument("--out", type=Path, default=FIXTURES, help="where to write them")
+    parser.add_argument(
+        "--smoke", action="store_true", help="--refresh into a temporary folder: it still runs"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.refresh, args.out = True, Path(tempfile.mkdtemp(prefix="event-fixtures-"))
+    try:
+        return write(args.out, args.refresh, args.games)
+    finally:
+        if args.smoke:
+            shutil.rmtree(args.out)
 
+
+def write(out: Path, refresh: bool, games: int) -> int:
+    """The fixtures missing from ``out`` (every current one with ``refresh``); 1 if some event
+    type never occurred."""
     codec = domain_codec()
     wanted = {
         name: version
         for name, version in codec.current_versions.items()
-        if args.refresh or not (FIXTURES / f"{name}@{version}.json").exists()
+        if refresh or not (out / f"{name}@{version}.json").exists()
     }
-    FIXTURES.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    written = 0
     presets = [
         (p, n, classic)
         for p in ("sochi", "leningrad", "rostov")
         for n in (3, 4)
         for classic in (False, True)
     ]
-    for seed in range(args.games):
+    for seed in range(games):
         if not wanted:
             break
         table = play_table(seed) if seed % 2 == 0 else []
@@ -131,11 +150,13 @@ def main() -> int:
             name, version, data = codec.encode(event)
             if wanted.get(name) == version:
                 text = json.dumps(json.loads(data), indent=2, ensure_ascii=False) + "\n"
-                (FIXTURES / f"{name}@{version}.json").write_text(text, encoding="utf-8")
+                (out / f"{name}@{version}.json").write_text(text, encoding="utf-8")
                 print(f"wrote {name}@{version}.json")
                 del wanted[name]
+                written += 1
     for name, version in sorted(wanted.items()):
         print(f"never occurred: {name}@{version}; write its fixture by hand", file=sys.stderr)
+    print(f"{written} fixtures written, {len(wanted)} event types never occurred")
     return 1 if wanted else 0
 
 

@@ -111,6 +111,7 @@ class Cluster:
         self._run(
             BIN / "pg_basebackup", "-D", str(standby.data), "-R", "-X", "stream",
             "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+            "--checkpoint=fast",  # a spread one paces itself over minutes of checkpoint_timeout
         )  # fmt: skip
         with (standby.data / "postgresql.conf").open("a") as f:
             f.write(f"port = {standby.port}\nunix_socket_directories = '{standby.root}'\n"

@@ -49,6 +49,7 @@ TESTS = Path(__file__).resolve().parent
 # Under tests/: a folder ("faults/"), a file, or one test of a file ("file.py::test_name").
 SLOW = (
     "faults/",  # service processes killed, PostgreSQL clusters stopped
+    "bench/",  # every bench's smoke run: servers, clusters, subprocesses
     "api/test_schemathesis.py",
     "api/test_live_processes.py",
     "api/test_workers.py",
