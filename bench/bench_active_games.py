@@ -45,7 +45,6 @@ from domain.deal.messages import SeatCommand
 from migrations import APP_ROLE
 from service.eventlog.log import game_log
 from service.eventlog.snapshots import game_snapshots
-from service.eventlog.store import StoredResponse
 from service.games.commands import Act, Create, GameRequest, Join, decide_game
 from service.games.lobby import Lobby
 from service.games.service import GameService, GameSpec, Outcome, game_spec
@@ -56,19 +55,11 @@ from service.players.accounts import Player, Players
 _json = msgspec.json.Encoder()
 
 
-def render(outcome: Outcome) -> StoredResponse:
-    """The response a command stores: the caller's view, as the API renders it."""
-    assert isinstance(outcome.state, game.Pulka)
+def render(outcome: Outcome | None) -> bytes:
+    """A command's answer: the caller's view, encoded as the API renders it."""
+    assert outcome is not None and isinstance(outcome.state, game.Pulka)
     view = game.game_view(outcome.state, outcome.seat)
-    return StoredResponse(
-        200,
-        (),
-        _json.encode({"id": str(outcome.game_id), "version": outcome.version, "view": view}),
-    )
-
-
-def refusal(exc: Exception) -> StoredResponse:
-    return StoredResponse(409, (), str(exc).encode())
+    return _json.encode({"id": str(outcome.game_id), "version": outcome.version, "view": view})
 
 
 def backend_cpu(pids: list[int]) -> float:
@@ -118,13 +109,7 @@ def write_script(seed: int, moves: int | None, target: int = 40) -> Script:
     while not game.is_terminal(state) and (moves is None or len(out) < moves):
         seat = game.to_act(state)[0]
         command = choose(rng, game.legal_actions(state, seat))
-        apply(
-            Act(
-                player=f"player-{seat}",
-                build=lambda s, c=command: msgspec.structs.replace(c, seat=s),
-                **world,
-            )
-        )
+        apply(Act(player=f"player-{seat}", command=command, **world))
         out.append((seat, command))
     return Script(target, f"bench-{seed}", out)
 
@@ -157,12 +142,12 @@ def build(pool: asyncpg.Pool, *, cache: int, snapshots: bool) -> GameService:
 async def new_table(games: GameService, players: list[Player], script: Script) -> Table:
     """A game created and seated through the service, ready for its script's moves."""
     spec = table_spec(script.seed, script.target)
-    done = await games.create(players[0], spec, key=None, fingerprint=b"", render=render,
-                              render_refusal=refusal)  # fmt: skip
-    game_id = uuid.UUID(msgspec.json.decode(done.response.body)["id"])
+    done = await games.create(players[0], spec, key=None, fingerprint=b"")
+    game_id = uuid.UUID(msgspec.json.decode(render(done.outcome))["id"])
     for seat in (1, 2):
-        await games.join(game_id, players[seat], seat, key=None, fingerprint=b"",
-                         expected=None, render=render, render_refusal=refusal)  # fmt: skip
+        joined = await games.join(game_id, players[seat], seat, key=None, fingerprint=b"",
+                                  expected=None)  # fmt: skip
+        render(joined.outcome)
     return Table(game_id, script)
 
 
@@ -171,11 +156,9 @@ async def move(games: GameService, players: list[Player], table: Table) -> None:
     if table.step >= len(table.script.moves):
         raise RuntimeError("a game ran out of moves")
     done = await games.act(
-        table.game_id, players[seat], lambda s: msgspec.structs.replace(command, seat=s),
-        key=None, fingerprint=b"", expected=None, render=render, render_refusal=refusal,
-    )  # fmt: skip
-    if done.response.status != 200:
-        raise RuntimeError(done.response.body.decode())
+        table.game_id, players[seat], command, key=None, fingerprint=b"", expected=None
+    )  # a refusal raises
+    render(done.outcome)
     table.step += 1
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import typing
 import uuid
-from functools import partial
 from typing import Annotated, Any
 
 import msgspec
@@ -18,17 +17,14 @@ from service.api.common import (
     IdempotencyKeyHeader,
     IfMatchHeader,
     expected_version,
-    outcome_renderer,
-    refusal_renderer,
     send,
 )
 from service.api.errors import problem_responses
 from service.api.schemas import Action, GameOutcome, canonical, to_command
 from service.eventlog.handler import request_hash
+from service.games.commands import CALLERS_SEAT
 from service.games.service import GameService
 from service.players.accounts import Caller
-
-_render = outcome_renderer(200)
 
 DISCRIMINATOR = {
     "propertyName": "type",
@@ -105,11 +101,9 @@ class ActionsController(Controller):
         done = await games.act(
             game_id,
             caller,
-            partial(to_command, action),
+            to_command(action, CALLERS_SEAT),
             key=idempotency_key,
             fingerprint=request_hash("POST", path, msgspec.json.encode(action), if_match or ""),
             expected=expected_version(if_match),
-            render=_render,
-            render_refusal=refusal_renderer(path),
         )
-        return send(done)
+        return send(done, path)

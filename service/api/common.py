@@ -1,5 +1,5 @@
 """What the controllers share: headers (Idempotency-Key, If-Match, If-None-Match, caching),
-rendering a command's outcome, sending a response stored under an idempotency key, and the
+rendering a command's answer (the first time and, from the same outcome, on a replay), and the
 refusal of query parameters a route does not take."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from litestar import Request, Response
 from litestar.params import HeaderParameter
 
 from domain import game
-from service.api.errors import etag, stored_problem
+from service.api.errors import etag, problem_response
 from service.api.schemas import Action, GameOutcome, from_command
-from service.eventlog.store import STREAM_EXISTS, StoredResponse
+from service.eventlog.store import STREAM_EXISTS
 from service.exceptions import BadRequest
-from service.games.service import Done, Outcome, Render, RenderRefusal
+from service.games.service import Done
 
 IdempotencyKeyHeader = Annotated[
     str | None,
@@ -118,46 +118,38 @@ def legal(state: game.GameState, seat: int | None) -> list[Action]:
     return [from_command(command) for command in game.legal_actions(state, seat)]
 
 
-def outcome_renderer(status: int, *, location: bool = False) -> Render:
-    """Renders a command's outcome as a `GameOutcome` response with its ETag."""
-
-    def render(outcome: Outcome) -> StoredResponse:
-        state = outcome.state
-        assert isinstance(state, game.Pulka)
-        body = GameOutcome(
-            id=outcome.game_id,
-            version=outcome.version,
-            seat=outcome.seat,
-            events=outcome.events,
-            view=game.game_view(state, outcome.seat),
-            legal_actions=legal(state, outcome.seat),
-            seated=outcome.seated,
-            server_time=outcome.at,
-            head=outcome.head.hex() if outcome.head is not None else None,
-        )
-        headers = [("Content-Type", JSON), ("ETag", etag(outcome.version))]
-        if location:
-            headers.append(("Location", f"/v1/games/{outcome.game_id}"))
-        return StoredResponse(status, tuple(headers), _encoder.encode(body))
-
-    return render
-
-
-def refusal_renderer(path: str) -> RenderRefusal:
-    """Renders a refusal as the problem stored under an idempotency key."""
-    return lambda exc: stored_problem(exc, instance=path)
-
-
-def send(done: Done) -> Response[Any]:
-    """The stored (or just rendered) response, marked when it is a replay."""
-    stored = done.response
-    headers = {name: value for name, value in stored.headers if name.lower() != "content-type"}
-    media_type = next((v for n, v in stored.headers if n.lower() == "content-type"), JSON)
+def send(done: Done, path: str, *, status: int = 200, location: bool = False) -> Response[Any]:
+    """A command's answer: its outcome as a `GameOutcome` with its ETag (and ``Location``, for
+    a new game), or on a replay of a refused command the problem its first request got; marked
+    when it is a replay. Rendered from ``done`` alone, so a replay answers byte for byte as the
+    first request did."""
+    if done.refusal is not None:
+        response: Response[Any] = problem_response(done.refusal, path)
+        response.headers["Idempotent-Replayed"] = "true"
+        return response
+    assert done.outcome is not None
+    outcome = done.outcome
+    state = outcome.state
+    assert isinstance(state, game.Pulka)
+    body = GameOutcome(
+        id=outcome.game_id,
+        version=outcome.version,
+        seat=outcome.seat,
+        events=outcome.events,
+        view=game.game_view(state, outcome.seat),
+        legal_actions=legal(state, outcome.seat),
+        seated=outcome.seated,
+        server_time=outcome.at,
+        head=outcome.head.hex() if outcome.head is not None else None,
+    )
+    headers = {"ETag": etag(outcome.version)}
+    if location:
+        headers["Location"] = f"/v1/games/{outcome.game_id}"
     if done.replayed:
         headers["Idempotent-Replayed"] = "true"
     headers.update(NO_STORE)  # the caller's own events and view
     headers["Vary"] = "Authorization"
-    return Response(stored.body, status_code=stored.status, headers=headers, media_type=media_type)
+    return Response(_encoder.encode(body), status_code=status, headers=headers, media_type=JSON)
 
 
 async def check_request(request: Request[Any, Any, Any]) -> None:

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from service.api.errors import stored_problem
+from service.api.errors import raw_problem
 from service.api.rate_limits import RateLimiter, Verdict
 from service.exceptions import (
     PayloadTooLarge,
@@ -201,9 +201,9 @@ def _with_rate_headers(send: Send, verdict: Verdict) -> Send:
 
 
 async def _refuse(send: Send, exc: Exception, path: str, verdict: Verdict | None) -> None:
-    stored = stored_problem(exc, instance=path)
-    headers = [(k.lower().encode(), v.encode()) for k, v in stored.headers]
+    problem = raw_problem(exc, instance=path)
+    headers = [(k.lower().encode(), v.encode()) for k, v in problem.headers]
     if verdict is not None:
         headers += _rate_headers(verdict)
-    await send({"type": "http.response.start", "status": stored.status, "headers": headers})
-    await send({"type": "http.response.body", "body": stored.body})
+    await send({"type": "http.response.start", "status": problem.status, "headers": headers})
+    await send({"type": "http.response.body", "body": problem.body})

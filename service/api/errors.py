@@ -36,7 +36,6 @@ from service.eventlog.store import (
     IdempotencyKeyInFlight,
     IdempotencyKeyReused,
     InvalidIdempotencyKey,
-    StoredResponse,
     StreamConflict,
     WriteRefused,
 )
@@ -480,22 +479,36 @@ def etag(version: int) -> str:
 _encoder = msgspec.json.Encoder()
 
 
-def stored_problem(exc: Exception, instance: str | None = None) -> StoredResponse:
-    """A refusal as the response stored under an idempotency key (replayed verbatim)."""
+class RawProblem(NamedTuple):
+    """A problem as bytes, for what answers below Litestar (the edge's raw ASGI refusals)."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+
+def raw_problem(exc: Exception, instance: str | None = None) -> RawProblem:
+    """``exc`` as a problem+json response's status, headers and body."""
     problem, headers = map_exception(exc)
     if instance is not None:
         problem = msgspec.structs.replace(problem, instance=instance)
     headers = {**headers, "Content-Type": PROBLEM_MEDIA_TYPE}
-    return StoredResponse(problem.status, tuple(headers.items()), _encoder.encode(problem))
+    return RawProblem(problem.status, tuple(headers.items()), _encoder.encode(problem))
+
+
+def problem_response(exc: Exception, instance: str) -> Response[Problem]:
+    """``exc`` as the problem+json response to a request for ``instance``: what the exception
+    handler sends, and what a replayed refusal sends again."""
+    problem, headers = map_exception(exc)
+    problem = msgspec.structs.replace(problem, instance=instance)
+    return Response(
+        problem, status_code=problem.status, headers=headers, media_type=PROBLEM_MEDIA_TYPE
+    )
 
 
 def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     """Litestar's exception handler for every exception: one problem+json response."""
-    problem, headers = map_exception(exc)
-    problem = msgspec.structs.replace(problem, instance=request.url.path)
-    return Response(
-        problem, status_code=problem.status, headers=headers, media_type=PROBLEM_MEDIA_TYPE
-    )
+    return problem_response(exc, request.url.path)
 
 
 EXCEPTION_HANDLERS: dict[

@@ -16,8 +16,6 @@ from service.api.common import (
     IdempotencyKeyHeader,
     IfMatchHeader,
     expected_version,
-    outcome_renderer,
-    refusal_renderer,
     send,
 )
 from service.api.errors import problem_responses
@@ -102,11 +100,9 @@ class GamesController(Controller):
             spec,
             key=idempotency_key,
             fingerprint=request_hash("POST", path, msgspec.json.encode(data)),
-            render=outcome_renderer(201, location=True),
-            render_refusal=refusal_renderer(path),
             bots=seated_bots,
         )
-        return send(done)
+        return send(done, path, status=201, location=True)
 
     @get(
         "/",
@@ -167,8 +163,6 @@ class GamesController(Controller):
             key=idempotency_key,
             fingerprint=request_hash("POST", path, msgspec.json.encode(data), if_match or ""),
             expected=expected_version(if_match),
-            render=outcome_renderer(200),
-            render_refusal=refusal_renderer(path),
             seed=data.client_seed,
         )
-        return send(done)
+        return send(done, path)

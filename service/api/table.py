@@ -20,21 +20,19 @@ from service.api.common import (
     IdempotencyKeyHeader,
     IfMatchHeader,
     expected_version,
-    outcome_renderer,
-    refusal_renderer,
     send,
 )
 from service.api.errors import problem_responses
 from service.api.schemas import BotSeat, GameOutcome, InviteView, JoinGame, NewInvite
 from service.eventlog.handler import request_hash
 from service.exceptions import Forbidden
+from service.games.commands import CALLERS_SEAT
 from service.games.lobby import Lobby
 from service.games.service import GameService
 from service.players.accounts import Caller
 from service.players.bots import BotPlayers
 from service.players.invites import Invite, Invites
 
-_render = outcome_renderer(200)
 _COMMAND = ("validation", "unauthenticated", "forbidden", "idempotency-key-in-flight",
             "idempotency-key-reused", "version-mismatch")  # fmt: skip
 
@@ -85,14 +83,12 @@ def _presence_route(kind: Presence) -> Any:
         done = await games.at_table(
             game_id,
             caller,
-            lambda seat: command(seat=seat),
+            command(seat=CALLERS_SEAT),
             key=idempotency_key,
             fingerprint=request_hash("POST", path, if_match or ""),
             expected=expected_version(if_match),
-            render=_render,
-            render_refusal=refusal_renderer(path),
         )
-        return send(done)
+        return send(done, path)
 
     return handler
 
@@ -143,10 +139,8 @@ class TableController(Controller):
             data.seat,
             key=idempotency_key,
             fingerprint=request_hash("POST", path, msgspec.json.encode(data)),
-            render=_render,
-            render_refusal=refusal_renderer(path),
         )
-        return send(done)
+        return send(done, path)
 
     @post(
         "/games/{game_id:uuid}/invites",
@@ -236,12 +230,10 @@ class TableController(Controller):
             key=idempotency_key,
             fingerprint=request_hash("POST", path, msgspec.json.encode(data)),
             expected=None,
-            render=_render,
-            render_refusal=refusal_renderer(path),
             invite=code,
             seed=data.client_seed,
         )
-        return send(done)
+        return send(done, path)
 
 
 ROUTES = [leave_game, abandon_game, return_to_game, TableController]

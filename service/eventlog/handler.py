@@ -6,9 +6,13 @@
    of the events appended since (by any process: versions are gapless, so the tail is exact).
 2. Check the caller's pinned version (HTTP If-Match), then ``decider.decide(command, state)``.
 3. Write everything in one statement, ``es.command``: the idempotency key (or its earlier
-   response), the events at exactly the loaded version, the response rendered for the key. If
+   decision), the events at exactly the loaded version, the `Decision` kept under the key. If
    another writer got there first, reload and decide again, up to ``retries`` times, unless the
    caller pinned an exact version: then `StreamConflict` goes straight back (HTTP 412).
+
+The handler answers with what it decided (`CommandResult`: the events, the new version, the
+states before and after) or raises the refusal; it renders nothing. Whoever serves the command
+renders its answer from that, and on a replay from the same decision, `recall`-ed from the log.
 
 The tail read of step 1 is skipped when the state is cached: ``es.command`` checks the version
 anyway, and a conflict brings a fresh read. So a command costs one round trip when this process
@@ -18,10 +22,12 @@ A synchronous read model rides along: ``effects(stream, command, before, after, 
 give the lobby's summary of a game, written by the same statement as the events, so the two
 commit or roll back together.
 
-With an idempotency key, the key row, the events and the rendered response commit together; a
-repeat (even a concurrent one, which waits for the first) returns the stored response with
-``replayed=True`` and appends nothing. A domain refusal (`PreferansError`) under a key is stored
-and replayed too; any other error rolls back everything, key included.
+With an idempotency key, the key row, the events and the decision commit together; a repeat
+(even a concurrent one, which waits for the first) returns the stored decision with
+``replayed=True`` and appends nothing, and `recall` gives back the rest of the first answer
+(its events, the states before and after them) from the log. A domain refusal
+(`PreferansError`) under a key is stored as a `Refusal` and given back on a repeat as the same
+error (``result.refusal``); any other error rolls back everything, key included.
 
 Example, with the domain's functions::
 
@@ -53,13 +59,14 @@ from service.eventlog.store import (
     ANY,
     NO_STREAM,
     CommandOutcome,
+    Decision,
     EventStore,
     FeedCursor,
     IdempotencyKey,
     Metadata,
     NewEvent,
     RecordedEvent,
-    StoredResponse,
+    Refusal,
     StreamConflict,
     check_expected,
     uuid7,
@@ -95,13 +102,16 @@ class Decider(Generic[C, S, E]):
 
 @dataclass(frozen=True, slots=True)
 class CommandContext:
-    """Who sends a command and why; stored as each event's metadata."""
+    """Who sends a command, when and why; stored as each event's metadata (``at`` in its
+    decision)."""
 
     actor: str | None = None
     seat: int | str | None = None
     correlation_id: str | None = None
     causation_id: str | None = None
     idempotency: IdempotencyKey | None = None
+    at: int | None = None
+    """When the service received the command, ms since the epoch (kept in its `Decision`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +127,11 @@ class Appended(Generic[E]):
 
 @dataclass(frozen=True, slots=True)
 class CommandResult(Generic[S, E]):
-    """The outcome of a command.
+    """What a command decided.
 
     On a replay (``replayed=True``) nothing was appended: ``appended`` is empty, ``state`` is
-    None and ``response`` is what the first request stored.
+    None, ``decision`` is what the first request stored and ``refusal`` its refusal, if it was
+    refused; `CommandHandler.recall` fills in the rest from the log.
     """
 
     stream_id: str
@@ -133,8 +144,10 @@ class CommandResult(Generic[S, E]):
     cursor: FeedCursor | None = None
     """The feed position of the last event appended, for read-your-writes waits."""
     replayed: bool = False
-    response: StoredResponse | None = field(default=None)
-    """The rendered response, when a ``render`` callback was given."""
+    decision: Decision = field(default_factory=Decision)
+    """What is kept under the command's idempotency key (and what a replay has of it)."""
+    refusal: Exception | None = None
+    """On a replay of a refused command: its refusal, made again (`Refusal`)."""
     head: bytes | None = None
     """The hash of the stream's last event after the command (`service.eventlog.chain`); None on a
     replay or a plain append."""
@@ -142,9 +155,6 @@ class CommandResult(Generic[S, E]):
 
 Expected = int | frozenset[int] | None
 """A pinned version: ANY (None), NO_STREAM, STREAM_EXISTS, an exact version, or a set of them."""
-
-Render = Callable[[Any], StoredResponse]
-"""Renders a `CommandResult` or a domain refusal into the response to store and replay."""
 
 Effects = Callable[[str, Any, Any, Any, int], Any]
 """``effects(stream_id, command, before, after, version)``: the lobby's row a command's events
@@ -344,13 +354,12 @@ class CommandHandler(Generic[C, S, E]):
         *,
         context: CommandContext = CommandContext(),
         expected: Expected = ANY,
-        render: Render | None = None,
     ) -> CommandResult[S, E]:
         """`_handle`, its outcome counted in ``preferans_commands_total``
         (`service.platform.metrics`)."""
         name = type(command).__name__
         try:
-            result = await self._handle(stream_id, command, context, expected, render)
+            result = await self._handle(stream_id, command, context, expected)
         except self.rejections:
             COMMANDS.labels("refused", name).inc()
             raise
@@ -366,23 +375,18 @@ class CommandHandler(Generic[C, S, E]):
         command: C,
         context: CommandContext,
         expected: Expected,
-        render: Render | None,
     ) -> CommandResult[S, E]:
         """Decide ``command`` against the stream and append its events, in one round trip.
 
         ``expected`` pins the stream version (If-Match: n, or a set of versions any of which
         will do; If-None-Match: * is ``NO_STREAM``): a mismatch raises `StreamConflict` without
-        deciding. ``render`` turns the result (or a
-        domain refusal) into the response stored under ``context.idempotency``; it is required
-        with a key, and it renders before the events are written (the versions they get are
-        known; their global positions are not yet). Raises the decider's refusals,
-        `StreamConflict`, `IdempotencyKeyReused`, `IdempotencyKeyInFlight`, `CommitUnknown`.
+        deciding. Under ``context.idempotency`` the `Decision` (or the refusal) is stored with
+        the events. Raises the decider's refusals, `StreamConflict`, `IdempotencyKeyReused`,
+        `IdempotencyKeyInFlight`, `CommitUnknown`.
         """
         if not isinstance(expected, frozenset):
             check_expected(expected)
         key = context.idempotency
-        if key is not None and render is None:
-            raise ValueError("an idempotency key needs a render callback to store the response")
         fresh = False
         for attempt in range(self.retries + 1):
             loaded = await self._current(stream_id, expected, fresh)
@@ -402,15 +406,15 @@ class CommandHandler(Generic[C, S, E]):
             except self.rejections as exc:
                 if key is None:
                     raise
-                assert render is not None
+                refused = Decision(version=loaded.version, at=context.at, refusal=refusal_of(exc))
                 stored = await self.store.command(
-                    stream_id, [], None, key=key, key_ttl=self.key_ttl, response=render(exc)
+                    stream_id, [], None, key=key, key_ttl=self.key_ttl, decision=refused
                 )
                 if stored.outcome == "replayed":
                     return self._replayed(stream_id, stored)
                 raise
             try:
-                return await self._write(stream_id, command, loaded, events, context, render)
+                return await self._write(stream_id, command, loaded, events, context)
             except StreamConflict:
                 # Another writer appended since our state: reload and decide again, unless the
                 # caller pinned the very version that is now gone.
@@ -427,26 +431,26 @@ class CommandHandler(Generic[C, S, E]):
         expected: int | None = ANY,
         *,
         context: CommandContext = CommandContext(),
-        render: Render | None = None,
     ) -> CommandResult[S, E]:
         """Append events the service made itself (e.g. a new table, with ``NO_STREAM``).
 
         No decider and no retry: `StreamConflict` if the stream is not at ``expected``. The
-        result's ``state`` is None. Idempotency keys work as in `handle`.
+        result's ``state`` is None. Idempotency keys work as in `handle`; with one, ``expected``
+        is ``NO_STREAM`` or a version, so that the decision kept names the versions written.
         """
         check_expected(expected)
         if not events:
             raise ValueError("append_events needs at least one event")
-        if context.idempotency is not None and render is None:
-            raise ValueError("an idempotency key needs a render callback to store the response")
+        decision = Decision(appended=len(events), at=context.at)
+        if expected is not None and expected >= NO_STREAM:
+            decision = msgspec.structs.replace(decision, version=max(expected, 0) + len(events))
+        elif context.idempotency is not None:
+            raise ValueError("a keyed append names the version it expects (or NO_STREAM)")
         new = self._new_events(stream_id, list(events), context, first_version=None)
-        response = None
-        if render is not None:
-            response = render(CommandResult(stream_id, 0, (), None))
         with _appending(stream_id, len(new)):
             outcome = await self.store.command(
                 stream_id, new, expected, key=context.idempotency, key_ttl=self.key_ttl,
-                response=response,
+                decision=decision,
             )  # fmt: skip
         if outcome.outcome == "replayed":
             return self._replayed(stream_id, outcome)
@@ -459,8 +463,9 @@ class CommandHandler(Generic[C, S, E]):
             )
         )
         self.log.committed(stream_id, appended.version)
+        decision = msgspec.structs.replace(decision, version=appended.version)
         return CommandResult(
-            stream_id, appended.version, items, None, cursor=appended.cursor, response=response
+            stream_id, appended.version, items, None, cursor=appended.cursor, decision=decision
         )
 
     # --- one attempt ------------------------------------------------------------------------
@@ -472,32 +477,29 @@ class CommandHandler(Generic[C, S, E]):
         loaded: _Loaded[S],
         events: list[E],
         context: CommandContext,
-        render: Render | None,
     ) -> CommandResult[S, E]:
-        """Write a decision: the events, the key's response, the lobby's row, one statement."""
+        """Write a decision: the events, the key's decision, the lobby's row, one statement."""
         key = context.idempotency
         version = loaded.version
         if not events:
             result: CommandResult[S, E] = CommandResult(
-                stream_id, version, (), loaded.state, before=loaded.state, head=loaded.head
-            )
+                stream_id, version, (), loaded.state, before=loaded.state, head=loaded.head,
+                decision=Decision(version=version, at=context.at),
+            )  # fmt: skip
             if key is None:
-                return replace(result, response=render(result)) if render else result
-            assert render is not None
-            nothing = render(result)
+                return result
             stored = await self.store.command(
-                stream_id, [], None, key=key, key_ttl=self.key_ttl, response=nothing
+                stream_id, [], None, key=key, key_ttl=self.key_ttl, decision=result.decision
             )
             if stored.outcome == "replayed":
                 return self._replayed(stream_id, stored)
-            return replace(result, response=nothing)
+            return result
         after = self.decider.fold(events, loaded.state)
         new = self._new_events(stream_id, events, context, first_version=version + 1)
         summary = None
         if self.effects is not None:
             summary = self.effects(stream_id, command, loaded.state, after, version + len(events))
-        # The response is rendered before the write: the versions and the chain's new head are
-        # known (es.append computes the same hashes), the positions are not.
+        # The chain's new head is known before the write (es.append computes the same hashes).
         head = chain.extend(
             loaded.head,
             stream_id,
@@ -514,12 +516,12 @@ class CommandHandler(Generic[C, S, E]):
             after,
             before=loaded.state,
             head=head,
+            decision=Decision(version=version + len(events), appended=len(events), at=context.at),
         )
-        response = render(provisional) if render is not None else None
         with _appending(stream_id, len(new)):
             outcome = await self.store.command(
-                stream_id, new, version, key=key, key_ttl=self.key_ttl, response=response,
-                summary=summary,
+                stream_id, new, version, key=key, key_ttl=self.key_ttl,
+                decision=provisional.decision, summary=summary,
             )  # fmt: skip
         if outcome.outcome == "replayed":
             return self._replayed(stream_id, outcome)
@@ -529,7 +531,7 @@ class CommandHandler(Generic[C, S, E]):
             replace(item, position=position)
             for item, position in zip(provisional.appended, appended.positions, strict=True)
         )
-        result = replace(provisional, appended=items, cursor=appended.cursor, response=response)
+        result = replace(provisional, appended=items, cursor=appended.cursor)
         # Committed: only now may the cache and other processes learn of it.
         self._cache_state(stream_id, result.version, after, head)
         if self.snapshots is not None and self.snapshots.due(version, result.version):
@@ -538,7 +540,7 @@ class CommandHandler(Generic[C, S, E]):
         return result
 
     async def _stored(self, stream_id: str, key: IdempotencyKey) -> CommandResult[S, E] | None:
-        """The response stored under ``key`` if an earlier attempt committed one, else None.
+        """The decision stored under ``key`` if an earlier attempt committed one, else None.
 
         Asked of ``es.command`` itself (the request path may not read the keys' table), in a
         transaction that is rolled back, so that a key seen for the first time is not claimed
@@ -557,14 +559,58 @@ class CommandHandler(Generic[C, S, E]):
     def _replayed(self, stream_id: str, outcome: CommandOutcome) -> CommandResult[S, E]:
         record = outcome.stored
         assert record is not None
+        decision = record.decision
+        refused = decision.refusal
         return CommandResult(
             stream_id=record.stream_id or stream_id,
-            version=record.version or 0,
+            version=decision.version,
             appended=(),
             state=None,
             replayed=True,
-            response=record.response,
+            decision=decision,
+            refusal=refused_again(refused, self.rejections) if refused is not None else None,
         )
+
+    async def recall(self, result: CommandResult[S, E]) -> CommandResult[S, E]:
+        """A replayed result made whole again from the log: the events its command appended (as
+        stored, positions included), the states before and after them and the head after, as
+        the first request's result had them, however far the stream has moved on since.
+
+        The state before is folded from the stream's snapshot when it lies at or below the
+        command's first version, else from the stream's start; a result that is not a replay,
+        or a refusal, comes back as it is."""
+        decision = result.decision
+        if not result.replayed or result.refusal is not None:
+            return result
+        stream_id, first = result.stream_id, decision.first_version
+        state, start, anchor = self.decider.initial_state(), 1, None
+        if self.snapshots is not None:
+            with contextlib.suppress(SnapshotUnreadable):
+                snapshot = await self.snapshots.read(stream_id)
+                if snapshot is not None and snapshot.version < first:
+                    state, start, anchor = snapshot.state, snapshot.version, snapshot.event_id
+        read = await self.store.read_stream(stream_id, start, limit=decision.version - start + 1)
+        if anchor is not None and (not read or read[0].event_id != anchor):
+            state, start = self.decider.initial_state(), 1  # not the log's snapshot: fold it all
+            read = await self.store.read_stream(stream_id, 1, limit=decision.version)
+        if decision.version and (not read or read[-1].version != decision.version):
+            raise LookupError(f"{stream_id} holds no version {decision.version}")
+        head = read[-1].hash if read else chain.GENESIS
+        records = read[1:] if start > 1 else read  # a snapshot's own event is in its state
+        prior = [record for record in records if record.version < first]
+        decode, evolve = self.log.decode, self.decider.evolve
+        for record in prior:
+            state = evolve(state, decode(record))
+        before, items = state, []
+        for record in records[len(prior) :]:
+            event = decode(record)
+            items.append(Appended(record.event_id, record.event_type, record.version,
+                                  record.global_position, event))  # fmt: skip
+            state = evolve(state, event)
+        return replace(
+            result, appended=tuple(items), state=state, before=before, head=head,
+            cursor=read[-1].cursor if items else None,
+        )  # fmt: skip
 
     def _new_events(
         self,
@@ -588,6 +634,30 @@ class CommandHandler(Generic[C, S, E]):
             for i in range(len(events))
         ]
         return self.log.new_events(events, ids, metadata)
+
+
+def refusal_of(exc: Exception) -> Refusal:
+    """A refusal as kept under a key: its type's name, message and code (if it has one)."""
+    code = getattr(exc, "code", None)
+    return Refusal(
+        error=type(exc).__name__, message=str(exc), code=code if isinstance(code, str) else None
+    )
+
+
+def refused_again(refusal: Refusal, rejections: tuple[type[Exception], ...]) -> Exception:
+    """The error a `Refusal` was made from: the class of that name among ``rejections`` and
+    their subclasses (the first of ``rejections`` if none has it), with its message and code.
+    No constructor runs: a refusal is its type, message and code, whatever its ``__init__``
+    takes."""
+    family = list(rejections)
+    for cls in family:
+        family.extend(sub for sub in cls.__subclasses__() if sub not in family)
+    cls = next((c for c in family if c.__name__ == refusal.error), rejections[0])
+    exc = cls.__new__(cls, refusal.message)
+    exc.args = (refusal.message,)
+    if refusal.code is not None:
+        exc.code = refusal.code  # type: ignore[attr-defined]
+    return exc
 
 
 def _salt(event: NewEvent) -> bytes:

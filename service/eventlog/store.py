@@ -3,7 +3,7 @@
 All of the service's SQL lives here (the schema and ``es.append`` are in ``migrations/``).
 
 - `EventStore.command` is one call of ``es.command``: a whole command (its idempotency key, the
-  version check, the events, the response stored under the key, the lobby's summary) in one
+  version check, the events, the decision stored under the key, the lobby's summary) in one
   round trip and one commit. `EventStore.append` is ``es.append`` alone. The expected version is
   checked under a per-stream lock before any global position is allocated; writers of different
   streams never wait for each other. The request path's role can write no other way.
@@ -246,26 +246,48 @@ class IdempotencyKey(msgspec.Struct, frozen=True):
             raise InvalidIdempotencyKey("principal and key must be 1 to 255 characters")
 
 
-class StoredResponse(msgspec.Struct, frozen=True):
-    """A rendered response, kept under its idempotency key and replayed verbatim."""
+class Refusal(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Why a command was refused, as kept under its key: the error's type (its class's name),
+    its message and its machine-readable code, if it has one."""
 
-    status: int
-    headers: tuple[tuple[str, str], ...]
-    body: bytes
+    error: str
+    message: str
+    code: str | None = None
+
+
+class Decision(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a command decided, kept under its idempotency key and replayed: nothing of any
+    transport (the API renders its response from this and the log, on a replay too).
+
+    Stored as a few dozen bytes of jsonb (``{"version":12,"appended":2,"at":1733…}``), so the
+    key's row stays far below the size at which PostgreSQL moves values out of line (TOAST)."""
+
+    version: int = 0
+    """The stream's version after the command (0: the stream does not exist)."""
+    appended: int = 0
+    """How many events it appended: versions ``version - appended + 1`` to ``version``."""
+    at: int | None = None
+    """When the service received the command, ms since the epoch (its answer's server time)."""
+    refusal: Refusal | None = None
+    """Set when the command was refused (then nothing was appended)."""
+
+    @property
+    def first_version(self) -> int:
+        """The version of the first event it appended (``version + 1`` if none)."""
+        return self.version - self.appended + 1
 
 
 class IdempotentRecord(msgspec.Struct, frozen=True):
-    """The outcome stored under a used idempotency key."""
+    """What a used idempotency key holds: the stream and the decision of its first request."""
 
     stream_id: str | None
-    version: int | None
-    response: StoredResponse | None
+    decision: Decision
 
 
 class CommandOutcome(msgspec.Struct, frozen=True):
-    """What `EventStore.command` did: ``appended`` (``result``), ``refused`` (the response was
+    """What `EventStore.command` did: ``appended`` (``result``), ``refused`` (the decision was
     stored under the key, nothing appended), ``replayed`` (``stored``: the key's first
-    request's outcome) or ``nothing``."""
+    request's decision) or ``nothing``."""
 
     outcome: str
     result: AppendResult | None = None
@@ -276,9 +298,8 @@ class CommandOutcome(msgspec.Struct, frozen=True):
 
 _APPEND = "SELECT new_version, positions, tx FROM es.append($1, $2, $3, $4, $5, $6, $7, $8)"
 _COMMAND = """
-SELECT outcome, new_version, positions, tx, stored_stream, stored_version, stored_status,
-       stored_headers, stored_body
-  FROM es.command($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"""
+SELECT outcome, new_version, positions, tx, stored_stream, stored_decision
+  FROM es.command($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"""
 
 # Column order is RecordedEvent's field order (rows are built positionally).
 _COLUMNS = """global_position, tx_id, stream_id, version, event_id, event_type, schema_version,
@@ -413,7 +434,7 @@ class EventStore:
         *,
         key: IdempotencyKey | None = None,
         key_ttl: float = 86_400.0,
-        response: StoredResponse | None = None,
+        decision: Decision | None = None,
         summary: Any = None,
         stream_type: str | None = None,
         conn: asyncpg.Connection | None = None,
@@ -421,7 +442,7 @@ class EventStore:
         """One whole command in one round trip (``es.command``; see the module docstring).
 
         ``events`` are appended at exactly ``expected`` (none: a refusal, stored under ``key``);
-        ``response`` is stored under ``key`` (kept ``key_ttl`` seconds); ``summary`` is the
+        ``decision`` is stored under ``key`` (kept ``key_ttl`` seconds); ``summary`` is the
         lobby's row (a JSON-able mapping with ``op`` ``insert`` or ``update``). Raises
         `StreamConflict`, `IdempotencyKeyReused`, `IdempotencyKeyInFlight`, `DuplicateEventId`;
         `CommitUnknown` if the connection failed once the command was sent. With ``conn`` it is
@@ -436,10 +457,7 @@ class EventStore:
             [e.metadata for e in events],
             key.principal if key else None, key.key if key else None,
             key.request_hash if key else None, timedelta(seconds=key_ttl),
-            response.status if response else None,
-            [list(pair) for pair in response.headers] if response else None,
-            response.body if response else None,
-            summary,
+            decision, summary,
         )  # fmt: skip
         async with contextlib.AsyncExitStack() as stack:
             on = conn if conn is not None else await stack.enter_async_context(self.pool.acquire())
@@ -459,11 +477,8 @@ class EventStore:
                 outcome, result=AppendResult(stream_id, row[1], tuple(row[2]), row[3])
             )
         if outcome == "replayed":
-            stored = None
-            if row[6] is not None:
-                headers = tuple((str(k), str(v)) for k, v in row[7] or ())
-                stored = StoredResponse(row[6], headers, row[8])
-            return CommandOutcome(outcome, stored=IdempotentRecord(row[4], row[5], stored))
+            decision = msgspec.convert(row[5], Decision)
+            return CommandOutcome(outcome, stored=IdempotentRecord(row[4], decision))
         return CommandOutcome(outcome)
 
     async def purge_idempotency_keys(self, batch: int = 5000) -> int:

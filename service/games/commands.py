@@ -10,8 +10,8 @@ legacy shuffle (``entropy``), the client seeds and the time (``at``) come in wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import msgspec
 
@@ -75,19 +75,25 @@ class Join(GameRequest):
     client_seed: str | None = None
 
 
+CALLERS_SEAT: Final = 0
+"""The seat a request's command is built with before the caller's seat is known: deciding it
+puts the caller's own seat in its place (`Act`, `AtTable`)."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act(GameRequest):
-    """A seat's command; ``build`` makes it for the caller's seat (never a seat he sent)."""
+    """A seat's command, built before it is decided; it is decided for the caller's own seat
+    (never one he sent: its ``seat`` is replaced) at the service's time."""
 
-    build: Callable[[int], SeatCommand]
+    command: SeatCommand
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AtTable(GameRequest):
     """The caller about his own seat: leave it, abandon the game, come back
-    (`domain.table`); ``build`` makes the command for his seat."""
+    (`domain.table`); decided, as `Act`, for his own seat."""
 
-    build: Callable[[int], TableCommands]
+    command: TableCommands
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,7 +134,7 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
             events = game.decide(_seat_for(command, state), state)
         case Act() | AtTable():
             seat = _seat_of(command.player, state)
-            action = command.build(seat)
+            action = msgspec.structs.replace(command.command, seat=seat)
             if command.at is not None:  # the service's clock, never one the client sent
                 action = msgspec.structs.replace(action, at=command.at)
             events = game.decide(action, state)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -27,12 +27,12 @@ from domain.table import PlayFor, TableCommands, TimeOut
 from service.eventlog.handler import CommandContext, CommandHandler, CommandResult, Expected
 from service.eventlog.log import EventLog, Logged
 from service.eventlog.snapshots import Snapshots
-from service.eventlog.store import ANY, NO_STREAM, IdempotencyKey, StoredResponse, uuid7
+from service.eventlog.store import ANY, NO_STREAM, IdempotencyKey, uuid7
 from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
 from service.games.commands import GAME_DECIDER, Act, AtTable, Create, GameRequest, Join, StewardAct
 from service.games.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout, new_source
 from service.games.lobby import Lobby, SeatSummary, lobby_effects
-from service.games.streams import game_stream
+from service.games.streams import game_id_of, game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.lru import Lru
@@ -65,7 +65,7 @@ def redacted(
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """A command's result as the caller sees it."""
+    """A command's result as the caller sees it: all its answer holds, the same on a replay."""
 
     game_id: uuid.UUID
     version: int
@@ -77,19 +77,17 @@ class Outcome:
     head: bytes | None = None
     """The hash of the game's last event after the command (`service.eventlog.chain`)."""
     at: int = 0
-    """The service's clock when it answered, ms since the epoch (a response's server time)."""
-
-
-Render = Callable[[Outcome], StoredResponse]
-"""Renders a command's outcome as the response to send (and to store under its key)."""
-RenderRefusal = Callable[[Exception], StoredResponse]
+    """The service's clock when it received the command, ms since the epoch (a response's
+    server time)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Done:
-    """A command answered: ``response`` to send; ``replayed`` if it was a stored one."""
+    """A command answered: its ``outcome``, or on a replay of a refused one its ``refusal``
+    (a first refusal is raised); ``replayed`` if its idempotency key had answered before."""
 
-    response: StoredResponse
+    outcome: Outcome | None
+    refusal: Exception | None = None
     replayed: bool = False
 
 
@@ -206,8 +204,6 @@ class GameService:
         *,
         key: str | None,
         fingerprint: bytes,
-        render: Render,
-        render_refusal: RenderRefusal,
         bots: Sequence[tuple[int | None, Player]] = (),
     ) -> Done:
         """Create a game (and seat its creator, and the service's ``bots``, if asked); its
@@ -230,9 +226,7 @@ class GameService:
         for _, bot in bots:
             if self.players is not None:
                 self.players.remember(bot)
-        done = await self._run(
-            game_id, command, key, fingerprint, NO_STREAM, render, render_refusal
-        )
+        done = await self._run(game_id, command, key, fingerprint, NO_STREAM)
         if not done.replayed:
             self._remember(game_id, spec.source)
         return done
@@ -246,8 +240,6 @@ class GameService:
         key: str | None,
         fingerprint: bytes,
         expected: Expected,
-        render: Render,
-        render_refusal: RenderRefusal,
         invite: str | None = None,
         seed: str | None = None,
     ) -> Done:
@@ -259,7 +251,7 @@ class GameService:
         elif await self.lobby.is_private(game_id) and not await self._holds_seat(game_id, player):
             raise Forbidden("this table is private: join it with an invite", code="private_table")
         command = Join(wanted=seat, client_seed=client_seed(seed, self.entropy), **world)
-        return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
+        return await self._run(game_id, command, key, fingerprint, expected)
 
     async def _check_invite(self, game_id: uuid.UUID, player: Player, code: str) -> None:
         if self.invites is None:
@@ -280,32 +272,29 @@ class GameService:
         self,
         game_id: uuid.UUID,
         player: Player,
-        build: Callable[[int], SeatCommand],
+        command: SeatCommand,
         *,
         key: str | None,
         fingerprint: bytes,
         expected: Expected,
-        render: Render,
-        render_refusal: RenderRefusal,
     ) -> Done:
-        command = Act(build=build, **await self._world(game_id, player))
-        return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
+        """``command`` at the caller's own seat (whatever seat it names: `Act`)."""
+        request = Act(command=command, **await self._world(game_id, player))
+        return await self._run(game_id, request, key, fingerprint, expected)
 
     async def at_table(
         self,
         game_id: uuid.UUID,
         player: Player,
-        build: Callable[[int], TableCommands],
+        command: TableCommands,
         *,
         key: str | None,
         fingerprint: bytes,
         expected: Expected,
-        render: Render,
-        render_refusal: RenderRefusal,
     ) -> Done:
         """The caller about his own seat: leave it, abandon the game, come back."""
-        command = AtTable(build=build, **await self._world(game_id, player))
-        return await self._run(game_id, command, key, fingerprint, expected, render, render_refusal)
+        request = AtTable(command=command, **await self._world(game_id, player))
+        return await self._run(game_id, request, key, fingerprint, expected)
 
     async def steward(
         self, game_id: uuid.UUID, move: TimeOut | PlayFor, version: int, at: int
@@ -328,9 +317,9 @@ class GameService:
                 actor=STEWARD,
                 seat=move.seat,
                 idempotency=IdempotencyKey(STEWARD, key, key.encode()),
+                at=at,
             ),
             expected=version,
-            render=_steward_response,
         )
 
     async def play_as_bot(
@@ -343,18 +332,18 @@ class GameService:
             source=await self.deal_source(game_id),
             entropy=self.entropy.command_bytes(ENTROPY_BYTES),
             at=self.clock.now_ms(),
-            build=lambda seat: msgspec.structs.replace(move, seat=seat),
+            command=move,
         )
         key = f"bot:{game_id}:{version}:{bot}"
         return await self.handler.handle(
             game_stream(game_id),
             command,
             context=CommandContext(
-                actor=bot, seat=move.seat, idempotency=IdempotencyKey(bot, key, key.encode())
+                actor=bot, seat=move.seat, idempotency=IdempotencyKey(bot, key, key.encode()),
+                at=command.at,
             ),
             expected=version,
-            render=_steward_response,
-        )
+        )  # fmt: skip
 
     async def seat_bot(
         self,
@@ -365,8 +354,6 @@ class GameService:
         *,
         key: str | None,
         fingerprint: bytes,
-        render: Render,
-        render_refusal: RenderRefusal,
     ) -> Done:
         """Seat the service's ``bot`` at ``game_id``, for ``caller``: its creator, or a player
         seated there. The response is the caller's view."""
@@ -380,15 +367,12 @@ class GameService:
         world = await self._world(game_id, caller)
         world["player"] = bot.id
         command = Join(wanted=seat, client_seed=client_seed(None, self.entropy), **world)
-        done = await self._run(game_id, command, key, fingerprint, ANY, render, render_refusal,
-                               viewer=caller.id)  # fmt: skip
-        return done
+        return await self._run(game_id, command, key, fingerprint, ANY, viewer=caller.id)
 
     async def _world(self, game_id: uuid.UUID, player: Player) -> _World:
         """What a command to an existing game brings from the world: who (with a token that
         may write), the deal source, fresh entropy for a shuffle, and the time."""
         _may_play(player)
-        await self._know_names(game_id)
         return {
             "player": player.id,
             "source": await self.deal_source(game_id),
@@ -396,15 +380,6 @@ class GameService:
             "at": self.clock.now_ms(),
             "token": _token(player),
         }
-
-    async def _know_names(self, game_id: uuid.UUID) -> None:
-        """Have the names of the game's players at hand for the response (one read the first
-        time this process meets them; names never change)."""
-        if self.players is None:
-            return
-        cached = self.handler.cached(game_stream(game_id))
-        if cached is not None and isinstance(cached, game.Pulka):
-            await self.players.many(cached.players)
 
     def seated(self, state: GameState) -> tuple[SeatSummary, ...]:
         """Each seat's player of ``state``, named from the players known to this process."""
@@ -436,38 +411,39 @@ class GameService:
         key: str | None,
         fingerprint: bytes,
         expected: Expected,
-        render: Render,
-        render_refusal: RenderRefusal,
         *,
         viewer: str | None = None,
     ) -> Done:
-        """Run ``command``; the response is rendered for ``viewer`` (the command's player if
-        not given) and stored under his key."""
+        """Run ``command`` under ``viewer``'s key (the command's player if not given), and its
+        outcome as he sees it: the first time from the handler's result, on a replay from the
+        log at the versions the key's decision names (the same outcome, however far the game
+        has moved on since)."""
         viewer = viewer or command.player
-
-        def render_any(result: Any) -> StoredResponse:
-            if isinstance(result, Exception):
-                return render_refusal(result)
-            outcome = outcome_of(game_id, viewer, result)
-            return render(
-                dataclasses.replace(
-                    outcome, seated=self.seated(outcome.state), at=self.clock.now_ms()
-                )
-            )
-
         context = CommandContext(
             actor=command.player,
             idempotency=IdempotencyKey(viewer, key, fingerprint) if key else None,
+            at=command.at,
         )
         result = await self.handler.handle(
             game_stream(game_id),
             command,
             context=context,
             expected=ANY if expected is None else expected,
-            render=render_any,
         )
-        assert result.response is not None
-        return Done(result.response, replayed=result.replayed)
+        if result.refusal is not None:
+            return Done(None, refusal=result.refusal, replayed=True)
+        if result.replayed:
+            result = await self.handler.recall(result)
+            # The key's own game: a repeated create drew a new id, the first one made the game.
+            first = game_id_of(result.stream_id)
+            assert first is not None, "a game's key names a game's stream"
+            game_id = uuid.UUID(first)
+        outcome = outcome_of(game_id, viewer, result)
+        # Named from the players' table where this process does not know a name yet, so that
+        # the answer is the same in any process, the first time and on a replay.
+        seated = await self.named(outcome.state)
+        outcome = dataclasses.replace(outcome, seated=seated, at=result.decision.at or 0)
+        return Done(outcome, replayed=result.replayed)
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -538,13 +514,6 @@ def _may_play(player: Player) -> None:
 
 def _token(player: Player) -> bytes | None:
     return player.token_hash if isinstance(player, Caller) else None
-
-
-def _steward_response(result: Any) -> StoredResponse:
-    """What the steward's idempotency key keeps: only that it was done (or why not)."""
-    if isinstance(result, Exception):
-        return StoredResponse(409, (), str(result).encode())
-    return StoredResponse(200, (), b"")
 
 
 def outcome_of(game_id: uuid.UUID, player: str, result: CommandResult[Any, Any]) -> Outcome:

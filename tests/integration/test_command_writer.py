@@ -1,26 +1,58 @@
 """``es.command`` knows no lobby (0011): what a command writes beside its events goes to the
 writer ``es.command_writer`` names, the games' ``api.command_effects``, in the same transaction;
-the request path cannot rename the writer; and the downgrade brings back the direct call."""
+the request path cannot rename the writer; and the downgrade brings back the direct call.
+
+Since 0012 ``es.command`` takes a key's decision where it took a response; below 0012 these
+checks call it with 0011's arguments (`Store0011`)."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Sequence
+from typing import Any
 
 import asyncpg
 import msgspec
 import pytest
 
 from migrations import APP_ROLE
-from service.eventlog.store import EventStore, NewEvent, WriteRefused, uuid7
+from service.eventlog.store import CommandOutcome, EventStore, NewEvent, WriteRefused, uuid7
 from service.platform.database import alembic_config, create_pool, upgrade, with_user
 
 pytestmark = pytest.mark.integration
 
 COMMAND = (
     "es.command(text, text, bigint, uuid[], text[], smallint[], jsonb[], jsonb[], text, text,"
+    " bytea, interval, jsonb, jsonb)"
+)
+COMMAND_0011 = (
+    "es.command(text, text, bigint, uuid[], text[], smallint[], jsonb[], jsonb[], text, text,"
     " bytea, interval, int, jsonb, bytea, jsonb)"
 )
+
+
+class Store0011(EventStore):
+    """``es.command`` called with 0011's arguments, without a key (all these checks send)."""
+
+    async def command(  # type: ignore[override]
+        self, stream_id: str, events: Sequence[NewEvent], expected: int | None = None, *,
+        summary: Any = None,
+    ) -> CommandOutcome:  # fmt: skip
+        try:
+            outcome = await self.pool.fetchval(
+                "SELECT outcome FROM es.command($1, $2, $3, $4, $5, $6, $7, $8,"
+                " NULL, NULL, NULL, NULL, NULL, NULL, NULL, $9)",
+                stream_id, stream_id.partition("-")[0], expected,
+                [e.event_id for e in events], [e.event_type for e in events],
+                [e.schema_version for e in events], [e.data for e in events],
+                [e.metadata for e in events], summary,
+            )  # fmt: skip
+        except asyncpg.PostgresError as exc:
+            if exc.sqlstate == "P0401":
+                raise WriteRefused(exc.message) from exc
+            raise
+        return CommandOutcome(outcome)
 
 
 def downgrade(dsn: str, revision: str) -> None:
@@ -72,11 +104,11 @@ def _new_game(player: uuid.UUID, token: str) -> tuple[str, dict[str, object]]:
     }  # fmt: skip
 
 
-async def _writes_through_the_writer(dsn: str) -> None:
+async def _writes_through_the_writer(dsn: str, store_type: type[EventStore] = EventStore) -> None:
     owner = await asyncpg.connect(dsn)
     app = await create_pool(with_user(dsn, APP_ROLE), min_size=1, max_size=2)
     try:
-        store = EventStore(app)
+        store = store_type(app)
         player, token = await _player_with_token(owner, revoked=False)
         stream, summary = _new_game(player, token)
         outcome = await store.command(stream, _events(2), -1, summary=summary)
@@ -168,13 +200,13 @@ def test_the_downgrade_calls_the_lobby_directly_again(empty_database_dsn: str) -
         owner = await asyncpg.connect(empty_database_dsn)
         try:
             source = await owner.fetchval(
-                f"SELECT prosrc FROM pg_proc WHERE oid = '{COMMAND}'::regprocedure"
+                f"SELECT prosrc FROM pg_proc WHERE oid = '{COMMAND_0011}'::regprocedure"
             )
             assert "PERFORM api.command_effects(" in source
             assert await owner.fetchval("SELECT to_regclass('es.command_writer')") is None
         finally:
             await owner.close()
-        await _writes_through_the_writer(empty_database_dsn)
+        await _writes_through_the_writer(empty_database_dsn, Store0011)
 
     asyncio.run(check())
     upgrade(empty_database_dsn)

@@ -9,12 +9,11 @@ import asyncpg
 import msgspec
 import pytest
 
-from domain.errors import IllegalAction, PreferansError, refuse
+from domain.errors import IllegalAction, refuse
 from service.eventlog.codec import EventCodec
 from service.eventlog.handler import (
     CommandContext,
     CommandHandler,
-    CommandResult,
     Decider,
     request_hash,
 )
@@ -24,6 +23,7 @@ from service.eventlog.store import (
     NO_STREAM,
     STREAM_EXISTS,
     AppendResult,
+    Decision,
     EventStore,
     IdempotencyKey,
     IdempotencyKeyInFlight,
@@ -31,7 +31,7 @@ from service.eventlog.store import (
     InvalidIdempotencyKey,
     NewEvent,
     RecordedEvent,
-    StoredResponse,
+    Refusal,
     StreamConflict,
 )
 
@@ -183,7 +183,7 @@ async def test_a_command_appends_its_events_and_returns_the_new_state(
         "correlation_id": "corr",
         "causation_id": "cause",
     }
-    assert not first.replayed and first.response is None
+    assert not first.replayed and first.decision == Decision(version=1, appended=1)
 
 
 async def test_the_cached_state_is_brought_up_to_date_by_a_tail_read(
@@ -363,20 +363,20 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
         return [(r[0], r[1]) for r in rows]
 
     await CommandHandler(log, decider, effects=lobby_effects("seating")).handle(
-        GAME, Add(amount=5), context=context("k-1"), render=render
+        GAME, Add(amount=5), context=context("k-1")
     )
     assert await lobby() == [("seating", 1)]
     # A row the database refuses (here a status its CHECK forbids) takes the events with it.
     broken = CommandHandler(log, decider, effects=lobby_effects("bogus"))
     with pytest.raises(asyncpg.CheckViolationError):
-        await broken.handle(GAME, Add(amount=2), context=context("k-2"), render=render)
+        await broken.handle(GAME, Add(amount=2), context=context("k-2"))
     assert await store.stream_version(GAME) == 1
     assert await lobby() == [("seating", 1)]
     if keyed:  # the key went with them: a retry is decided anew
         assert await pool.fetchval("SELECT count(*) FROM es.idempotency_keys") == 1
     # The next good command writes both again.
     good = CommandHandler(log, decider, effects=lobby_effects("playing"))
-    await good.handle(GAME, Add(amount=1), context=context("k-3"), render=render)
+    await good.handle(GAME, Add(amount=1), context=context("k-3"))
     assert await store.stream_version(GAME) == 2
     assert await lobby() == [("playing", 2)]
 
@@ -384,31 +384,21 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
 # --- idempotency keys -------------------------------------------------------------------------
 
 
-def render(outcome: CommandResult[int, Event] | Exception) -> StoredResponse:
-    """What an API would store: 200 with the version, or 409 with the refusal's code."""
-    if isinstance(outcome, PreferansError):
-        return StoredResponse(
-            409, (("content-type", "application/problem+json"),), outcome.code.encode()
-        )
-    assert isinstance(outcome, CommandResult)
-    return StoredResponse(200, (("etag", f'"{outcome.version}"'),), f"{outcome.state}".encode())
-
-
-def keyed(key: str, body: str = "add 5") -> CommandContext:
+def keyed(key: str, body: str = "add 5", at: int | None = None) -> CommandContext:
     return CommandContext(
-        actor="alice", idempotency=IdempotencyKey("alice", key, request_hash("POST", body))
+        actor="alice", idempotency=IdempotencyKey("alice", key, request_hash("POST", body)), at=at
     )
 
 
-async def test_a_repeated_key_replays_the_stored_response(
+async def test_a_repeated_key_replays_the_stored_decision(
     handler: CommandHandler[Command, int, Event], store: SpyStore
 ) -> None:
-    first = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
-    again = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    first = await handler.handle("table-1", Add(amount=5), context=keyed("k-1", at=1_700))
+    again = await handler.handle("table-1", Add(amount=5), context=keyed("k-1", at=1_900))
 
     assert not first.replayed and again.replayed
-    assert first.response == again.response == StoredResponse(200, (("etag", '"1"'),), b"5")
-    assert (again.version, again.appended, again.state) == (1, (), None)
+    assert first.decision == again.decision == Decision(version=1, appended=1, at=1_700)
+    assert (again.version, again.appended, again.state, again.refusal) == (1, (), None, None)
     assert await store.stream_version("table-1") == 1
     stored = await store.read_stream("table-1")
     assert stored[0].metadata["idempotency_key"] == "k-1"
@@ -420,61 +410,60 @@ async def test_concurrent_requests_with_one_key_append_once(
     handler: CommandHandler[Command, int, Event], store: SpyStore
 ) -> None:
     results = await asyncio.gather(
-        *(
-            handler.handle("table-1", AddTwice(amount=5), context=keyed("k-1"), render=render)
-            for _ in range(10)
-        )
+        *(handler.handle("table-1", AddTwice(amount=5), context=keyed("k-1")) for _ in range(10))
     )
     assert sorted(r.replayed for r in results) == [False] + [True] * 9
-    assert {r.response for r in results} == {StoredResponse(200, (("etag", '"2"'),), b"10")}
+    assert {r.decision for r in results} == {Decision(version=2, appended=2)}
     assert await store.stream_version("table-1") == 2
 
 
 async def test_a_key_reused_for_another_request_is_refused(
     handler: CommandHandler[Command, int, Event], store: SpyStore
 ) -> None:
-    await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     with pytest.raises(IdempotencyKeyReused):
-        await handler.handle(
-            "table-1", Add(amount=6), context=keyed("k-1", body="add 6"), render=render
-        )
+        await handler.handle("table-1", Add(amount=6), context=keyed("k-1", body="add 6"))
     assert await handler.load("table-1") == (1, 5)
     other = CommandContext(idempotency=IdempotencyKey("bob", "k-1", request_hash("POST", "add 6")))
-    assert not (
-        await handler.handle("table-1", Add(amount=6), context=other, render=render)
-    ).replayed
+    assert not (await handler.handle("table-1", Add(amount=6), context=other)).replayed
 
 
-async def test_a_refusal_under_a_key_is_stored_and_replayed(
-    handler: CommandHandler[Command, int, Event], store: SpyStore
+async def test_a_refusal_under_a_key_is_stored_and_replayed_as_the_same_error(
+    handler: CommandHandler[Command, int, Event], store: SpyStore, pool: asyncpg.Pool
 ) -> None:
-    with pytest.raises(IllegalAction):
-        await handler.handle("table-1", Add(amount=0), context=keyed("k-1"), render=render)
-    replay = await handler.handle("table-1", Add(amount=0), context=keyed("k-1"), render=render)
+    with pytest.raises(IllegalAction) as first:
+        await handler.handle("table-1", Add(amount=0), context=keyed("k-1"))
+    replay = await handler.handle("table-1", Add(amount=0), context=keyed("k-1"))
     assert replay.replayed
-    assert replay.response == StoredResponse(
-        409, (("content-type", "application/problem+json"),), b"illegal.not_positive"
+    assert replay.decision.refusal == Refusal(
+        error="IllegalAction", message="only positive amounts", code="illegal.not_positive"
     )
+    again = replay.refusal
+    assert type(again) is IllegalAction and again is not first.value
+    assert (again.code, again.message) == (first.value.code, first.value.message)
+    assert await handler.recall(replay) is replay  # nothing to fill in for a refusal
     assert await store.stream_version("table-1") is None
+    stored = await pool.fetchval("SELECT pg_column_size(decision) FROM es.idempotency_keys")
+    assert stored < 200  # bytes: the key's row stays in line, far from TOAST
 
 
 async def test_an_unexpected_error_rolls_back_the_key_too(
     handler: CommandHandler[Command, int, Event], store: SpyStore
 ) -> None:
-    def broken(outcome: object) -> StoredResponse:
-        raise RuntimeError("the renderer is broken")
+    def broken(*args: object) -> object:
+        raise RuntimeError("the read model is broken")
 
     with pytest.raises(RuntimeError):
-        await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=broken)
+        await CommandHandler(handler.log, decider, effects=broken).handle(
+            "table-1", Add(amount=5), context=keyed("k-1")
+        )
     assert await store.stream_version("table-1") is None
-    retried = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    retried = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     assert not retried.replayed and retried.version == 1
     assert await handler.load("table-1") == (1, 5)
 
 
-async def test_a_key_needs_a_renderer(handler: CommandHandler[Command, int, Event]) -> None:
-    with pytest.raises(ValueError, match="render"):
-        await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
+async def test_a_key_is_one_to_255_characters(handler: CommandHandler[Command, int, Event]) -> None:
     with pytest.raises(InvalidIdempotencyKey):
         IdempotencyKey("alice", "", b"hash")
     with pytest.raises(InvalidIdempotencyKey):
@@ -484,19 +473,39 @@ async def test_a_key_needs_a_renderer(handler: CommandHandler[Command, int, Even
 async def test_a_retry_after_its_key_expired_is_decided_as_a_new_request(
     handler: CommandHandler[Command, int, Event], store: SpyStore, pool: asyncpg.Pool
 ) -> None:
-    await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     await pool.execute("UPDATE es.idempotency_keys SET expires_at = now() - interval '1 second'")
     # Expired but not purged yet: the key is claimed anew, the request decided anew.
-    again = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    again = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     assert (again.replayed, again.version, again.state) == (False, 2, 10)
     await pool.execute("UPDATE es.idempotency_keys SET expires_at = now() - interval '1 second'")
     assert await store.purge_idempotency_keys(batch=1) == 1
     assert await pool.fetchval("SELECT count(*) FROM es.idempotency_keys") == 0
-    third = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
+    third = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     assert (third.replayed, third.version, third.state) == (False, 3, 15)
     # Within its lifetime it replays.
-    replay = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), render=render)
-    assert replay.replayed and replay.response == third.response
+    replay = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
+    assert replay.replayed and replay.decision == third.decision == Decision(version=3, appended=1)
+
+
+async def test_a_replay_is_recalled_from_the_log_as_it_was_however_far_the_stream_moved(
+    handler: CommandHandler[Command, int, Event], store: SpyStore
+) -> None:
+    await handler.handle("table-1", Add(amount=1))
+    first = await handler.handle("table-1", AddTwice(amount=5), context=keyed("k-1", at=7))
+    for amount in (1, 2):
+        await rival_add(store, amount)
+    again = await handler.handle("table-1", AddTwice(amount=5), context=keyed("k-1"))
+    assert again.replayed and (again.appended, again.state, again.before) == ((), None, None)
+
+    recalled = await handler.recall(again)
+    assert recalled.replayed and recalled.decision == first.decision
+    assert (recalled.version, recalled.appended, recalled.before, recalled.state) == (
+        first.version, first.appended, first.before, first.state,
+    )  # fmt: skip
+    assert (recalled.head, recalled.cursor) == (first.head, first.cursor)
+    assert (recalled.before, recalled.state) == (1, 11)
+    assert await handler.recall(first) is first  # not a replay: nothing to recall
 
 
 async def test_a_key_held_by_a_stuck_request_times_out(
@@ -513,21 +522,20 @@ async def test_a_key_held_by_a_stuck_request_times_out(
         )  # fmt: skip
         with pytest.raises(IdempotencyKeyInFlight):
             # Another stream, so that only the key is contended.
-            await handler.handle("table-2", Add(amount=5), context=context, render=render)
+            await handler.handle("table-2", Add(amount=5), context=context)
     assert await store.stream_version("table-2") is None
 
 
 async def test_keyed_service_appends_replay_too(
     handler: CommandHandler[Command, int, Event], store: SpyStore
 ) -> None:
-    first = await handler.append_events(
-        "table-1", [Started()], NO_STREAM, context=keyed("create"), render=render
-    )
-    again = await handler.append_events(
-        "table-1", [Started()], NO_STREAM, context=keyed("create"), render=render
-    )
-    assert (first.replayed, again.replayed, again.response) == (False, True, first.response)
+    first = await handler.append_events("table-1", [Started()], NO_STREAM, context=keyed("create"))
+    again = await handler.append_events("table-1", [Started()], NO_STREAM, context=keyed("create"))
+    assert (first.replayed, again.replayed, again.decision) == (False, True, first.decision)
+    assert first.decision == Decision(version=1, appended=1)
     assert await store.stream_version("table-1") == 1
+    with pytest.raises(ValueError, match="version"):  # its decision could not name its versions
+        await handler.append_events("table-2", [Started()], ANY, context=keyed("any"))
 
 
 def test_request_hashes_do_not_depend_on_where_parts_are_split() -> None:
@@ -542,22 +550,19 @@ async def test_a_retry_whose_first_attempt_committed_elsewhere_replays_despite_i
     # The first attempt commits in one process, and its answer is lost on the way back; the
     # client retries the same request (same key, same If-Match) through another process, whose
     # read of the log finds the version already moved by that very attempt.
-    first = await handler.handle(
-        "table-1", Add(amount=5), context=keyed("k-1"), expected=NO_STREAM, render=render
-    )
+    first = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"), expected=NO_STREAM)
     elsewhere = CommandHandler(EventLog(EventStore(store.pool), codec), decider)
     again = await elsewhere.handle(
-        "table-1", Add(amount=5), context=keyed("k-1"), expected=NO_STREAM, render=render
+        "table-1", Add(amount=5), context=keyed("k-1"), expected=NO_STREAM
     )
-    assert again.replayed and again.response == first.response
+    assert again.replayed and again.decision == first.decision
     assert await store.stream_version("table-1") == 1
     # A new request pinned to the moved version is still refused, and its key is not used up.
     with pytest.raises(StreamConflict):
         await elsewhere.handle(
-            "table-1", Add(amount=1), context=keyed("k-2", "add 1"), expected=NO_STREAM,
-            render=render,
-        )  # fmt: skip
+            "table-1", Add(amount=1), context=keyed("k-2", "add 1"), expected=NO_STREAM
+        )
     done = await elsewhere.handle(
-        "table-1", Add(amount=1), context=keyed("k-2", "add 1"), expected=1, render=render
+        "table-1", Add(amount=1), context=keyed("k-2", "add 1"), expected=1
     )
     assert not done.replayed and done.version == 2

@@ -100,7 +100,7 @@ async def play_fair_game(pool: asyncpg.Pool, seats: int, seed: str | None = None
     while not game.is_terminal(state):
         seat = game.to_act(state)[0]
         move = rng.choice(game.legal_actions(state, seat))
-        act = Act(player=players[seat], build=lambda s, m=move: m, **world)  # type: ignore[misc]
+        act = Act(player=players[seat], command=move, **world)
         state = (await handler.handle(stream, act, context=ctx)).state
     records = [item.record for item in await log.read(stream)]
     named = [ExportPlayer(id=p) for p in players]

@@ -97,7 +97,10 @@ async def test_the_service_role_has_only_what_it_needs(database_dsn: str) -> Non
                       has_table_privilege($1, 'api.deal_sources', 'SELECT') AS read_sources,
                       has_function_privilege($1, 'es.command(text, text, bigint, uuid[],'
                         ' text[], smallint[], jsonb[], jsonb[], text, text, bytea, interval,'
-                        ' int, jsonb, bytea, jsonb)', 'EXECUTE') AS run_commands,
+                        ' jsonb, jsonb)', 'EXECUTE') AS run_commands,
+                      has_function_privilege('public', 'es.command(text, text, bigint,'
+                        ' uuid[], text[], smallint[], jsonb[], jsonb[], text, text, bytea,'
+                        ' interval, jsonb, jsonb)', 'EXECUTE') AS anyone_runs_commands,
                       (SELECT rolsuper OR rolcreaterole OR rolcreatedb OR rolbypassrls
                          FROM pg_roles WHERE rolname = $1) AS powers,
                       (SELECT rolcanlogin FROM pg_roles WHERE rolname = $1) AS logs_in,
@@ -116,6 +119,7 @@ async def test_the_service_role_has_only_what_it_needs(database_dsn: str) -> Non
             "read_keys": False,
             "read_sources": False,
             "run_commands": True,
+            "anyone_runs_commands": False,
             "powers": False,
             "logs_in": True,
             "memberships": 0,

@@ -49,7 +49,7 @@ def play(seed: int, players: int, dark: bool, deals: int) -> list[g.Event]:
     while not g.is_terminal(state):
         seat = g.to_act(state)[0]
         move = rng.choice(g.legal_actions(state, seat))
-        run(Act(player=seats[seat], build=lambda s, m=move: m, **world))  # type: ignore[misc]
+        run(Act(player=seats[seat], command=move, **world))
     return events
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import msgspec
-
 from domain import game as g
 from domain.deal.messages import SeatCommand
 from domain.rules import rules_for
@@ -75,12 +73,7 @@ class Table:
         return self.state
 
     def act(self, player: str, command: SeatCommand, at: int = AT) -> list[g.Event]:
-        return self.run(
-            Act(
-                build=lambda seat: msgspec.structs.replace(command, seat=seat),
-                **world(player, at=at),
-            )
-        )
+        return self.run(Act(command=command, **world(player, at=at)))
 
     def play_out(self, rng: random.Random, source: DealSource = FIXED) -> list[g.Event]:
         """Legal moves at random until the game is over; the last request's events."""
@@ -90,10 +83,5 @@ class Table:
             move = rng.choice(g.legal_actions(self.pulka, seat))
             player = self.pulka.players[seat]
             assert player is not None
-            last = self.run(
-                Act(
-                    build=lambda s, m=move: msgspec.structs.replace(m, seat=s),
-                    **world(player, source),
-                )
-            )
+            last = self.run(Act(command=move, **world(player, source)))
         return last

@@ -15,7 +15,15 @@ from domain.deal.messages import DealStarted, Pass, Passed
 from domain.errors import IllegalAction
 from domain.table import AbandonSeat, TimedOut, TimeOut, TurnClock
 from service.exceptions import GameNotFound, NotSeated
-from service.games.commands import Act, AtTable, GameRequest, Join, StewardAct, decide_game
+from service.games.commands import (
+    CALLERS_SEAT,
+    Act,
+    AtTable,
+    GameRequest,
+    Join,
+    StewardAct,
+    decide_game,
+)
 from service.games.dealing import DealSource, new_source
 
 
@@ -56,8 +64,8 @@ def test_a_new_game_names_how_it_is_dealt_and_commits_to_a_drawn_secret_only() -
     "request_",
     [
         Join(**world("boris")),
-        Act(build=lambda seat: Pass(seat=seat), **world("anna")),
-        AtTable(build=lambda seat: AbandonSeat(seat=seat), **world("anna")),
+        Act(command=Pass(seat=0), **world("anna")),
+        AtTable(command=AbandonSeat(seat=0), **world("anna")),
         StewardAct(command=TimeOut(seat=0, move=Pass(seat=0)), **world("service")),
     ],
     ids=["join", "act", "at table", "steward"],
@@ -90,19 +98,15 @@ def test_a_second_seat_for_the_same_player_and_a_seat_at_a_full_table_are_refuse
     assert full.value.code == "illegal.table_full"
 
 
-def test_a_players_command_is_built_for_his_own_seat_and_stamped_with_the_services_time() -> None:
+def test_a_players_command_is_decided_for_his_own_seat_and_stamped_with_the_services_time() -> None:
     table = Table().seated(rules=CLOCKED)
     forehand = g.to_act(table.pulka)[0]
     player = table.pulka.players[forehand]
     assert player is not None
-    seats_asked: list[int] = []
+    # Another seat, and a time the client would send: his own seat and the service's time count.
+    sent = Pass(seat=(forehand + 1) % 3, at=1)
 
-    def build(seat: int) -> Pass:
-        seats_asked.append(seat)
-        return Pass(seat=seat, at=1)  # a time the client would send: the service's counts
-
-    events = table.run(Act(build=build, **world(player, at=AT + 5)))
-    assert seats_asked == [forehand]
+    events = table.run(Act(command=sent, **world(player, at=AT + 5)))
     assert events[0] == Passed(seat=forehand)
     (clock,) = [e for e in events if isinstance(e, TurnClock)]
     assert clock.at == AT + 5 and clock.turns[(forehand + 1) % 3] == AT + 5
@@ -112,7 +116,7 @@ def test_a_command_from_someone_not_seated_is_refused_and_so_is_one_after_abando
     table = Table().seated()
     with pytest.raises(NotSeated):
         table.act("gleb", Pass(seat=0))
-    table.run(AtTable(build=lambda seat: AbandonSeat(seat=seat), **world("vera")))
+    table.run(AtTable(command=AbandonSeat(seat=CALLERS_SEAT), **world("vera")))
     with pytest.raises(IllegalAction) as abandoned:
         table.act("vera", Pass(seat=0))
     assert abandoned.value.code == "illegal.abandoned"

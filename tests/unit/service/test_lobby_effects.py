@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import msgspec
 from game_requests import AT, CLOCKED, GAME_ID, PLAYERS, STREAM, Table, committed, create, world
 
 from domain import game as g
@@ -82,7 +81,7 @@ def test_each_turn_notifies_the_seat_that_now_acts_and_nobody_else() -> None:
 
 
 def act(player: str, move: SeatCommand, **kw: Any) -> Act:
-    return Act(build=lambda seat: msgspec.structs.replace(move, seat=seat), **world(player), **kw)
+    return Act(command=move, **world(player), **kw)
 
 
 def test_a_timeout_notifies_the_seat_and_its_absence_the_others_and_is_due_at_once() -> None:
@@ -103,7 +102,7 @@ def test_a_timeout_notifies_the_seat_and_its_absence_the_others_and_is_due_at_on
 
 def test_an_abandoned_seat_is_announced_to_the_others_and_hears_nothing_more() -> None:
     table = Table().seated()
-    effect = effects(table, AtTable(build=lambda seat: AbandonSeat(seat=seat), **world("vera")))
+    effect = effects(table, AtTable(command=AbandonSeat(seat=0), **world("vera")))
     assert notes_of(effect) == [("anna", "player_left"), ("boris", "player_left")]
     rng = random.Random(5)
     heard: set[str] = set()
