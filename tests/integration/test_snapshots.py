@@ -13,9 +13,10 @@ import pytest
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
-from service.eventlog.handler import CommandHandler, Decider
+from service.eventlog.handler import CommandContext, CommandHandler, Decider
 from service.eventlog.log import game_log
 from service.eventlog.snapshots import Snapshots, game_snapshots
+from service.eventlog.store import IdempotencyKey
 
 pytestmark = pytest.mark.integration
 
@@ -143,3 +144,30 @@ async def test_the_request_paths_role_saves_only_snapshots_of_events_the_log_hol
         " ARRAY['\\x00'::bytea])", STREAM, len(events))  # fmt: skip
     assert saved == 0
     assert await stored(app_pool) is None
+
+
+async def test_a_replay_is_recalled_from_the_snapshot_below_its_command(app_pool, pool):
+    rules = rules_for("sochi", {"players": 3, "pool": {"target": 10}})
+    _, appends = play_random_pulka(rules, random.Random(3))
+    writer, _ = handler(app_pool)
+    written: list[g.Event] = []
+    for batch in appends[:40]:
+        await writer.append_events(STREAM, batch)
+        written += batch
+    cold, snapshots = handler(app_pool, every=10)
+    await cold.load(STREAM)
+    assert await snapshots.flush() == 1  # a snapshot at the head: below the next command
+    key = CommandContext(idempotency=IdempotencyKey("p", "k", b"h"), at=5)
+    batch = appends[40]
+    first = await cold.append_events(STREAM, batch, len(written), context=key)
+    again = await cold.append_events(STREAM, batch, len(written), context=key)
+    reads = reads_from(cold)
+    recalled = await cold.recall(again)
+    assert reads == [len(written)]  # from the snapshot's own event on, not from the start
+    assert recalled.appended == first.appended and recalled.decision == first.decision
+    assert (recalled.before, recalled.state) == (g.fold(written), g.fold(written + batch))
+    # A snapshot the log does not hold is not trusted: the fold starts from the first event.
+    await pool.execute("UPDATE es.snapshots SET event_id = gen_random_uuid()")
+    reads.clear()
+    assert (await cold.recall(again)).state == recalled.state
+    assert reads == [len(written), 1]
