@@ -1,6 +1,6 @@
 """The layer crossings of a card played: every call from one room of the service into another.
 
-    PREFERANS_TEST_DATABASE_URL=postgresql://… python bench/crossings.py
+    PREFERANS_TEST_DATABASE_URL=postgresql://… python bench/crossings.py [--smoke]
 
 It makes a scratch database on that server (dropped at the end), plays a game through the HTTP
 app in process to its first card (every seat passes: the all-pass is played), plays two cards
@@ -11,15 +11,16 @@ room (``api``, ``games``, ``eventlog``, ``players``, ``platform``, ``exceptions`
 projections and the post-commit hints run in tasks of their own). Printed: each distinct
 crossing (caller → callee, by function), numbered, and the count per pair of rooms; then the
 size of the card's key row. Distinct edges, not calls: a coroutine resumed after an await
-reports its caller again, and a fold calls ``evolve`` once per event.
+reports its caller again, and a fold calls ``evolve`` once per event. It takes a few seconds
+whatever the flags (``--smoke`` is accepted, for tests/bench).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import sys
-import uuid
 from collections import Counter
 from types import FrameType
 from typing import Any
@@ -27,10 +28,11 @@ from typing import Any
 import asyncpg
 from litestar.testing import AsyncTestClient
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _kit import add_smoke, database_server, scratch_database
 
 from service.app import create_app
-from service.platform.database import upgrade_async, with_database
+from service.platform.database import upgrade_async
 from service.platform.settings import Settings
 
 ROOMS = ("api", "games", "eventlog", "players", "platform", "read_models", "workers")
@@ -145,19 +147,14 @@ def report(label: str, crossings: Crossings) -> None:
 
 
 async def main() -> None:
-    server = os.environ["PREFERANS_TEST_DATABASE_URL"]
-    name = f"preferans_crossings_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(server)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        dsn = with_database(server, name)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_smoke(parser)
+    parser.parse_args()
+    async with scratch_database(database_server(), "preferans_crossings") as dsn:
         await upgrade_async(dsn)
         settings = Settings(database_url=dsn, rate_limits=False, bot_worker="inline")
         async with AsyncTestClient(create_app(settings, migrate=False)) as client:
             await play(client, dsn)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 if __name__ == "__main__":
