@@ -52,6 +52,7 @@ from domain.game import Event
 from service.eventlog.log import EventLog
 from service.eventlog.store import FEED_START, FeedCursor, RecordedEvent
 from service.games.streams import game_id_of
+from service.platform.leadership import Leadership
 from service.read_models.storage import READ_MODELS, Decoded, PoisonEvent, ReadModel, slot_of
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,15 @@ class Worker:
     @property
     def slot(self) -> str:
         return slot_of(self.generation)
+
+    @property
+    def leader(self) -> str:
+        """The name led (`service.platform.leadership`) by the process that drives it."""
+        return leader_of(self.checkpoint)
+
+
+def leader_of(checkpoint: str) -> str:
+    return f"proj:{checkpoint}"
 
 
 class ProjectionStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -174,9 +184,6 @@ _FAIL = """
 UPDATE es.projection_checkpoints SET status = 'failed', last_error = $2, updated_at = now()
  WHERE projection = $1"""
 
-_LOCK = "SELECT pg_try_advisory_lock(hashtext('proj:' || $1))"
-_UNLOCK = "SELECT pg_advisory_unlock(hashtext('proj:' || $1))"
-
 _STATUS = """
 SELECT p.name, p.active, p.active_code, p.building, p.building_code,
        c.projection, c.tx_id, c.position, c.status, c.last_error, c.updated_at
@@ -184,30 +191,6 @@ SELECT p.name, p.active, p.active_code, p.building, p.building_code,
   JOIN es.projection_checkpoints c
     ON c.projection IN (p.name || '@' || p.active, p.name || '@' || p.building)
  ORDER BY p.name, c.projection"""
-
-
-class _Locks:
-    """Session-level advisory locks held on one dedicated connection."""
-
-    def __init__(self, conn: asyncpg.Connection) -> None:
-        self.conn = conn
-        self.held: set[str] = set()
-
-    async def acquire(self, name: str) -> bool:
-        if name not in self.held:
-            if not await self.conn.fetchval(_LOCK, name):
-                return False
-            self.held.add(name)
-        return True
-
-    async def release(self, name: str) -> None:
-        if name in self.held:
-            self.held.discard(name)
-            await self.conn.fetchval(_UNLOCK, name)
-
-    async def release_all(self) -> None:
-        for name in sorted(self.held):
-            await self.release(name)
 
 
 class Projections:
@@ -264,17 +247,14 @@ class Projections:
             for r in rows
         ]
 
-    async def _leading(self, locks: _Locks) -> list[Worker]:
-        """The active generations this process leads (taking free locks, freeing stale ones)."""
+    async def _leading(self, leadership: Leadership) -> list[Worker]:
+        """The active generations this process leads (standing for the free ones, resigning
+        those no longer active, e.g. after a rebuild's switch)."""
         workers = await self._active_workers(list(self.models))
-        mine = []
-        for w in workers:
-            if await locks.acquire(w.checkpoint):
-                mine.append(w)
-        current = {w.checkpoint for w in workers}
-        for name in list(locks.held):
-            if name not in current and name.partition("@")[0] in self.models:
-                await locks.release(name)
+        mine = [w for w in workers if await leadership.lead(w.leader)]
+        current = {w.leader for w in workers}
+        for name in leadership.held - current:
+            await leadership.resign(name)
         return mine
 
     async def run(self, *, rebuild_outdated: bool = True) -> None:
@@ -309,21 +289,16 @@ class Projections:
                     await task
 
     async def _follow(self) -> None:
-        async with self.pool.acquire() as lock_conn, self.events.listen() as hints:
-            locks = _Locks(lock_conn)
-            try:
-                workers = await self._leading(locks)
-                while True:
-                    try:
-                        read = await self._step(workers, self.batch_size)
-                    except StaleCheckpoint:
-                        read = 0
-                    if not read:
-                        await hints.wait(self.idle_interval)
-                        workers = await self._leading(locks)
-            finally:
-                with contextlib.suppress(Exception):
-                    await locks.release_all()
+        async with Leadership(self.pool) as leadership, self.events.listen() as hints:
+            workers = await self._leading(leadership)
+            while True:
+                try:
+                    read = await self._step(workers, self.batch_size)
+                except StaleCheckpoint:
+                    read = 0
+                if not read:
+                    await hints.wait(self.idle_interval)
+                    workers = await self._leading(leadership)
 
     async def catch_up(
         self,
@@ -347,38 +322,32 @@ class Projections:
             self.model(name)
         total = 0
         deadline = time.monotonic() + timeout
-        async with self.pool.acquire() as lock_conn:
-            locks = _Locks(lock_conn)
+        async with Leadership(self.pool) as leadership:
 
             async def led() -> list[Worker]:
                 return [
-                    w
-                    for w in await self._active_workers(names)
-                    if await locks.acquire(w.checkpoint)
+                    w for w in await self._active_workers(names) if await leadership.lead(w.leader)
                 ]
 
-            try:
+            workers = await led()
+            while True:
+                read = await self._step(workers, batch_size or self.batch_size)
+                total += read
+                if read:
+                    continue
+                if until is None:
+                    break
+                # Done once every named projection is led here and past ``until`` (or
+                # stopped by a poison event). A lock still held by a process that is going
+                # away, or an open transaction holding the horizon back, needs a moment.
+                if len(workers) == len(names) and all(
+                    w.cursor >= until or w.status == FAILED for w in workers
+                ):
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the projections did not reach {until} in {timeout} s")
+                await asyncio.sleep(0.01)
                 workers = await led()
-                while True:
-                    read = await self._step(workers, batch_size or self.batch_size)
-                    total += read
-                    if read:
-                        continue
-                    if until is None:
-                        break
-                    # Done once every named projection is led here and past ``until`` (or
-                    # stopped by a poison event). A lock still held by a process that is going
-                    # away, or an open transaction holding the horizon back, needs a moment.
-                    if len(workers) == len(names) and all(
-                        w.cursor >= until or w.status == FAILED for w in workers
-                    ):
-                        break
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(f"the projections did not reach {until} in {timeout} s")
-                    await asyncio.sleep(0.01)
-                    workers = await led()
-            finally:
-                await locks.release_all()
         return total
 
     async def _step(self, workers: list[Worker], limit: int, *, fail_fast: bool = False) -> int:
@@ -525,24 +494,19 @@ class Projections:
         chosen = list(names or self.models)
         models = [self.model(n) for n in chosen]
         started = time.perf_counter()
-        async with self.pool.acquire() as lock_conn:
-            locks = _Locks(lock_conn)
-            try:
-                workers = [await self._begin_build(m, locks) for m in models]
-                head = (await self.events.feed_head())[1]
-                done = 0
-                while True:
-                    read = await self._step(workers, batch_size, fail_fast=True)
-                    if read:
-                        done += read
-                        if progress is not None:
-                            progress(done, max(head, done))
-                        continue
-                    if await self._switch_all(workers):
-                        break
-            finally:
-                with contextlib.suppress(Exception):
-                    await locks.release_all()
+        async with Leadership(self.pool) as leadership:
+            workers = [await self._begin_build(m, leadership) for m in models]
+            head = (await self.events.feed_head())[1]
+            done = 0
+            while True:
+                read = await self._step(workers, batch_size, fail_fast=True)
+                if read:
+                    done += read
+                    if progress is not None:
+                        progress(done, max(head, done))
+                    continue
+                if await self._switch_all(workers):
+                    break
         return RebuildReport(
             names=tuple(chosen),
             generations={w.model.name: w.generation for w in workers},
@@ -550,14 +514,14 @@ class Projections:
             seconds=time.perf_counter() - started,
         )
 
-    async def _begin_build(self, model: ReadModel, locks: _Locks) -> Worker:
+    async def _begin_build(self, model: ReadModel, leadership: Leadership) -> Worker:
         async with self.pool.acquire() as conn, conn.transaction():
             active = await conn.fetchval(
                 "SELECT active FROM rm.projections WHERE name = $1 FOR UPDATE", model.name
             )
             generation = active + 1
             name = f"{model.name}@{generation}"
-            if not await locks.acquire(name):
+            if not await leadership.lead(leader_of(name)):
                 raise RebuildBusy(f"{model.name} is being rebuilt by another process")
             await model.truncate(conn, slot_of(generation))
             await conn.execute("DELETE FROM es.projection_checkpoints WHERE projection = $1", name)
