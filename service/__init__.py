@@ -12,6 +12,7 @@ module is named here). docs/architecture.md draws it::
         clock           the one clock of stamps and deadlines, injected (a manual one in tests)
         worker_kit      the one background loop: a worker's step, wake-ups, errors, metrics
         leadership      one process leads a job: advisory locks held on a connection of its own
+        leases          due rows of a table of jobs, claimed with a moving timestamp, SKIP LOCKED
         preflight       the checks before a start: one line and an exit code per bad setup
         database        where the database is, migrations, the asyncpg pool
         metrics         the service's Prometheus metrics, multiprocess across serve's processes

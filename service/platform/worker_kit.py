@@ -22,7 +22,12 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from service.platform.metrics import WORKER_ERRORS, WORKER_ROUND_SECONDS, WORKER_ROUNDS
+from service.platform.metrics import (
+    WORKER_ERRORS,
+    WORKER_LAG_SECONDS,
+    WORKER_ROUND_SECONDS,
+    WORKER_ROUNDS,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +67,16 @@ class Worker:
         self._rounds = WORKER_ROUNDS.labels(name)
         self._errors = WORKER_ERRORS.labels(name)
         self._seconds = WORKER_ROUND_SECONDS.labels(name)
+        self._lag = WORKER_LAG_SECONDS.labels(name)
 
     def hint(self, *_: object) -> None:
         """Something happened that the worker may have to act on: a round at once."""
         self._wake.set()
+
+    def report_lag(self, seconds: float) -> None:
+        """How far behind its work the worker is now (``preferans_worker_lag_seconds``): a
+        step that knows says so, e.g. the age of the oldest job still waiting."""
+        self._lag.set(max(0.0, seconds))
 
     async def run(self) -> None:
         """Round after round until cancelled."""
