@@ -10,7 +10,7 @@ module is named here). docs/architecture.md draws it::
     platform/           what every process needs, whatever it serves
         settings        every knob, read once from the environment
         clock           the one clock of stamps and deadlines, injected (a manual one in tests)
-        worker_kit      the one background loop: a worker's step, wake-ups, errors, metrics
+        worker_kit      the one background loop: a worker's step, wake-ups, errors, metrics, lag
         leadership      one process leads a job: advisory locks held on a connection of its own
         leases          due rows of a table of jobs, claimed with a moving timestamp, SKIP LOCKED
         preflight       the checks before a start: one line and an exit code per bad setup
@@ -28,6 +28,7 @@ module is named here). docs/architecture.md draws it::
         chain           the hash chain es.append computes, recomputed (a command's new head)
         snapshots       folded states cached in the database, so a cold process folds a tail
         handler         the command handler over a decider: load, decide, append, retry, keys
+        hints           the process's one LISTEN connection: every append hint, to every worker
 
     players/            who plays
         accounts        players, their kinds and hashed bearer tokens
