@@ -2,15 +2,19 @@
 
 A worker supplies only its step, one round of its work, which says when it wants the next
 (seconds; ``0`` at once, because more is waiting; ``None`` after the usual interval). The kit
-owns the rest, alike for every worker: the loop, the wake-up (`Worker.hint`, for the event
-log's listeners and NOTIFY hints: a round at once instead of at the end of the wait), the error
-policy (a failed round is logged and counted, and the next comes after ``backoff``: a database
-that is away does not end a worker), its metrics (``preferans_worker_rounds_total``,
-``…_errors_total`` and ``…_round_seconds`` by worker, `service.platform.metrics`) and a clean
-cancellation (cancelling the task ends the loop; nothing else does)::
+owns the rest, alike for every worker: the loop, the wake-up (`Worker.hint`, subscribed to the
+process's one hint hub, `service.eventlog.hints`: a round at once instead of at the end of the
+wait), the error policy (a failed round is logged and counted, and the next comes after
+``backoff``: a database that is away does not end a worker), its metrics
+(``preferans_worker_rounds_total``, ``…_errors_total`` and ``…_round_seconds`` by worker, and
+``…_lag_seconds`` for a step that knows how far behind it is, `Worker.report_lag`;
+`service.platform.metrics`) and a clean cancellation (cancelling the task ends the loop; nothing
+else does). What several workers share beside the loop is in `service.platform.leadership`
+(one process of the deployment does the job) and `service.platform.leases` (due rows claimed
+by one process at a time)::
 
     steward = Worker("steward", steward_round, interval=1.0)
-    log.add_listener(steward.hint)
+    hints.subscribe(steward.hint)
     task = asyncio.create_task(steward.run())
 """
 

@@ -9,8 +9,9 @@ es.projection_checkpoints (docs/event-store.md §9.4):
   woken by the process's append hints (`Projections.hint`) or every ``idle_interval``. Each
   round reads a batch of the global feed after the lowest checkpoint (below the xid horizon,
   so nothing is ever skipped), decodes the events the projections need once, and for each
-  projection writes its read model *and* moves its checkpoint in one transaction. The checkpoint update is conditional on the old cursor, so a
-  concurrent writer makes it touch no row and the batch rolls back. A crash anywhere loses a
+  projection writes its read model *and* moves its checkpoint in one transaction. The
+  checkpoint update is conditional on the old cursor, so a concurrent writer makes it touch no
+  row and the batch rolls back. A crash anywhere loses a
   whole batch or nothing: no event is applied twice or skipped. Read models also skip events at
   or below the version they hold (idempotent per (stream_id, version)).
 - **One leader per projection** (`service.platform.leadership`), elected with a session-level
