@@ -11,7 +11,9 @@ module is named here). docs/architecture.md draws it::
         settings        every knob, read once from the environment
         clock           the one clock of stamps and deadlines, injected (a manual one in tests)
         entropy         the one source of a game's random draws, injected (a seeded one in tests)
-        worker_kit      the one background loop: a worker's step, wake-ups, errors, metrics
+        worker_kit      the one background loop: a worker's step, wake-ups, errors, metrics, lag
+        leadership      one process leads a job: advisory locks held on a connection of its own
+        leases          due rows of a table of jobs, claimed with a moving timestamp, SKIP LOCKED
         preflight       the checks before a start: one line and an exit code per bad setup
         database        where the database is, migrations, the asyncpg pool
         metrics         the service's Prometheus metrics, multiprocess across serve's processes
@@ -27,6 +29,7 @@ module is named here). docs/architecture.md draws it::
         chain           the hash chain es.append computes, recomputed (a command's new head)
         snapshots       folded states cached in the database, so a cold process folds a tail
         handler         the command handler over a decider: load, decide, append, retry, keys
+        hints           the process's one LISTEN connection: every append hint, to every worker
 
     players/            who plays
         accounts        players, their kinds and hashed bearer tokens

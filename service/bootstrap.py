@@ -9,12 +9,15 @@ starts the role's background workers, and on exit stops them and closes everythi
 
     role   builds                                              runs in the background
     cli    pool, log                                           nothing
-    bots   pool, log, lobby, players, bots, snapshots, games,  the bots' steward, its hint
-           the bots' steward                                   listener, snapshots
-    api    everything the controllers are handed (`Services`),  the live poller, the
-           the steward, the rate limiter, the key purger       notifications hub, the key
-                                                               purger, snapshots, the steward,
+    bots   pool, log, lobby, players, bots, snapshots, games,  the hint hub, the bots'
+           the bots' steward, the hint hub                     steward, snapshots
+    api    everything the controllers are handed (`Services`),  the hint hub, the live poller,
+           the steward, the rate limiter, the key purger,      the notifications hub, the key
+           the hint hub                                        purger, snapshots, the steward,
                                                                the rate limiter, inline bots
+
+Every process that runs workers has one hint hub (`service.eventlog.hints`): the log's one
+listener, one LISTEN connection, and the one place each worker is subscribed to the hints.
 
 The projection runner and the analyst are built for ``api`` and started by the app's lifespan
 when its ``projections`` switch says so.
@@ -34,6 +37,7 @@ import asyncpg
 
 from bots.budget import Budget
 from service.api.rate_limits import Policy, RateLimiter
+from service.eventlog.hints import HintHub
 from service.eventlog.log import EventLog, game_log
 from service.eventlog.snapshots import Snapshots, game_snapshots
 from service.games.live import Live
@@ -77,6 +81,8 @@ class Services:
     bots: BotPlayers | None = None
     snapshots: Snapshots[Any] | None = None
     games: GameService | None = None
+    hints: HintHub | None = None
+    """The process's one LISTEN connection, and the fan-out of every hint to its workers."""
     live: Live | None = None
     notes: Notes | None = None
     notes_hub: NotesHub | None = None
@@ -195,7 +201,6 @@ def _bot_steward(services: Services) -> Steward:
         poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
     )  # fmt: skip
-    services.events.add_listener(steward.hint)
     return steward
 
 
@@ -226,22 +231,16 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         clock=services.clock,
         entropy=services.entropy,
     )
-    # The hints: an append here or a NOTIFY from another process wakes whoever waits on it.
-    live = Live(events, poll_interval=live_poll_interval, queue_size=live_queue_size)
-    services.live = live
-    events.add_listener(live.poke)
+    services.live = live = Live(
+        events, poll_interval=live_poll_interval, queue_size=live_queue_size
+    )
     services.notes = Notes(pool)
     services.notes_hub = notes_hub = NotesHub(pool, poll_interval=settings.notes_poll_interval)
-    live.watch(notes_hub.hint)
-    live.watch_news(players.on_news)
-    events.add_listener(notes_hub.hint)
     services.steward = steward = Steward(
         games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
     )  # fmt: skip
-    live.watch(steward.hint)
-    events.add_listener(steward.hint)
-    services.projections = Projections(events)
+    services.projections = projections = Projections(events)
     services.analyst = Analyst(events) if settings.analysis else None
     if settings.rate_limits:
         services.limiter = RateLimiter(
@@ -252,7 +251,17 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
             ],
         )
     purger = KeyPurger(events, interval=settings.key_purge_interval, also=services.notes.purge)
+    bot_steward = _bot_steward(services) if settings.bot_worker == "inline" else None
+    # The hints, wired once: an append here, or another process's heard on the hub's one
+    # LISTEN connection, wakes whoever waits on one; a revoked token's news reaches the players.
+    services.hints = hints = HintHub(events)
+    for hinted in (live.hint, notes_hub.hint, steward.hint, projections.hint):
+        hints.subscribe(hinted)
+    if bot_steward is not None:
+        hints.subscribe(bot_steward.hint)
+    hints.on_news(players.on_news)
 
+    services.start(hints.run(), "hints")
     services.start(live.run(), "live-updates")
     services.start(notes_hub.run(), "notifications")
     services.start(purger.run(), "key-purger")
@@ -260,9 +269,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         services.start(services.snapshots.run(), "snapshots")
     if settings.steward:
         services.start(steward.run(), "steward")
-    if settings.bot_worker == "inline":
-        bot_steward = _bot_steward(services)
-        live.watch(bot_steward.hint)
+    if bot_steward is not None:
         services.start(bot_steward.run(), "bots")
     if services.limiter is not None:
         services.start(services.limiter.run(), "rate-limits")
@@ -290,25 +297,14 @@ async def _bots(services: Services) -> None:
         snapshots=services.snapshots, clock=services.clock, entropy=services.entropy,
     )  # fmt: skip
     services.steward = steward = _bot_steward(services)
-
-    async def hints() -> None:
-        """Another process's appends, as NOTIFYs: wake the steward."""
-        while True:
-            try:
-                async with events.listen() as feed:
-                    while True:
-                        await feed.wait(settings.steward_poll_interval)
-                        steward.hint()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("bot worker: the hint listener failed; retrying", exc_info=True)
-                await asyncio.sleep(1)
+    # The hints, wired once: the bots' own moves and the others' appends wake the steward.
+    services.hints = hints = HintHub(events)
+    hints.subscribe(steward.hint)
 
     while not await bots.ensure(pool):
         await asyncio.sleep(1)
+    services.start(hints.run(), "hints")
     services.start(steward.run(), "bots")
-    services.start(hints(), "bot-hints")
     if services.snapshots is not None:
         services.start(services.snapshots.run(), "snapshots")
 

@@ -53,7 +53,8 @@ class Heads:
 
     A head is *confirmed* when the log was read at that version (the read's start is the time
     kept) or this process committed it; every post-commit hint of any process (NOTIFY, heard by
-    the live poller's LISTEN connection) that names a later version spoils it. So a head is
+    the LISTEN connection of the process's `service.eventlog.hints.HintHub`) that names a later
+    version spoils it. So a head is
     taken as current only while the hints are heard (`listening`), no hint names a later
     version, and it was confirmed less than ``trust`` seconds ago. A commit in another process
     is seen here once its hint arrives (the announcer's 20 ms batch and the delivery), and at
@@ -65,7 +66,7 @@ class Heads:
         self.trust = trust
         self.clock = clock
         self.listening = False
-        """Whether the hints are heard now (the live poller holds its LISTEN connection)."""
+        """Whether the hints are heard now (the hint hub holds its LISTEN connection)."""
         self._known: Lru[str, tuple[int, float, int]] = Lru(size)
         """stream → (confirmed version, when it was read, the highest version hinted)."""
 

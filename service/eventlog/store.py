@@ -580,10 +580,13 @@ class EventStore:
         hints = FeedHints()
         async with self.pool.acquire() as conn:
             await conn.add_listener(NOTIFY_CHANNEL, hints.on_notify)
+            conn.add_termination_listener(hints.on_lost)
             try:
                 yield hints
             finally:
-                await conn.remove_listener(NOTIFY_CHANNEL, hints.on_notify)
+                if not hints.lost.is_set():  # else asyncpg has let go of the connection
+                    conn.remove_termination_listener(hints.on_lost)
+                    await conn.remove_listener(NOTIFY_CHANNEL, hints.on_notify)
 
     async def follow_feed(
         self, after: FeedCursor = FEED_START, *, limit: int = 500, poll_interval: float = 1.0
@@ -653,6 +656,12 @@ class FeedHints:
         self.others: list[Callable[[str], None]] = []
         """Called with every payload on the channel that is not a stream's hint (other news
         that shares the one LISTEN connection, e.g. a revoked token)."""
+        self.lost = asyncio.Event()
+        """Set when the LISTEN connection dropped: no hint arrives through it any more."""
+
+    def on_lost(self, conn: object) -> None:
+        """asyncpg termination listener callback."""
+        self.lost.set()
 
     def on_notify(self, conn: object, pid: int, channel: str, payload: str) -> None:
         """asyncpg listener callback."""

@@ -1,10 +1,13 @@
 """Live updates for the games' followers: one poller per process fans events out to them all.
 
 Server-Sent Events clients never hold a database connection. `Live.run` is one background task
-per app: it holds one LISTEN connection for the event store's post-commit hints (so appends of
-other processes wake it too), and on a hint, an in-process `poke`, or every ``poll_interval``
-seconds reads the tail of each stream that has followers, one read per stream however many
-follow it. New events go into each follower's bounded queue with the state before them, so every
+per app, a kit worker (`service.platform.worker_kit`): on a hint (`Live.hint`, subscribed to the
+process's `service.eventlog.hints.HintHub`, which hears this process's appends and, on its one
+LISTEN connection, the others'), and every ``poll_interval`` seconds anyway, it reads the tail
+of each stream that has followers, one read per stream however many follow it: the hinted
+streams at once, every followed stream at each interval, since a hint may be lost (or never
+sent, PREFERANS_NOTIFY=false; or the LISTEN connection is down, and it polls until the hub has
+it back). New events go into each follower's bounded queue with the state before them, so every
 follower redacts for his own seat without folding anything twice.
 
 The other direction, telling other processes of this one's appends, is the event log's
@@ -23,15 +26,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from domain import game
 from domain.game import INITIAL_STATE, GameState
+from service.eventlog.hints import EVERYTHING
 from service.eventlog.log import EventLog
-from service.eventlog.store import NOTIFY_CHANNEL, FeedHints
 from service.games.service import SeenEvent, redacted
 from service.platform.metrics import subscribed
+from service.platform.worker_kit import Worker
 
 log = logging.getLogger(__name__)
 
@@ -104,26 +108,22 @@ class Live:
         self.poll_interval = poll_interval
         self.queue_size = queue_size
         self._streams: dict[str, _Stream] = {}
-        self._hints: FeedHints | None = None
+        self._hinted: set[str] = set()
+        self._everything = True
+        self._last_full = 0.0
         self._closed = False
-        self._watchers: list[Callable[[set[str]], None]] = []
-        self._news: list[Callable[[str], None]] = []
+        self.worker = Worker("live", self._round, interval=poll_interval)
 
-    def watch_news(self, listener: Callable[[str], None]) -> None:
-        """Call ``listener`` with every payload on the hints' channel that is not a stream's
-        hint, and with ``""`` whenever the LISTEN connection was (re)opened, since news may
-        have been missed meanwhile."""
-        self._news.append(listener)
-
-    def watch(self, watcher: Callable[[set[str]], None]) -> None:
-        """Call ``watcher`` with the streams hinted after every batch of hints (from any
-        process), and with an empty set on each periodic look."""
-        self._watchers.append(watcher)
-
-    def poke(self, stream_id: str, version: int) -> None:
-        """An in-process hint: ``stream_id`` reached ``version``."""
-        if self._hints is not None:
-            self._hints.on_notify(None, 0, NOTIFY_CHANNEL, f"{stream_id}:{version}")
+    def hint(self, stream_id: str, version: int) -> None:
+        """A hint (`service.eventlog.hints.Hinted`): ``stream_id`` reached ``version``; an
+        empty ``stream_id``: hints may have been missed, look at every stream followed."""
+        if stream_id == EVERYTHING:
+            self._everything = True
+        elif stream_id in self._streams:
+            self._hinted.add(stream_id)
+        else:
+            return  # nobody follows it here
+        self.worker.hint()
 
     @property
     def followed(self) -> int:
@@ -132,43 +132,20 @@ class Live:
 
     async def run(self) -> None:
         """The poller: run it as one task for the app's lifetime."""
-        try:
-            await self._run()
-        finally:
-            self.events.heads.listen(False)
+        await self.worker.run()
 
-    async def _run(self) -> None:
-        while not self._closed:
-            try:
-                async with self.events.listen() as hints:
-                    self._hints = hints
-                    hints.others = self._news
-                    hints.streams = [self.events.heads.hinted]
-                    self.events.heads.listen(True)
-                    for listener in self._news:
-                        listener("")
-                    hints.on_notify(None, 0, NOTIFY_CHANNEL, "")  # look at once: we missed some
-                    last_full = 0.0
-                    while not self._closed:
-                        hinted = await hints.wait(self.poll_interval)
-                        for watcher in self._watchers:
-                            watcher(set(hinted))
-                        # Every poll_interval, and on an empty hint, look at every stream
-                        # followed: a hint may be lost, or never sent (PREFERANS_NOTIFY=false).
-                        now = time.monotonic()
-                        everything = not hinted or now - last_full >= self.poll_interval
-                        if everything:
-                            last_full = now
-                        await self._poll(set(hinted), everything=everything)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the LISTEN connection broke: poll, then listen again
-                log.exception("live updates: the listener failed; retrying")
-                self._hints = None
-                self.events.heads.listen(False)
-                await asyncio.sleep(self.poll_interval)
-                with contextlib.suppress(Exception):
-                    await self._poll(set(), everything=True)
+    async def _round(self) -> float | None:
+        """Read the hinted streams; every followed one each ``poll_interval`` (a hint may be
+        lost) and after a hint that hints were missed."""
+        if self._closed:
+            return None
+        hinted, self._hinted = self._hinted, set()
+        now = time.monotonic()
+        everything = self._everything or now - self._last_full >= self.poll_interval
+        if everything:
+            self._everything, self._last_full = False, now
+        await self._poll(hinted, everything=everything)
+        return None
 
     async def _poll(self, hinted: set[str], *, everything: bool) -> None:
         names = list(self._streams) if everything else [s for s in hinted if s in self._streams]
@@ -201,10 +178,8 @@ class Live:
                 self.events.heads.confirmed(stream_id, len(stream.events), read_at)
 
     def close(self) -> None:
-        """End every follow and the poller (at shutdown): clients reconnect elsewhere."""
+        """End every follow and the poller's reads (at shutdown): clients reconnect elsewhere."""
         self._closed = True
-        if self._hints is not None:
-            self._hints.on_notify(None, 0, NOTIFY_CHANNEL, "")  # wake the poller to see it
         for stream in self._streams.values():
             for follower in stream.followers:
                 follower._close()

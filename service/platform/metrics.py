@@ -19,13 +19,18 @@ Every metric is defined here, once, and moved by the part of the service that kn
                                                  `service.platform.worker_kit`)
     preferans_worker_errors_total{worker}        rounds that failed (logged, then retried)
     preferans_worker_round_seconds{worker}       one round of a worker (a histogram)
+    preferans_worker_lag_seconds{worker}         how far behind its work a worker is, where
+                                                 that means something: the projections, the
+                                                 oldest event not yet applied; a steward, how
+                                                 late it came to the table due longest ago
 
 Several processes (``PREFERANS_WORKERS``, the bot worker): ``preferans serve`` points
 ``PROMETHEUS_MULTIPROC_DIR`` at a fresh folder before it starts them (`prepare_multiprocess`),
 each writes its values there, and every API worker's ``/metrics`` sums them all, so any worker
 answers for the whole service. The gauges say how they add up: subscribers are summed over the
 live processes; the lags, measured from the database at each scrape, are the latest measure;
-pending timeouts, which every steward counts alike, take the maximum.
+pending timeouts, which every steward counts alike, take the maximum, and a worker's lag the
+maximum over the live processes (the one furthest behind).
 """
 
 from __future__ import annotations
@@ -87,6 +92,13 @@ WORKER_ROUND_SECONDS = Histogram(
     "Seconds one round of a background worker took",
     ["worker"],
     buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0),
+)
+
+WORKER_LAG_SECONDS = Gauge(
+    "preferans_worker_lag_seconds",
+    "How far behind its work a background worker is (seconds)",
+    ["worker"],
+    multiprocess_mode="livemax",
 )
 
 

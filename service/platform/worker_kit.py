@@ -2,15 +2,19 @@
 
 A worker supplies only its step, one round of its work, which says when it wants the next
 (seconds; ``0`` at once, because more is waiting; ``None`` after the usual interval). The kit
-owns the rest, alike for every worker: the loop, the wake-up (`Worker.hint`, for the event
-log's listeners and NOTIFY hints: a round at once instead of at the end of the wait), the error
-policy (a failed round is logged and counted, and the next comes after ``backoff``: a database
-that is away does not end a worker), its metrics (``preferans_worker_rounds_total``,
-``…_errors_total`` and ``…_round_seconds`` by worker, `service.platform.metrics`) and a clean
-cancellation (cancelling the task ends the loop; nothing else does)::
+owns the rest, alike for every worker: the loop, the wake-up (`Worker.hint`, subscribed to the
+process's one hint hub, `service.eventlog.hints`: a round at once instead of at the end of the
+wait), the error policy (a failed round is logged and counted, and the next comes after
+``backoff``: a database that is away does not end a worker), its metrics
+(``preferans_worker_rounds_total``, ``…_errors_total`` and ``…_round_seconds`` by worker, and
+``…_lag_seconds`` for a step that knows how far behind it is, `Worker.report_lag`;
+`service.platform.metrics`) and a clean cancellation (cancelling the task ends the loop; nothing
+else does). What several workers share beside the loop is in `service.platform.leadership`
+(one process of the deployment does the job) and `service.platform.leases` (due rows claimed
+by one process at a time)::
 
     steward = Worker("steward", steward_round, interval=1.0)
-    log.add_listener(steward.hint)
+    hints.subscribe(steward.hint)
     task = asyncio.create_task(steward.run())
 """
 
@@ -22,7 +26,12 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from service.platform.metrics import WORKER_ERRORS, WORKER_ROUND_SECONDS, WORKER_ROUNDS
+from service.platform.metrics import (
+    WORKER_ERRORS,
+    WORKER_LAG_SECONDS,
+    WORKER_ROUND_SECONDS,
+    WORKER_ROUNDS,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +71,16 @@ class Worker:
         self._rounds = WORKER_ROUNDS.labels(name)
         self._errors = WORKER_ERRORS.labels(name)
         self._seconds = WORKER_ROUND_SECONDS.labels(name)
+        self._lag = WORKER_LAG_SECONDS.labels(name)
 
     def hint(self, *_: object) -> None:
         """Something happened that the worker may have to act on: a round at once."""
         self._wake.set()
+
+    def report_lag(self, seconds: float) -> None:
+        """How far behind its work the worker is now (``preferans_worker_lag_seconds``): a
+        step that knows says so, e.g. the age of the oldest job still waiting."""
+        self._lag.set(max(0.0, seconds))
 
     async def run(self) -> None:
         """Round after round until cancelled."""

@@ -259,7 +259,7 @@ class Players:
             await conn.execute(_NOTIFY_REVOKED, NOTIFY_CHANNEL, REVOKED + bytes(digest).hex())
 
     def on_news(self, payload: str) -> None:
-        """News from the hint channel (`service.games.live.Live.watch_news`): a revoked token is
+        """News from the hint channel (`service.eventlog.hints.HintHub.on_news`): a revoked token is
         dropped; ``""`` (news may have been missed) drops every cached token."""
         if not payload:
             self._tokens.clear()

@@ -6,9 +6,10 @@ holds the last ``seq`` it saw resumes exactly: ``?after=`` for pages, ``Last-Eve
 stream.
 
 `NotesHub` is one per process: it wakes the followers of a player when his head moves. It
-learns of new notifications from the event store's append hints (`service.games.live.Live` hands
-each batch on), since every notification comes with an append or an invite, and checks the heads of
-the players followed here in one query per batch, and every ``poll_interval`` seconds anyway.
+learns of new notifications from the event store's append hints (the process's
+`service.eventlog.hints.HintHub`), since every notification comes with an append or an invite, and
+checks the heads of the players followed here in one query per batch (a kit worker paced at a
+hundred rounds a second), and every ``poll_interval`` seconds anyway.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ import msgspec
 from domain import game
 from projections import game_analysis
 from service.eventlog.log import EventLog
+from service.platform.leases import Lease
 from service.platform.orphans import die_with_parent
 from service.platform.worker_kit import Worker
 from service.read_models.storage import slot_of
@@ -45,13 +46,6 @@ _SLOTS = """
 SELECT p.active, c.projection FROM rm.projections p
   LEFT JOIN es.projection_checkpoints c ON c.projection LIKE 'analysis@%'
  WHERE p.name = 'analysis'"""
-
-_LEASE = """
-UPDATE rm.analysis_games_{s} SET leased_until = now() + make_interval(secs => $1)
- WHERE game_id = (SELECT game_id FROM rm.analysis_games_{s}
-                   WHERE NOT done AND (leased_until IS NULL OR leased_until < now())
-                   ORDER BY version LIMIT 1 FOR UPDATE SKIP LOCKED)
-RETURNING game_id, stream_id, version, leased_until"""
 
 _DONE = """
 UPDATE rm.analysis_games_{s} SET done = true, leased_until = NULL
@@ -116,6 +110,17 @@ class Analyst:
         self.idle_interval = idle_interval
         self.analysed = 0
         self.worker = Worker("analyst", self._round, interval=idle_interval)
+        self._queues: dict[str, Lease] = {}
+
+    def _queue(self, slot: str) -> Lease:
+        """The lease of a slot's queued games: one at a time, the oldest version first."""
+        if slot not in self._queues:
+            self._queues[slot] = Lease(
+                f"rm.analysis_games_{slot}", key="game_id", due="leased_until",
+                order_by="version", unset_is_due=True, unless="done",
+                returning=("stream_id", "version"),
+            )  # fmt: skip
+        return self._queues[slot]
 
     async def run(self) -> None:
         await self.worker.run()
@@ -141,10 +146,11 @@ class Analyst:
     async def analyse_one(self, slots: Sequence[str] | None = None) -> bool:
         """Lease a queued game of any live generation, analyse it, store it; False if none."""
         for slot in slots if slots is not None else await self._slots():
-            leased = await self.pool.fetchrow(_LEASE.format(s=slot), LEASE_SECONDS)
-            if leased is None:
+            leased = await self._queue(slot).claim(self.pool, seconds=LEASE_SECONDS)
+            if not leased:
                 continue
-            game_id, stream_id, version, lease = leased
+            game_id, lease = leased[0]["game_id"], leased[0]["leased_until"]
+            stream_id, version = leased[0]["stream_id"], leased[0]["version"]
             logged = await self.log.read(stream_id, 1, limit=version)
             found = _decoder.decode(await _solver.run([item.event for item in logged]))
             async with self.pool.acquire() as conn, conn.transaction():

@@ -5,15 +5,19 @@ Each projection (`service.read_models.storage`: ``sheet``, ``stats``, ``ratings`
 serving reads (``rm.projections.active``) and a checkpoint ``<name>@<g>`` in
 es.projection_checkpoints (docs/event-store.md §9.4):
 
-- **Following the feed.** `Projections.run` reads a batch of the global feed after the lowest
-  checkpoint (below the xid horizon, so nothing is ever skipped), decodes the events the
-  projections need once, and for each projection writes its read model *and* moves its
-  checkpoint in one transaction. The checkpoint update is conditional on the old cursor, so a
-  concurrent writer makes it touch no row and the batch rolls back. A crash anywhere loses a
+- **Following the feed.** `Projections.run` is a kit worker (`service.platform.worker_kit`),
+  woken by the process's append hints (`Projections.hint`) or every ``idle_interval``. Each
+  round reads a batch of the global feed after the lowest checkpoint (below the xid horizon,
+  so nothing is ever skipped), decodes the events the projections need once, and for each
+  projection writes its read model *and* moves its checkpoint in one transaction. The
+  checkpoint update is conditional on the old cursor, so a concurrent writer makes it touch no
+  row and the batch rolls back. A crash anywhere loses a
   whole batch or nothing: no event is applied twice or skipped. Read models also skip events at
   or below the version they hold (idempotent per (stream_id, version)).
-- **One leader per projection**, elected with a session-level ``pg_try_advisory_lock`` on
-  ``hashtext('proj:<name>@<g>')``: several service processes can run; one drives each checkpoint.
+- **One leader per projection** (`service.platform.leadership`), elected with a session-level
+  ``pg_try_advisory_lock`` on ``hashtext('proj:<name>@<g>')`` held on one connection across
+  rounds: several service processes can run; one drives each checkpoint. A runner whose round
+  fails resigns (another process may lead meanwhile) and stands again at the next round.
 - **Poison events.** An event a projection cannot apply stops that projection (and only it):
   the events before it are committed, the checkpoint stays just before it, its status becomes
   ``failed`` with ``last_error`` naming the event. It is never skipped. After a fix, rebuild it
@@ -24,7 +28,9 @@ es.projection_checkpoints (docs/event-store.md §9.4):
   emptied. The running service then follows g+1. A projection whose ``code_version`` changed
   is rebuilt this way when the service starts.
 - **Lag** (`Projections.status`): each checkpoint's position against the feed's head, events
-  behind, and the age of the oldest event not yet applied.
+  behind, and the age of the oldest event not yet applied. The running runner reports its own
+  as ``preferans_worker_lag_seconds{worker="projections"}``: the age of the oldest event its
+  round had yet to apply.
 
 Errors::
 
@@ -42,7 +48,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import asyncpg
@@ -52,6 +58,8 @@ from domain.game import Event
 from service.eventlog.log import EventLog
 from service.eventlog.store import FEED_START, FeedCursor, RecordedEvent
 from service.games.streams import game_id_of
+from service.platform import worker_kit
+from service.platform.leadership import Leadership
 from service.read_models.storage import READ_MODELS, Decoded, PoisonEvent, ReadModel, slot_of
 
 log = logging.getLogger(__name__)
@@ -108,6 +116,15 @@ class Worker:
     @property
     def slot(self) -> str:
         return slot_of(self.generation)
+
+    @property
+    def leader(self) -> str:
+        """The name led (`service.platform.leadership`) by the process that drives it."""
+        return leader_of(self.checkpoint)
+
+
+def leader_of(checkpoint: str) -> str:
+    return f"proj:{checkpoint}"
 
 
 class ProjectionStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -174,9 +191,6 @@ _FAIL = """
 UPDATE es.projection_checkpoints SET status = 'failed', last_error = $2, updated_at = now()
  WHERE projection = $1"""
 
-_LOCK = "SELECT pg_try_advisory_lock(hashtext('proj:' || $1))"
-_UNLOCK = "SELECT pg_advisory_unlock(hashtext('proj:' || $1))"
-
 _STATUS = """
 SELECT p.name, p.active, p.active_code, p.building, p.building_code,
        c.projection, c.tx_id, c.position, c.status, c.last_error, c.updated_at
@@ -184,30 +198,6 @@ SELECT p.name, p.active, p.active_code, p.building, p.building_code,
   JOIN es.projection_checkpoints c
     ON c.projection IN (p.name || '@' || p.active, p.name || '@' || p.building)
  ORDER BY p.name, c.projection"""
-
-
-class _Locks:
-    """Session-level advisory locks held on one dedicated connection."""
-
-    def __init__(self, conn: asyncpg.Connection) -> None:
-        self.conn = conn
-        self.held: set[str] = set()
-
-    async def acquire(self, name: str) -> bool:
-        if name not in self.held:
-            if not await self.conn.fetchval(_LOCK, name):
-                return False
-            self.held.add(name)
-        return True
-
-    async def release(self, name: str) -> None:
-        if name in self.held:
-            self.held.discard(name)
-            await self.conn.fetchval(_UNLOCK, name)
-
-    async def release_all(self) -> None:
-        for name in sorted(self.held):
-            await self.release(name)
 
 
 class Projections:
@@ -232,6 +222,16 @@ class Projections:
         self.idle_interval = idle_interval
         self.retry_interval = retry_interval
         self.fault = fault
+        self.leadership = Leadership(self.pool)
+        """The projections' checkpoints this process leads while it follows the feed."""
+        self.worker = worker_kit.Worker(
+            "projections", self._round, interval=idle_interval, backoff=retry_interval,
+            before=self._start, after=self._stop,
+        )  # fmt: skip
+        """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
+        self._led: list[Worker] | None = None
+        self._rebuild_outdated = True
+        self._rebuilds: list[asyncio.Task[Any]] = []
 
     def model(self, name: str) -> ReadModel:
         try:
@@ -264,18 +264,19 @@ class Projections:
             for r in rows
         ]
 
-    async def _leading(self, locks: _Locks) -> list[Worker]:
-        """The active generations this process leads (taking free locks, freeing stale ones)."""
+    async def _leading(self, leadership: Leadership) -> list[Worker]:
+        """The active generations this process leads (standing for the free ones, resigning
+        those no longer active, e.g. after a rebuild's switch)."""
         workers = await self._active_workers(list(self.models))
-        mine = []
-        for w in workers:
-            if await locks.acquire(w.checkpoint):
-                mine.append(w)
-        current = {w.checkpoint for w in workers}
-        for name in list(locks.held):
-            if name not in current and name.partition("@")[0] in self.models:
-                await locks.release(name)
+        mine = [w for w in workers if await leadership.lead(w.leader)]
+        current = {w.leader for w in workers}
+        for name in leadership.held - current:
+            await leadership.resign(name)
         return mine
+
+    def hint(self, *_: object) -> None:
+        """Something was appended (`service.eventlog.hints`): read the feed at once."""
+        self.worker.hint()
 
     async def run(self, *, rebuild_outdated: bool = True) -> None:
         """Follow the feed for ever (the service's background task); cancel to stop.
@@ -283,47 +284,54 @@ class Projections:
         Catches up on its own after a restart. With ``rebuild_outdated``, a projection whose
         stored generation was built by another ``code_version`` is rebuilt blue/green meanwhile.
         """
-        await self._retrying(self.ensure)
-        rebuilds: list[asyncio.Task[Any]] = []
-        if rebuild_outdated:
+        self._rebuild_outdated = rebuild_outdated
+        await self.worker.run()
+
+    async def _start(self) -> None:
+        """Before the first round (retried by the kit until it succeeds): the projections
+        registered, and the outdated ones' rebuilds begun."""
+        try:
+            await self.ensure()
+        except asyncpg.UndefinedTableError:
+            log.error("projections: the read-model tables are missing: run the migrations")
+            raise
+        if self._rebuild_outdated and not self._rebuilds:
             outdated = await self._outdated()
             if outdated:
                 log.info("projections %s changed code: rebuilding them", ", ".join(outdated))
-                rebuilds.append(asyncio.create_task(self._rebuild_quietly(outdated)))
-        try:
-            while True:
-                try:
-                    await self._follow()
-                except asyncio.CancelledError:
-                    raise
-                except _TRANSIENT as exc:
-                    log.warning("projection runner: %s; retrying", exc)
-                    await asyncio.sleep(self.retry_interval)
-                except Exception:  # e.g. the schema is not migrated yet: say so, keep trying
-                    log.exception("projection runner failed; retrying")
-                    await asyncio.sleep(self.retry_interval * 5)
-        finally:
-            for task in rebuilds:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                self._rebuilds.append(asyncio.create_task(self._rebuild_quietly(outdated)))
 
-    async def _follow(self) -> None:
-        async with self.pool.acquire() as lock_conn, self.events.listen() as hints:
-            locks = _Locks(lock_conn)
-            try:
-                workers = await self._leading(locks)
-                while True:
-                    try:
-                        read = await self._step(workers, self.batch_size)
-                    except StaleCheckpoint:
-                        read = 0
-                    if not read:
-                        await hints.wait(self.idle_interval)
-                        workers = await self._leading(locks)
-            finally:
-                with contextlib.suppress(Exception):
-                    await locks.release_all()
+    async def _stop(self) -> None:
+        """When the runner stops: its leadership resigned, its rebuilds cancelled."""
+        self._led = None
+        await self.leadership.resign_all()
+        rebuilds, self._rebuilds = self._rebuilds, []
+        for task in rebuilds:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def _round(self) -> float | None:
+        """One feed batch for the projections this process leads; the next at once while the
+        feed has more, else after the idle interval or a hint. Leadership is looked at again
+        after each idle round, as a rebuild's switch or another process's end may change it."""
+        try:
+            if self._led is None:
+                self._led = await self._leading(self.leadership)
+            read, oldest = await self._step(self._led, self.batch_size)
+        except StaleCheckpoint:  # another leader, or a generation switch: look again
+            read, oldest = 0, None
+        except Exception:
+            self._led = None
+            await self.leadership.resign_all()  # a process that fails leads nothing meanwhile
+            raise
+        # Its lag: the age of the oldest event it had yet to apply (0 when caught up).
+        lag = 0.0 if oldest is None else (datetime.now(UTC) - oldest).total_seconds()
+        self.worker.report_lag(lag)
+        if read:
+            return 0.0
+        self._led = None
+        return None
 
     async def catch_up(
         self,
@@ -347,57 +355,54 @@ class Projections:
             self.model(name)
         total = 0
         deadline = time.monotonic() + timeout
-        async with self.pool.acquire() as lock_conn:
-            locks = _Locks(lock_conn)
+        async with Leadership(self.pool) as leadership:
 
             async def led() -> list[Worker]:
                 return [
-                    w
-                    for w in await self._active_workers(names)
-                    if await locks.acquire(w.checkpoint)
+                    w for w in await self._active_workers(names) if await leadership.lead(w.leader)
                 ]
 
-            try:
+            workers = await led()
+            while True:
+                read, _ = await self._step(workers, batch_size or self.batch_size)
+                total += read
+                if read:
+                    continue
+                if until is None:
+                    break
+                # Done once every named projection is led here and past ``until`` (or
+                # stopped by a poison event). A lock still held by a process that is going
+                # away, or an open transaction holding the horizon back, needs a moment.
+                if len(workers) == len(names) and all(
+                    w.cursor >= until or w.status == FAILED for w in workers
+                ):
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the projections did not reach {until} in {timeout} s")
+                await asyncio.sleep(0.01)
                 workers = await led()
-                while True:
-                    read = await self._step(workers, batch_size or self.batch_size)
-                    total += read
-                    if read:
-                        continue
-                    if until is None:
-                        break
-                    # Done once every named projection is led here and past ``until`` (or
-                    # stopped by a poison event). A lock still held by a process that is going
-                    # away, or an open transaction holding the horizon back, needs a moment.
-                    if len(workers) == len(names) and all(
-                        w.cursor >= until or w.status == FAILED for w in workers
-                    ):
-                        break
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(f"the projections did not reach {until} in {timeout} s")
-                    await asyncio.sleep(0.01)
-                    workers = await led()
-            finally:
-                await locks.release_all()
         return total
 
-    async def _step(self, workers: list[Worker], limit: int, *, fail_fast: bool = False) -> int:
-        """One feed batch for every running worker; the number of events of the log it covered
-        (of every type: those no projection needs are not even sent)."""
+    async def _step(
+        self, workers: list[Worker], limit: int, *, fail_fast: bool = False
+    ) -> tuple[int, datetime | None]:
+        """One feed batch for every running worker: the number of events of the log it covered
+        (of every type: those no projection needs are not even sent), and when the oldest
+        event it read was recorded (None if it read none)."""
         live = [w for w in workers if w.status in (RUNNING, REBUILDING)]
         if not live:
-            return 0
+            return 0, None
         needed = frozenset().union(*(w.model.handled for w in live))
         start = min(w.cursor for w in live)
         batch, end, covered = await self.events.read_feed_of(start, limit, sorted(needed))
         if end <= start:
-            return 0
+            return 0, None
         decoded = self._decode(batch, needed)
         for w in live:
             if end <= w.cursor:
                 continue
             await self._advance(w, batch, decoded, end, fail_fast=fail_fast)
-        return covered
+        return covered, batch[0].recorded_at if batch else None
 
     def _decode(
         self, batch: list[RecordedEvent], needed: frozenset[str]
@@ -525,24 +530,19 @@ class Projections:
         chosen = list(names or self.models)
         models = [self.model(n) for n in chosen]
         started = time.perf_counter()
-        async with self.pool.acquire() as lock_conn:
-            locks = _Locks(lock_conn)
-            try:
-                workers = [await self._begin_build(m, locks) for m in models]
-                head = (await self.events.feed_head())[1]
-                done = 0
-                while True:
-                    read = await self._step(workers, batch_size, fail_fast=True)
-                    if read:
-                        done += read
-                        if progress is not None:
-                            progress(done, max(head, done))
-                        continue
-                    if await self._switch_all(workers):
-                        break
-            finally:
-                with contextlib.suppress(Exception):
-                    await locks.release_all()
+        async with Leadership(self.pool) as leadership:
+            workers = [await self._begin_build(m, leadership) for m in models]
+            head = (await self.events.feed_head())[1]
+            done = 0
+            while True:
+                read, _ = await self._step(workers, batch_size, fail_fast=True)
+                if read:
+                    done += read
+                    if progress is not None:
+                        progress(done, max(head, done))
+                    continue
+                if await self._switch_all(workers):
+                    break
         return RebuildReport(
             names=tuple(chosen),
             generations={w.model.name: w.generation for w in workers},
@@ -550,14 +550,14 @@ class Projections:
             seconds=time.perf_counter() - started,
         )
 
-    async def _begin_build(self, model: ReadModel, locks: _Locks) -> Worker:
+    async def _begin_build(self, model: ReadModel, leadership: Leadership) -> Worker:
         async with self.pool.acquire() as conn, conn.transaction():
             active = await conn.fetchval(
                 "SELECT active FROM rm.projections WHERE name = $1 FOR UPDATE", model.name
             )
             generation = active + 1
             name = f"{model.name}@{generation}"
-            if not await locks.acquire(name):
+            if not await leadership.lead(leader_of(name)):
                 raise RebuildBusy(f"{model.name} is being rebuilt by another process")
             await model.truncate(conn, slot_of(generation))
             await conn.execute("DELETE FROM es.projection_checkpoints WHERE projection = $1", name)
@@ -642,15 +642,3 @@ class Projections:
                     )
                 )
         return out
-
-    async def _retrying(self, action: Callable[[], Awaitable[None]]) -> None:
-        while True:
-            try:
-                await action()
-                return
-            except _TRANSIENT as exc:
-                log.warning("projections: %s; retrying", exc)
-                await asyncio.sleep(self.retry_interval)
-            except asyncpg.UndefinedTableError:
-                log.error("projections: the read-model tables are missing: run the migrations")
-                await asyncio.sleep(self.retry_interval * 5)

@@ -9,19 +9,15 @@ connection (the others keep trying, and take over when it goes away).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import asyncpg
-
 from service.eventlog.log import EventLog
+from service.platform.leadership import Leadership
 from service.platform.worker_kit import Worker
 
-log = logging.getLogger(__name__)
-
-_LEADER = "SELECT pg_try_advisory_lock(hashtext('preferans:key-purger'))"
-_RESIGN = "SELECT pg_advisory_unlock(hashtext('preferans:key-purger'))"
+LEADER = "preferans:key-purger"
+"""The job's name in `service.platform.leadership`: one process of the deployment purges."""
 
 
 class KeyPurger:
@@ -42,42 +38,23 @@ class KeyPurger:
         self.batch = batch
         self.purged = 0
         """Keys this process has deleted."""
-        self._lock: asyncpg.Connection | None = None
-        """The connection holding the leader's lock, while this process leads."""
-        self.worker = Worker("key-purger", self._round, interval=interval, after=self._resign)
+        self.leadership = Leadership(log.pool)
+        self.worker = Worker(
+            "key-purger", self._round, interval=interval, after=self.leadership.resign_all
+        )
 
     async def run(self) -> None:
         await self.worker.run()
 
     async def _round(self) -> float | None:
-        """Purge once if this process leads (or can now lead): the leader keeps its lock, on a
-        connection of its own, until it fails or stops."""
-        if self._lock is None:
-            conn = await self.log.pool.acquire()
-            try:
-                leads = await conn.fetchval(_LEADER)
-            except BaseException:
-                await self.log.pool.release(conn)
-                raise
-            if not leads:
-                await self.log.pool.release(conn)
-                return None
-            self._lock = conn
+        """Purge once if this process leads (or can now lead)."""
+        if not await self.leadership.lead(LEADER):
+            return None
         try:
             self.purged += await self.log.purge_idempotency_keys(self.batch)
             if self.also is not None:
                 await self.also()
         except Exception:
-            await self._resign()  # the database is away: lead again once it is back
+            await self.leadership.resign(LEADER)  # the database is away: lead again once back
             raise
         return None
-
-    async def _resign(self) -> None:
-        lock, self._lock = self._lock, None
-        if lock is not None:
-            try:
-                await lock.fetchval(_RESIGN)
-            except Exception as exc:
-                log.warning("idempotency key purge: could not resign (%s)", exc)
-            finally:
-                await self.log.pool.release(lock)

@@ -43,6 +43,7 @@ from service.games.service import GameService
 from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.entropy import SYSTEM_ENTROPY, Entropy
+from service.platform.leases import Lease
 from service.platform.lru import Lru
 from service.platform.metrics import BOT_THINK_SECONDS, TIMEOUTS_PENDING
 from service.platform.worker_kit import Worker
@@ -65,12 +66,6 @@ class _Sql:
         due = f"{column} + interval '{pace:.3f} seconds'"
         self.passes_now = column == "due_at"
         now = "to_timestamp({}::float8 / 1000)" if self.passes_now else "now()"
-        self.claim = f"""
-UPDATE api.games SET {column} = {now.format("$3")} + make_interval(secs => $2)
- WHERE game_id IN (SELECT game_id FROM api.games
-                    WHERE {column} <= {now.format("$3")} - interval '{pace:.3f} seconds'
-                    ORDER BY {column} LIMIT $1 FOR UPDATE SKIP LOCKED)
-RETURNING game_id"""
         # How long until the next is due, and how many tables wait on a time (the metrics').
         self.next = (
             f"SELECT extract(epoch FROM min({due}) - {now.format('$1')})::float8, count({column})"
@@ -129,7 +124,10 @@ class Steward:
         self.pool = pool
         self.duty = duty
         self.bots = bots
-        self._sql = _Sql(_COLUMN[duty], max(0.0, pace) if duty == "bots" else 0.0)
+        self._pace = max(0.0, pace) if duty == "bots" else 0.0
+        self._sql = _Sql(_COLUMN[duty], self._pace)
+        self._claim = Lease("api.games", key="game_id", due=_COLUMN[duty])
+        """The claim of the games due (``pace`` ago), leased ``lease`` seconds."""
         self.poll_interval = poll_interval
         self.lease = lease
         self.batch = batch
@@ -145,6 +143,11 @@ class Steward:
         """The time the duty's statements compare with, if it is the steward's clock's."""
         return (self.clock.now_ms(),) if self._sql.passes_now else ()
 
+    def _now_ms(self) -> int | None:
+        """The time the duty's lease compares with: the steward's clock's, or None for the
+        database's."""
+        return self.clock.now_ms() if self._sql.passes_now else None
+
     def hint(self, *_: object) -> None:
         """Something was appended: a deadline may have moved nearer."""
         self.worker.hint()
@@ -154,10 +157,13 @@ class Steward:
 
     async def _round(self) -> float | None:
         """Serve the tables due now; the seconds until the next is due (None: not known)."""
-        due = [
-            r[0]
-            for r in await self.pool.fetch(self._sql.claim, self.batch, self.lease, *self._now())
-        ]
+        claimed = await self._claim.claim(
+            self.pool, seconds=self.lease, limit=self.batch, now_ms=self._now_ms(),
+            grace=self._pace,
+        )  # fmt: skip
+        # Its lag: how late it comes to the table that waited longest (0 when none is due).
+        self.worker.report_lag(max((r["overdue"] for r in claimed), default=0.0))
+        due = [r["game_id"] for r in claimed]
         if due:
             await asyncio.gather(*(self._serve(game_id) for game_id in due))
             if len(due) == self.batch:

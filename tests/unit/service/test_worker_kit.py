@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from service.platform.metrics import WORKER_ERRORS, WORKER_ROUNDS
+from service.platform.metrics import WORKER_ERRORS, WORKER_LAG_SECONDS, WORKER_ROUNDS
 from service.platform.worker_kit import Worker
 
 
@@ -86,3 +86,14 @@ async def test_pace_batches_hints_and_after_runs_when_the_worker_is_cancelled() 
     with pytest.raises(asyncio.CancelledError):
         await task
     assert let_go.is_set()
+
+
+def test_a_workers_lag_is_its_gauge_never_below_zero() -> None:
+    async def step() -> float | None:
+        return None
+
+    worker = Worker("test-lag", step, interval=1.0)
+    worker.report_lag(2.5)
+    assert WORKER_LAG_SECONDS.labels("test-lag")._value.get() == 2.5
+    worker.report_lag(-0.2)  # two clocks a little apart: caught up
+    assert WORKER_LAG_SECONDS.labels("test-lag")._value.get() == 0.0

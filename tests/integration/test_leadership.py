@@ -1,0 +1,79 @@
+"""Leadership (`service.platform.leadership`) against the real database: one leader per name,
+held across rounds on one connection, handed over on resigning, and won again by another
+process when the leader's connection drops."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from service.platform.leadership import Leadership
+
+pytestmark = pytest.mark.integration
+
+_HOLDERS = """
+SELECT pid FROM pg_locks
+ WHERE locktype = 'advisory' AND granted
+   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"""
+
+
+async def test_one_process_leads_a_name_until_it_resigns_then_another_does(
+    app_pool: asyncpg.Pool,
+) -> None:
+    first, second = Leadership(app_pool), Leadership(app_pool)
+    async with first, second:
+        assert await first.lead("job")
+        assert await first.lead("job")  # held across rounds: asking again keeps it
+        assert not await second.lead("job")
+        assert second.held == frozenset()
+        await first.resign("job")
+        assert await second.lead("job")
+        assert not await first.lead("job")
+
+
+async def test_names_are_led_apart_over_one_connection_given_back_when_all_are_resigned(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool
+) -> None:
+    first, second = Leadership(app_pool), Leadership(app_pool)
+    async with first, second:
+        assert await first.lead("proj:sheet@1") and await first.lead("proj:stats@1")
+        assert await second.lead("proj:ratings@1")
+        assert not await second.lead("proj:sheet@1")
+        assert first.held == {"proj:sheet@1", "proj:stats@1"}
+        assert len(set(await pool.fetch(_HOLDERS))) == 2  # one connection per leading process
+    assert await pool.fetch(_HOLDERS) == []
+
+
+async def test_a_process_that_leads_nothing_holds_no_connection(app_pool: asyncpg.Pool) -> None:
+    leader, other = Leadership(app_pool), Leadership(app_pool)
+    async with leader, other:
+        assert await leader.lead("job")
+        for _ in range(3):
+            assert not await other.lead("job")
+            assert app_pool.get_size() - app_pool.get_idle_size() == 1  # the leader's alone
+
+
+async def test_when_the_leaders_connection_drops_another_leads_and_the_old_leader_learns_it(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool
+) -> None:
+    leader, other = Leadership(app_pool), Leadership(app_pool)
+    async with leader, other:
+        assert await leader.lead("job")
+        [holder] = await pool.fetch(_HOLDERS)
+        assert await pool.fetchval("SELECT pg_terminate_backend($1)", holder["pid"])
+        async with asyncio.timeout(10):
+            while not await other.lead("job"):  # the server frees the lock as the session ends
+                await asyncio.sleep(0.01)
+        lost = False
+        async with asyncio.timeout(10):
+            while not lost:
+                try:
+                    assert not await leader.lead("job")
+                    lost = True
+                except (asyncpg.PostgresConnectionError, asyncpg.InterfaceError):
+                    await asyncio.sleep(0.01)  # it met the dropped link first: it stands again
+        assert leader.held == frozenset()
+        await other.resign("job")
+        assert await leader.lead("job")  # elected again, on a new connection
