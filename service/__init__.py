@@ -61,7 +61,11 @@ module is named here). docs/architecture.md draws it::
         rate_limits     limits per token and address, counted in PostgreSQL
         edge            what every request meets first (an ASGI middleware): strict input, limits
         auth            bearer tokens: who is calling
-        schemas         the wire types: msgspec Structs for every request and response body
+        schemas/        the wire types: msgspec Structs for every request and response body
+            text        the shared field types: a card, a bid, a name, a seat
+            actions     a seat's action bodies, one to one with the domain's seat commands
+            players, games, read_models
+                        the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
         games, table, actions, views, events, players, read_models
                         the controllers, one module per resource

@@ -21,7 +21,7 @@ from litestar.response import Stream
 
 from service.api.common import PRIVATE
 from service.api.errors import problem_responses
-from service.api.schemas import EventPage
+from service.api.schemas.games import EventPage
 from service.exceptions import BadRequest
 from service.games.live import Live
 from service.games.service import GameService, SeenEvent

@@ -19,7 +19,7 @@ from service.api.common import (
     send,
 )
 from service.api.errors import problem_responses
-from service.api.schemas import GameOutcome, GamePage, JoinGame, NewGame
+from service.api.schemas.games import GameOutcome, GamePage, JoinGame, NewGame
 from service.eventlog.handler import request_hash
 from service.games.dealing import Layout
 from service.games.lobby import Lobby

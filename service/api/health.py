@@ -9,7 +9,7 @@ from litestar import Controller, get
 from litestar.di import NamedDependency
 
 from service.api.errors import problem_responses
-from service.api.schemas import Health
+from service.api.schemas.games import Health
 from service.eventlog.log import EventLog
 from service.exceptions import Unavailable
 from service.platform.database import schema_revision

@@ -30,7 +30,8 @@ from litestar._openapi.schema_generation.schema import SchemaCreator
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import game, rules
-from service.api import schemas as wire
+from service.api.schemas import actions as wire_actions
+from service.api.schemas import games as wire_games
 from service.games.lobby import NoteKind
 
 Schema = dict[str, Any]
@@ -101,8 +102,15 @@ def finish(document: Schema) -> Schema:
             }
     schemas["GameStreamFrame"] = _game_frame(schemas)
     schemas["NotificationFrame"] = _notification_frame()
-    raspasy_overrides = typing.get_args(typing.get_type_hints(wire.RulesOverrides)["raspasy"])[0]
-    for cls in (rules.RaspasyRules, raspasy_overrides, wire.LayoutIn, wire.DiscardAction):
+    raspasy_overrides = typing.get_args(
+        typing.get_type_hints(wire_games.RulesOverrides)["raspasy"]
+    )[0]
+    for cls in (
+        rules.RaspasyRules,
+        raspasy_overrides,
+        wire_games.LayoutIn,
+        wire_actions.DiscardAction,
+    ):
         _nested_items(schemas, cls)
     for name in _request_schemas(doc):
         schema = schemas[name]

@@ -84,25 +84,36 @@ def _stdlib(name: str) -> bool:
 # --- the map ---------------------------------------------------------------------------------
 
 _ROOM_LINE = re.compile(r"^    (?P<room>[a-z_]+)/\s")
-_MODULE_LINE = re.compile(r"^(?P<indent> {4}| {8})(?P<names>[a-z_]+(?:, [a-z_]+)*)(?:\s{2,}|$)")
+_PACKAGE_LINE = re.compile(r"^        (?P<package>[a-z_]+)/\s")  # a package inside a room
+_MODULE_LINE = re.compile(
+    r"^(?P<indent> {4}| {8}| {12})(?P<names>[a-z_]+(?:, [a-z_]+)*)(?:\s{2,}|$)"
+)
 
 
 def mapped_modules(docstring: str) -> set[str]:
     """The modules the drawing names, as paths under service/ (``games/lobby``, ``app``)."""
     found: set[str] = set()
     room: str | None = None
+    package: str | None = None
     for line in docstring.splitlines():
         if m := _ROOM_LINE.match(line):
-            room = m["room"]
+            room, package = m["room"], None
             found.add(f"{room}/__init__")
+            continue
+        if room is not None and (m := _PACKAGE_LINE.match(line)):
+            package = f"{room}/{m['package']}"
+            found.add(f"{package}/__init__")
             continue
         if m := _MODULE_LINE.match(line):
             names = m["names"].split(", ")
             if len(m["indent"]) == 4:
-                room = None
+                room = package = None
                 found.update(names)
-            elif room is not None:
+            elif len(m["indent"]) == 8 and room is not None:
+                package = None
                 found.update(f"{room}/{name}" for name in names)
+            elif package is not None:
+                found.update(f"{package}/{name}" for name in names)
     return found
 
 
@@ -127,6 +138,17 @@ def test_the_map_reader_sees_rooms_and_lists() -> None:
     )
     assert mapped_modules(drawing) == {
         "exceptions", "games/__init__", "games/lobby", "games/a", "games/b", "app",
+    }  # fmt: skip
+
+
+def test_the_map_reader_sees_packages_inside_rooms() -> None:
+    drawing = (
+        "    api/   y\n        errors   z\n        schemas/   wire\n            text   t\n"
+        "            games, players\n                        continued\n        common   c\n"
+    )
+    assert mapped_modules(drawing) == {
+        "api/__init__", "api/errors", "api/schemas/__init__", "api/schemas/text",
+        "api/schemas/games", "api/schemas/players", "api/common",
     }  # fmt: skip
 
 

@@ -1,0 +1,13 @@
+"""The API's wire types, one module per resource: msgspec Structs for every request and
+response body of /v1.
+
+    text         the shared field types: a card, a bid, a name, a seat
+    actions      a seat's action bodies and their one-to-one map to the domain's seat commands
+    players      players, tokens, a player's games, notifications, invites
+    games        a new game and its rules overrides, a game's outcome, snapshot and event pages
+    read_models  ratings and the leaderboard
+
+Request bodies forbid unknown fields, so a typo (or a ``seat``, which always comes from the
+token) fails loudly with 400. Responses may gain fields within /v1; clients ignore the ones they
+do not know. JSON names are snake_case throughout, like the domain's.
+"""

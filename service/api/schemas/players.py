@@ -1,0 +1,119 @@
+"""Players, their tokens and games, notifications and invites on the wire."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from service.api.schemas.text import Name
+from service.games.lobby import GameSummary, NoteKind
+from service.players.accounts import PlayerKind, Scope, TokenInfo
+
+
+class NewPlayer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: Name
+    kind: Literal["human", "program"] = "human"
+    """``program``: a program that plays through the API; shown and rated as a bot."""
+    device: Name = "first device"
+    """The name of the first token (the device it is for)."""
+
+
+class PlayerCreated(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    kind: Literal["human", "program"] = "human"
+    token: str
+    """The bearer token: shown this once, stored only as a hash. Send it as
+    ``Authorization: Bearer <token>``."""
+    token_id: str
+    """The token's id, to revoke it (``DELETE /v1/players/me/tokens/{id}``)."""
+
+
+class Me(msgspec.Struct, frozen=True, kw_only=True):
+    """The caller, and the token he called with."""
+
+    id: str
+    name: str
+    kind: PlayerKind
+    token: TokenInfo
+
+
+class NewToken(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: Name
+    """The device or program it is for."""
+    scope: Scope = "play"
+    """``play``: everything; ``read``: reads only (a spectator's screen, a statistics tool)."""
+
+
+class TokenCreated(msgspec.Struct, frozen=True, kw_only=True):
+    token: str
+    """Shown this once, stored only as a hash."""
+    info: TokenInfo
+
+
+class TokenList(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[TokenInfo]
+    """Every token of the caller, revoked ones included, oldest first."""
+
+
+class MyGame(msgspec.Struct, frozen=True, kw_only=True):
+    game: GameSummary
+    seat: int | None
+    """The caller's seat."""
+    my_turn: bool
+    """Whether the caller is to act (a move, or a claim to answer)."""
+
+
+class MyGames(msgspec.Struct, frozen=True, kw_only=True):
+    """The caller's games."""
+
+    active: list[MyGame]
+    """Every game not finished: those where it is the caller's turn first, then by deadline.
+    Only on the first page."""
+    finished: list[MyGame]
+    """A page of the finished ones, newest first."""
+    next_cursor: str | None
+    """Pass as ``cursor`` for the next page of finished games; null on the last."""
+
+
+class Notification(msgspec.Struct, frozen=True, kw_only=True):
+    """One of the caller's notifications (also the ``data`` of a per-player SSE event)."""
+
+    seq: int
+    """1, 2, 3 … per player, without gaps: the SSE event id and the ``cursor`` of the next poll."""
+    kind: NoteKind
+    game_id: uuid.UUID | None
+    data: dict[str, Any]
+    """``your_turn`` / ``claim``: ``seat``, ``deadline`` (ms since the epoch, or null), the
+    game's ``version``; ``claim`` also ``by``, ``tricks``, ``remaining``; ``game_ended``:
+    ``result`` (whists); ``player_*``: the ``seat`` and ``player``; ``invited``: ``by``,
+    ``expires_at``."""
+    created_at: datetime
+
+
+class NotificationPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[Notification]
+    last_seq: Annotated[
+        int,
+        msgspec.Meta(
+            description="The seq of the last item, or the `cursor` sent if there is none: pass "
+            "it as `cursor` to poll for what comes next."
+        ),
+    ]
+
+
+class NewInvite(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    player: uuid.UUID | None = None
+    """Invite this player only (he is notified); anyone holding the code, if omitted."""
+    expires_in: Annotated[int, msgspec.Meta(ge=60, le=30 * 86_400)] = 7 * 86_400
+    """Seconds the code seats its holder."""
+
+
+class InviteView(msgspec.Struct, frozen=True, kw_only=True):
+    """What an invite code opens."""
+
+    game: GameSummary
+    expired: bool
