@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import subprocess
@@ -335,12 +336,32 @@ def write_openapi(path: Path = OPENAPI_PATH) -> bool:
     return True
 
 
+GC_THRESHOLDS = (10_000, 50, 100)
+"""The collector's thresholds in a server process (CPython's are 700, 10, 10). Measured in a
+granian worker under bench/bench_api.py's load, the heap frozen, the collector's own CPU per
+request: 0.071 ms a command and 0.024 ms a seat view at 700/10/10, 0.029 and 0.001 at
+2,000/20/100, 0.007 and 0.001 here (50,000 saves nothing more and holds cycles longer)."""
+
+
+@contextlib.asynccontextmanager
+async def _frozen_heap(app: Litestar) -> AsyncIterator[None]:
+    """Once started, every object alive (modules, the app, its routes, the pool, the caches) is
+    moved out of the collector's sight (`gc.freeze`): an older generation's collection then
+    walks only what came later. Measured: the collector's CPU per seat view 0.068 ms unfrozen,
+    0.024 ms frozen (thresholds 700/10/10)."""
+    gc.collect()
+    gc.freeze()
+    yield
+
+
 def serve_app() -> Litestar:
-    """The app of one server process, from the environment (granian's factory target)."""
+    """The app of one server process, from the environment (granian's factory target), its
+    garbage collector tuned (`GC_THRESHOLDS`, `_frozen_heap`)."""
     die_with_parent()
     settings = Settings.from_env()
     configure_logging(settings)
-    return create_app(settings)
+    gc.set_threshold(*GC_THRESHOLDS)
+    return create_app(settings, lifespans=[_frozen_heap])
 
 
 def run(settings: Settings) -> None:
