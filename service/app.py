@@ -58,7 +58,7 @@ from service.api.errors import EXCEPTION_HANDLERS
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
 from service.api.health import HealthController
-from service.api.observability import MetricsController, RequestIds, prometheus_config
+from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
@@ -193,13 +193,8 @@ def create_app(
                 yield
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
-    # Outermost first: the request id, then the request's metrics, then the edge's limits.
-    middleware: list[Any] = [RequestIds]
     plugins: list[Any] = []
-    service_routes: list[ControllerRouterHandler] = []
-    if settings.metrics:
-        middleware.append(prometheus_config().middleware)
-        service_routes.append(MetricsController)
+    service_routes: list[ControllerRouterHandler] = [MetricsController] if settings.metrics else []
     if configure_tracing(settings) if tracing is None else tracing:
         from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
 
@@ -216,12 +211,12 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=MAX_BODY_BYTES,
         middleware=[
-            *middleware,
             DefineMiddleware(
                 Edge,  # type: ignore[arg-type]  # a plain ASGI middleware class
                 limiter=_limiter_of,
                 body_timeout=settings.body_timeout,
                 max_body=MAX_BODY_BYTES,
+                metrics=settings.metrics,
             ),
         ],
         plugins=plugins,
