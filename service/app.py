@@ -227,7 +227,25 @@ def create_app(
         debug=debug,
     )
     _allow_every_method(app)
+    _resolve_in_order(app)
     return app
+
+
+def _resolve_in_order(app: Litestar) -> None:
+    """Have each route resolve its dependencies one after the other. Litestar resolves the
+    independent ones of a batch concurrently, in an anyio TaskGroup made per request, which
+    costs more than the dependencies themselves: they are the collaborators (read from the
+    app's state) and at most one lookup of the caller's token. Measured with py-spy on a 304:
+    the TaskGroup was 8% of the worker's samples."""
+    for route in app.routes:
+        for _, kwargs_model in getattr(route, "route_handler_map", {}).values():
+            batches = kwargs_model.dependency_batches
+            if any(len(batch) > 1 for batch in batches):
+                kwargs_model.dependency_batches = [
+                    {dependency}
+                    for batch in batches
+                    for dependency in sorted(batch, key=lambda d: d.key)
+                ]
 
 
 def _allow_every_method(app: Litestar) -> None:
