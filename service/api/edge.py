@@ -6,6 +6,11 @@
 - **Rate limits** per token and per client address, reads and writes apart
   (`service.api.rate_limits`): over the limit is 429 with ``Retry-After``; every limited response
   carries the ``RateLimit`` and ``RateLimit-Policy`` fields of the IETF draft.
+- **Conditional reads answered from memory**: a GET route whose handler's ``opt`` names an
+  ``unchanged`` function (the game's view, `service.api.views.unchanged_game`) has its 304
+  sent from here when that function knows the answer, before any of Litestar's per-request
+  work (the request object, dependencies, the handler, the response object); otherwise the
+  request goes the full way, which answers the same.
 - **Bodies**: a request with a body must say ``application/json`` (415), send it whole within
   ``body_timeout`` seconds (408; a client that announces ``Content-Length: 10`` and sends
   nothing no longer holds a connection open), stay under ``max_body`` bytes (413) and nest no
@@ -112,6 +117,15 @@ class Edge:
                     )
                     await _refuse(sending, refusal, path)
                     return
+            if headers.if_none_match is not None and method == "GET":
+                unchanged = scope["route_handler"].opt.get("unchanged")
+                if unchanged is not None and not scope["query_string"]:
+                    found = unchanged(scope, headers.authorization, headers.if_none_match)
+                    if found is not None:
+                        await sending({"type": "http.response.start", "status": 304,
+                                       "headers": found})  # fmt: skip
+                        await sending({"type": "http.response.body", "body": b""})
+                        return
             if method in _BODY_METHODS and headers.has_body:
                 try:
                     body = await self._body(headers, receive)
@@ -161,11 +175,15 @@ class Edge:
 class _Headers:
     """The few request headers the edge reads, found in one pass."""
 
-    __slots__ = ("authorization", "chunked", "content_length", "content_type", "request_id")
+    __slots__ = (
+        "authorization", "chunked", "content_length", "content_type", "if_none_match",
+        "request_id",
+    )  # fmt: skip
 
     def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
         self.authorization = self.content_length = self.content_type = b""
         self.request_id: bytes | None = None
+        self.if_none_match: bytes | None = None
         self.chunked = False
         for key, value in raw:
             if key == b"authorization":
@@ -176,6 +194,8 @@ class _Headers:
                 self.content_type = bytes(value)
             elif key == b"x-request-id":
                 self.request_id = bytes(value)
+            elif key == b"if-none-match":
+                self.if_none_match = bytes(value)
             elif key == b"transfer-encoding":
                 self.chunked = bool(value)
 
