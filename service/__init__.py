@@ -59,7 +59,8 @@ module is named here). docs/architecture.md draws it::
     api/                all of HTTP: controllers per resource, schemas, auth, errors
         errors          the one place that maps every error to problem+json
         rate_limits     limits per token and address, counted in PostgreSQL
-        edge            what every request meets first (an ASGI middleware): strict input, limits
+        edge            what every request meets first (the one ASGI middleware): its id and
+                        metrics, limits, strict input, a game's 304 from memory
         auth            bearer tokens: who is calling
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import subprocess
@@ -57,7 +58,7 @@ from service.api.errors import EXCEPTION_HANDLERS
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController
 from service.api.health import HealthController
-from service.api.observability import MetricsController, RequestIds, prometheus_config
+from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
@@ -192,13 +193,8 @@ def create_app(
                 yield
 
     v1 = Router(path="/v1", route_handlers=[*V1_ROUTE_HANDLERS, *extra_route_handlers])
-    # Outermost first: the request id, then the request's metrics, then the edge's limits.
-    middleware: list[Any] = [RequestIds]
     plugins: list[Any] = []
-    service_routes: list[ControllerRouterHandler] = []
-    if settings.metrics:
-        middleware.append(prometheus_config().middleware)
-        service_routes.append(MetricsController)
+    service_routes: list[ControllerRouterHandler] = [MetricsController] if settings.metrics else []
     if configure_tracing(settings) if tracing is None else tracing:
         from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
 
@@ -215,12 +211,12 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=MAX_BODY_BYTES,
         middleware=[
-            *middleware,
             DefineMiddleware(
                 Edge,  # type: ignore[arg-type]  # a plain ASGI middleware class
                 limiter=_limiter_of,
                 body_timeout=settings.body_timeout,
                 max_body=MAX_BODY_BYTES,
+                metrics=settings.metrics,
             ),
         ],
         plugins=plugins,
@@ -231,7 +227,25 @@ def create_app(
         debug=debug,
     )
     _allow_every_method(app)
+    _resolve_in_order(app)
     return app
+
+
+def _resolve_in_order(app: Litestar) -> None:
+    """Have each route resolve its dependencies one after the other. Litestar resolves the
+    independent ones of a batch concurrently, in an anyio TaskGroup made per request, which
+    costs more than the dependencies themselves: they are the collaborators (read from the
+    app's state) and at most one lookup of the caller's token. Measured with py-spy on a 304:
+    the TaskGroup was 8% of the worker's samples."""
+    for route in app.routes:
+        for _, kwargs_model in getattr(route, "route_handler_map", {}).values():
+            batches = kwargs_model.dependency_batches
+            if any(len(batch) > 1 for batch in batches):
+                kwargs_model.dependency_batches = [
+                    {dependency}
+                    for batch in batches
+                    for dependency in sorted(batch, key=lambda d: d.key)
+                ]
 
 
 def _allow_every_method(app: Litestar) -> None:
@@ -335,12 +349,32 @@ def write_openapi(path: Path = OPENAPI_PATH) -> bool:
     return True
 
 
+GC_THRESHOLDS = (10_000, 50, 100)
+"""The collector's thresholds in a server process (CPython's are 700, 10, 10). Measured in a
+granian worker under bench/bench_api.py's load, the heap frozen, the collector's own CPU per
+request: 0.071 ms a command and 0.024 ms a seat view at 700/10/10, 0.029 and 0.001 at
+2,000/20/100, 0.007 and 0.001 here (50,000 saves nothing more and holds cycles longer)."""
+
+
+@contextlib.asynccontextmanager
+async def _frozen_heap(app: Litestar) -> AsyncIterator[None]:
+    """Once started, every object alive (modules, the app, its routes, the pool, the caches) is
+    moved out of the collector's sight (`gc.freeze`): an older generation's collection then
+    walks only what came later. Measured: the collector's CPU per seat view 0.068 ms unfrozen,
+    0.024 ms frozen (thresholds 700/10/10)."""
+    gc.collect()
+    gc.freeze()
+    yield
+
+
 def serve_app() -> Litestar:
-    """The app of one server process, from the environment (granian's factory target)."""
+    """The app of one server process, from the environment (granian's factory target), its
+    garbage collector tuned (`GC_THRESHOLDS`, `_frozen_heap`)."""
     die_with_parent()
     settings = Settings.from_env()
     configure_logging(settings)
-    return create_app(settings)
+    gc.set_threshold(*GC_THRESHOLDS)
+    return create_app(settings, lifespans=[_frozen_heap])
 
 
 def run(settings: Settings) -> None:

@@ -207,7 +207,8 @@ def _bot_steward(services: Services) -> Steward:
 async def _api(services: Services, live_poll_interval: float, live_queue_size: int) -> None:
     settings, pool, events = services.settings, services.pool, services.events
     services.lobby = Lobby(pool)
-    services.players = players = Players(pool)
+    # Cached tokens are trusted while the live poller hears revocations (its LISTEN).
+    services.players = players = Players(pool, hearing=lambda: events.heads.listening)
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()
     await bots.ensure(pool)

@@ -13,6 +13,9 @@ Two Litestar dependencies:
 - ``viewer``: the same, or None without an Authorization header (a spectator may read a game);
   a token that is sent but unknown is still 401, so a client never mistakes a typo for
   spectating.
+
+`admitted_viewer` says, with no lookup, whether ``viewer`` would admit a request (the edge's
+304, `service.api.views.unchanged_game`).
 """
 
 from __future__ import annotations
@@ -64,6 +67,19 @@ async def viewer(
     if player is None:
         raise Unauthenticated("this bearer token is not one we issued, or it was revoked")
     return player
+
+
+def admitted_viewer(authorization: bytes, players: Players) -> bool:
+    """Whether ``viewer`` would admit a request with this Authorization header (``b""``: none)
+    without a lookup: no header (a spectator), or a token `Players.known_caller` knows. False
+    means only that the full way must tell (a lookup, maybe a 401)."""
+    if not authorization:
+        return True
+    scheme, _, token = authorization.decode("latin-1").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 512:
+        return False
+    return players.known_caller(token) is not None
 
 
 DEPENDENCIES = {"caller": Provide(caller), "viewer": Provide(viewer)}

@@ -206,6 +206,8 @@ def _integral(value: Any) -> Any:
 def refuse_unknown_query_parameters(request: Request[Any, Any, Any]) -> None:
     """400 for a query parameter the route does not take (a typo such as ``?limt=5`` would
     otherwise pass unnoticed)."""
+    if not request.scope["query_string"]:
+        return None  # most requests: no MultiDict made to learn it (py-spy: 3.7% of a 304's)
     sent = request.query_params.keys()
     if not sent:
         return None

@@ -1,12 +1,24 @@
-"""The edge: what every request meets before the API reads it (an ASGI middleware).
+"""The edge: what every request meets before the API reads it, in one ASGI middleware.
 
+- **The request id and the request metrics** (`service.api.observability`): the id is set for
+  the request's logs and events and echoed as ``X-Request-ID``; the request is counted and
+  timed per route template, and logged once.
 - **Rate limits** per token and per client address, reads and writes apart
   (`service.api.rate_limits`): over the limit is 429 with ``Retry-After``; every limited response
   carries the ``RateLimit`` and ``RateLimit-Policy`` fields of the IETF draft.
+- **Conditional reads answered from memory**: a GET route whose handler's ``opt`` names an
+  ``unchanged`` function (the game's view, `service.api.views.unchanged_game`) has its 304
+  sent from here when that function knows the answer, before any of Litestar's per-request
+  work (the request object, dependencies, the handler, the response object); otherwise the
+  request goes the full way, which answers the same.
 - **Bodies**: a request with a body must say ``application/json`` (415), send it whole within
   ``body_timeout`` seconds (408; a client that announces ``Content-Length: 10`` and sends
   nothing no longer holds a connection open), stay under ``max_body`` bytes (413) and nest no
   deeper than ``max_depth`` (400: msgspec would recurse as deep as the JSON goes).
+
+One middleware rather than three: each layer of Litestar's stack costs a call, a wrapped
+``send`` and a pass over the headers per request; here the headers are read once and ``send``
+is wrapped once.
 
 The server in front (granian) bounds the rest: headers within a time, idle keep-alive
 connections, and how many requests a process serves at once. Refusals are problem+json, mapped
@@ -17,10 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from service.api.errors import raw_problem
+from service.api.observability import METRICS_PATH, log_access, request_id_of, request_metrics
 from service.api.rate_limits import RateLimiter, Verdict
 from service.exceptions import (
     PayloadTooLarge,
@@ -29,6 +43,7 @@ from service.exceptions import (
     TooDeep,
     UnsupportedMediaType,
 )
+from service.platform.telemetry import request_id
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -43,7 +58,7 @@ _LIMITED = "/v1/"
 
 class Edge:
     """The ASGI middleware (see the module docstring). ``limiter`` gives the app's rate
-    limiter, or None while limits are off."""
+    limiter, or None while limits are off; ``metrics`` says whether requests are counted."""
 
     def __init__(
         self,
@@ -53,47 +68,83 @@ class Edge:
         body_timeout: float = 10.0,
         max_body: int = 64 * 1024,
         max_depth: int = 32,
+        metrics: bool = True,
     ) -> None:
         self.app = app
         self.limiter = limiter
         self.body_timeout = body_timeout
         self.max_body = max_body
         self.max_depth = max_depth
+        self.metrics = request_metrics() if metrics else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = time.perf_counter()
         path: str = scope["path"]
         method: str = scope["method"]
+        headers = _Headers(scope["headers"])
+        rid = request_id_of(headers.request_id)
+        token = request_id.set(rid)
+        metrics = self.metrics if path != METRICS_PATH else None
+        route: str = scope.get("path_template", path)
+        if metrics is not None:
+            metrics.started(method, route)
         verdict: Verdict | None = None
-        limiter = self.limiter(scope) if path.startswith(_LIMITED) else None
-        if limiter is not None and method != "OPTIONS":
-            verdict = limiter.hit("reads" if method in _READS else "writes", _subjects(scope))
-            if not verdict.allowed:
-                refusal = RateLimited(
-                    f"over {verdict.policy.limit} {verdict.policy.name} per "
-                    f"{verdict.policy.window} s",
-                    retry_after=verdict.reset,
-                )
-                await _refuse(send, refusal, path, verdict)
-                return
-        if method in _BODY_METHODS and _has_body(scope):
-            try:
-                body = await self._body(scope, receive)
-            except (RequestTimeout, PayloadTooLarge, UnsupportedMediaType, TooDeep) as exc:
-                await _refuse(send, exc, path, verdict)
-                return
-            receive = _replay(body, receive)
-        if verdict is not None:
-            send = _with_rate_headers(send, verdict)
-        await self.app(scope, receive, send)
+        status = 500
+        extra = [(b"x-request-id", rid.encode())]
 
-    async def _body(self, scope: Scope, receive: Receive) -> bytes:
-        content_type = _header(scope, b"content-type").split(b";", 1)[0].strip().lower()
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        try:
+            limiter = self.limiter(scope) if path.startswith(_LIMITED) else None
+            if limiter is not None and method != "OPTIONS":
+                verdict = limiter.hit(
+                    "reads" if method in _READS else "writes", _subjects(scope, headers)
+                )
+                extra += _rate_headers(verdict)
+                if not verdict.allowed:
+                    refusal = RateLimited(
+                        f"over {verdict.policy.limit} {verdict.policy.name} per "
+                        f"{verdict.policy.window} s",
+                        retry_after=verdict.reset,
+                    )
+                    await _refuse(sending, refusal, path)
+                    return
+            if headers.if_none_match is not None and method == "GET":
+                unchanged = scope["route_handler"].opt.get("unchanged")
+                if unchanged is not None and not scope["query_string"]:
+                    found = unchanged(scope, headers.authorization, headers.if_none_match)
+                    if found is not None:
+                        await sending({"type": "http.response.start", "status": 304,
+                                       "headers": found})  # fmt: skip
+                        await sending({"type": "http.response.body", "body": b""})
+                        return
+            if method in _BODY_METHODS and headers.has_body:
+                try:
+                    body = await self._body(headers, receive)
+                except (RequestTimeout, PayloadTooLarge, UnsupportedMediaType, TooDeep) as exc:
+                    await _refuse(sending, exc, path)
+                    return
+                receive = _replay(body, receive)
+            await self.app(scope, receive, sending)
+        finally:
+            if metrics is not None:
+                metrics.ended(method, route, status, time.perf_counter() - started)
+            log_access(method, path, status, started)
+            request_id.reset(token)
+
+    async def _body(self, headers: _Headers, receive: Receive) -> bytes:
+        content_type = headers.content_type.split(b";", 1)[0].strip().lower()
         if content_type != b"application/json" and not content_type.endswith(b"+json"):
             raise UnsupportedMediaType("request bodies are application/json")
-        length = _header(scope, b"content-length")
+        length = headers.content_length
         if length.isdigit() and int(length) > self.max_body:
             raise PayloadTooLarge(f"request bodies are at most {self.max_body} bytes")
         chunks: list[bytes] = []
@@ -121,25 +172,45 @@ class Edge:
         return body
 
 
-def _header(scope: Scope, name: bytes) -> bytes:
-    for key, value in scope["headers"]:
-        if key == name:
-            return bytes(value)
-    return b""
+class _Headers:
+    """The few request headers the edge reads, found in one pass."""
+
+    __slots__ = (
+        "authorization", "chunked", "content_length", "content_type", "if_none_match",
+        "request_id",
+    )  # fmt: skip
+
+    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
+        self.authorization = self.content_length = self.content_type = b""
+        self.request_id: bytes | None = None
+        self.if_none_match: bytes | None = None
+        self.chunked = False
+        for key, value in raw:
+            if key == b"authorization":
+                self.authorization = bytes(value)
+            elif key == b"content-length":
+                self.content_length = bytes(value)
+            elif key == b"content-type":
+                self.content_type = bytes(value)
+            elif key == b"x-request-id":
+                self.request_id = bytes(value)
+            elif key == b"if-none-match":
+                self.if_none_match = bytes(value)
+            elif key == b"transfer-encoding":
+                self.chunked = bool(value)
+
+    @property
+    def has_body(self) -> bool:
+        length = self.content_length
+        return (length != b"" and length != b"0") or self.chunked
 
 
-def _has_body(scope: Scope) -> bool:
-    length = _header(scope, b"content-length")
-    return (length != b"" and length != b"0") or bool(_header(scope, b"transfer-encoding"))
-
-
-def _subjects(scope: Scope) -> list[str]:
+def _subjects(scope: Scope, headers: _Headers) -> list[str]:
     """Whom a request counts against: its client address and, if it sends one, its token."""
     client = scope.get("client")
     subjects = [f"addr:{client[0] if client else 'unknown'}"]
-    authorization = _header(scope, b"authorization")
-    if authorization:
-        subjects.append("token:" + hashlib.sha256(authorization).hexdigest()[:24])
+    if headers.authorization:
+        subjects.append("token:" + hashlib.sha256(headers.authorization).hexdigest()[:24])
     return subjects
 
 
@@ -191,19 +262,8 @@ def _rate_headers(verdict: Verdict) -> list[tuple[bytes, bytes]]:
     ]
 
 
-def _with_rate_headers(send: Send, verdict: Verdict) -> Send:
-    async def sending(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            message["headers"] = [*message.get("headers", []), *_rate_headers(verdict)]
-        await send(message)
-
-    return sending
-
-
-async def _refuse(send: Send, exc: Exception, path: str, verdict: Verdict | None) -> None:
+async def _refuse(send: Send, exc: Exception, path: str) -> None:
     problem = raw_problem(exc, instance=path)
     headers = [(k.lower().encode(), v.encode()) for k, v in problem.headers]
-    if verdict is not None:
-        headers += _rate_headers(verdict)
     await send({"type": "http.response.start", "status": problem.status, "headers": headers})
     await send({"type": "http.response.body", "body": problem.body})

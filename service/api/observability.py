@@ -1,15 +1,19 @@
 """What an operator watches, over HTTP: the request id, ``/metrics``, the per-route metrics.
 
-- `RequestIds` (ASGI middleware, outermost): every request gets an id, the client's
-  ``X-Request-ID`` if well formed (`service.platform.telemetry.well_formed_request_id`), else a
-  fresh one; it is set as `service.platform.telemetry.request_id` for the request's logs and events,
-  echoed in the response's ``X-Request-ID``, and each request is logged once (logger
-  ``preferans.access``, INFO) with its method, route, status and milliseconds.
-- `prometheus_config`: Litestar's Prometheus middleware, requests and their latency per route
-  template (``/v1/games/{game_id}``, never a raw path) and status, as
-  ``preferans_http_requests_total`` and ``preferans_http_request_duration_seconds``.
+- **The request id**: every request gets one, the client's ``X-Request-ID`` if well formed
+  (`service.platform.telemetry.well_formed_request_id`), else a fresh one; it is set as
+  `service.platform.telemetry.request_id` for the request's logs and events, echoed in the
+  response's ``X-Request-ID``, and each request is logged once (logger ``preferans.access``,
+  INFO) with its method, route, status and milliseconds.
+- **The request metrics** (`RequestMetrics`): requests and their latency per route template
+  (``/v1/games/{game_id}``, never a raw path) and status, as ``preferans_http_requests_total``
+  and ``preferans_http_request_duration_seconds`` (the names and labels Litestar's Prometheus
+  middleware gave them), with ``preferans_http_requests_in_progress`` and
+  ``preferans_http_requests_error_total``.
 - `MetricsController`: ``GET /metrics``, outside the API's schema and its rate limits; in
   multiprocess mode it adds up every process's values (`service.platform.metrics`).
+
+The edge (`service.api.edge.Edge`, the one middleware) applies the first two to each request.
 """
 
 from __future__ import annotations
@@ -17,23 +21,23 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from litestar import Controller, Response, get
 from litestar.datastructures import State
-from litestar.plugins.prometheus import PrometheusConfig
-from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from service.platform.metrics import PROJECTION_LAG, PROJECTION_LAG_SECONDS
-from service.platform.telemetry import new_request_id, request_id, well_formed_request_id
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from service.platform.telemetry import new_request_id, well_formed_request_id
 
 log = logging.getLogger(__name__)
 access_log = logging.getLogger("preferans.access")
@@ -41,53 +45,81 @@ access_log = logging.getLogger("preferans.access")
 METRICS_PATH = "/metrics"
 
 
-class RequestIds:
-    """The ASGI middleware (see the module docstring)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        given = None
-        for key, value in scope["headers"]:
-            if key == b"x-request-id":
-                given = well_formed_request_id(value.decode("latin-1"))
-                break
-        rid = given or new_request_id()
-        token = request_id.set(rid)
-        header = (b"x-request-id", rid.encode())
-        status = 500
-        started = time.perf_counter()
-
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message["headers"] = [*message.get("headers", ()), header]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sending)
-        finally:
-            if access_log.isEnabledFor(logging.INFO):
-                access_log.info(
-                    "%s %s %d %.1f ms", scope["method"], scope["path"], status,
-                    (time.perf_counter() - started) * 1000,
-                    extra={"method": scope["method"], "path": scope["path"], "status": status},
-                )  # fmt: skip
-            request_id.reset(token)
+def request_id_of(given: bytes | None) -> str:
+    """The request's id: the client's ``X-Request-ID`` if well formed, else a fresh one."""
+    if given is not None:
+        rid = well_formed_request_id(given.decode("latin-1"))
+        if rid is not None:
+            return rid
+    return new_request_id()
 
 
-def prometheus_config() -> PrometheusConfig:
-    return PrometheusConfig(
-        app_name="preferans",
-        prefix="preferans_http",
-        group_path=True,  # the route's template: a label per route, not per game id
-        exclude=[f"^{METRICS_PATH}$"],
-    )
+def log_access(method: str, path: str, status: int, started: float) -> None:
+    if access_log.isEnabledFor(logging.INFO):
+        access_log.info(
+            "%s %s %d %.1f ms", method, path, status, (time.perf_counter() - started) * 1000,
+            extra={"method": method, "path": path, "status": status},
+        )  # fmt: skip
+
+
+_APP = "preferans"
+
+
+class RequestMetrics:
+    """The per-route request metrics of this process (made once: prometheus-client keeps one
+    metric of a name per registry). Each (method, route, status) keeps its own children, so a
+    request moves them without a label lookup."""
+
+    def __init__(self) -> None:
+        labels = ["method", "path", "status_code", "app_name"]
+        self.total = Counter(
+            "preferans_http_requests_total", "Total requests", labelnames=labels
+        )  # fmt: skip
+        self.seconds = Histogram(
+            "preferans_http_request_duration_seconds", "Request duration, in seconds",
+            labelnames=labels,
+        )  # fmt: skip
+        self.in_progress = Gauge(
+            "preferans_http_requests_in_progress", "Total requests currently in progress",
+            labelnames=labels, multiprocess_mode="livesum",
+        )  # fmt: skip
+        self.errors = Counter(
+            "preferans_http_requests_error_total", "Total errors in requests", labelnames=labels
+        )  # fmt: skip
+        self._started: dict[tuple[str, str], Any] = {}
+        self._ended: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+    def started(self, method: str, route: str) -> None:
+        gauge = self._started.get((method, route))
+        if gauge is None:
+            gauge = self._started[(method, route)] = self.in_progress.labels(
+                method, route, 200, _APP
+            )
+        gauge.inc()
+
+    def ended(self, method: str, route: str, status: int, seconds: float) -> None:
+        self._started[(method, route)].dec()
+        children = self._ended.get((method, route, status))
+        if children is None:
+            values = (method, route, status, _APP)
+            children = self._ended[(method, route, status)] = (
+                self.total.labels(*values), self.seconds.labels(*values)
+            )  # fmt: skip
+        if status >= 500:
+            self.errors.labels(method, route, status, _APP).inc()
+        children[0].inc()
+        children[1].observe(seconds)
+
+
+_METRICS: list[RequestMetrics] = []
+
+
+def request_metrics() -> RequestMetrics:
+    """The process's one `RequestMetrics` (every app of a process shares it, as they share the
+    registry)."""
+    if not _METRICS:
+        _METRICS.append(RequestMetrics())
+    return _METRICS[0]
 
 
 class MetricsController(Controller):

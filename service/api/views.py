@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from litestar import Controller, Response, get
 from litestar.di import NamedDependency
@@ -10,6 +11,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from domain import game
+from service.api.auth import admitted_viewer
 from service.api.common import (
     PRIVATE,
     IfNoneMatchHeader,
@@ -21,6 +23,28 @@ from service.api.errors import etag, problem_responses
 from service.api.schemas.games import GameSnapshot
 from service.games.service import GameService
 from service.players.accounts import Caller
+
+Header = tuple[bytes, bytes]
+
+
+_PRIVATE_304 = [(name.lower().encode(), value.encode()) for name, value in PRIVATE.items()]
+
+
+def unchanged_game(scope: Any, authorization: bytes, if_none_match: bytes) -> list[Header] | None:
+    """The edge's answer to a conditional read of a game (`service.api.edge`): the headers of
+    its 304 when the If-None-Match names the version this process knows to be current and the
+    caller's token is one it knows; None for the full way (`ViewsController.read_game`, which
+    answers the same 304 from the same knowledge, or reads the log)."""
+    if len(if_none_match) > 1024:  # IfNoneMatchHeader's bound: the full way says 400
+        return None
+    state = scope["app"].state
+    if not admitted_viewer(authorization, state["players"]):
+        return None
+    game_id = scope["path_params"]["game_id"]
+    known = state["games"].known_version(game_id)
+    if known is None or not not_modified(if_none_match.decode("latin-1"), known):
+        return None
+    return [(b"etag", etag(known).encode()), *_PRIVATE_304]
 
 
 class ViewsController(Controller):
@@ -44,6 +68,7 @@ class ViewsController(Controller):
             ),
             **problem_responses("unauthenticated", "game-not-found", "validation"),
         },
+        opt={"unchanged": unchanged_game},
     )
     async def read_game(
         self,

@@ -2,7 +2,7 @@
 
 Every metric is defined here, once, and moved by the part of the service that knows the fact
 (the command handler, the live fan-outs, the steward, the projection runner); ``/metrics``
-(`service.api.observability`) serves them beside Litestar's request metrics.
+(`service.api.observability`) serves them beside the per-route request metrics.
 
     preferans_commands_total{outcome, command}   commands handled: ``accepted`` (events
                                                  appended, or none needed), ``refused`` (a rule

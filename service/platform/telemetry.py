@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
-import uuid
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +48,8 @@ def well_formed_request_id(value: str | None) -> str | None:
 
 
 def new_request_id() -> str:
-    return uuid.uuid4().hex
+    """32 random hex digits, as ``uuid4().hex`` was, without making a UUID on every request."""
+    return os.urandom(16).hex()
 
 
 class JsonFormatter(logging.Formatter):

@@ -9,8 +9,10 @@ A token is 32 random bytes shown once; the service keeps its sha256 with a name,
 (``play``: everything; ``read``: only reads), its creation, last use and revocation
 (``api.tokens``). A lookup hashes the presented token. Tokens are cached per process (a minute
 at most); a revocation is announced on the event store's hint channel and every process drops
-the token the moment the news arrives (`Players.on_news`); a write by a revoked token is refused
-anyway by the statement that would write it (``api.command_effects``). Names are personal data
+the token the moment the news arrives (`Players.on_news`). The cache is trusted only while the
+news is heard (``hearing``: the LISTEN connection is up), so a revocation another process made
+while this one was deaf is refused here at once; a write by a revoked token is refused anyway
+by the statement that would write it (``api.command_effects``). Names are personal data
 and stay out of the event log, which only ever holds player ids.
 
 The SQL of ``api.players`` and ``api.tokens`` lives here.
@@ -25,7 +27,7 @@ import secrets
 import time
 import unicodedata
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -162,8 +164,17 @@ _BOT = "INSERT INTO api.players (player_id, name, kind) VALUES ($1, $2, 'bot')"
 class Players:
     """Registers players, issues and revokes their tokens, finds them by token or id."""
 
-    def __init__(self, pool: asyncpg.Pool, *, token_cache: int = 16_384) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        *,
+        token_cache: int = 16_384,
+        hearing: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.pool = pool
+        self.hearing = hearing
+        """Whether the hint channel's news is heard now (the cached tokens are trusted only
+        then)."""
         self._tokens: Lru[bytes, tuple[Caller, float]] = Lru(token_cache)
         self._players: Lru[str, Player] = Lru(token_cache)
 
@@ -232,7 +243,7 @@ class Players:
 
     async def still_valid(self, caller: Caller) -> bool:
         """Whether ``caller``'s token is still good (cached; read again once dropped)."""
-        if self._tokens.get(caller.token_hash) is not None:
+        if self._tokens.get(caller.token_hash) is not None and self.hearing():
             return True
         row = await self.pool.fetchrow(_BY_TOKEN, caller.token_hash)
         return row is not None
@@ -267,12 +278,24 @@ class Players:
             with contextlib.suppress(ValueError):
                 self._tokens.pop(bytes.fromhex(payload.removeprefix(REVOKED)))
 
+    def known_caller(self, token: str) -> Caller | None:
+        """Who holds ``token`` as this process knows it without a lookup: None unless the
+        token was found less than `TOKEN_TTL` ago and no revocation could have gone unheard
+        since."""
+        return self._known(token_hash(token))
+
+    def _known(self, digest: bytes) -> Caller | None:
+        held = self._tokens.get(digest)
+        if held is not None and time.monotonic() - held[1] < TOKEN_TTL and self.hearing():
+            return held[0]
+        return None
+
     async def authenticate(self, token: str) -> Caller | None:
         """Who holds ``token`` (and what it may do), or None if it is unknown or revoked."""
         digest = token_hash(token)
-        held = self._tokens.get(digest)
-        if held is not None and time.monotonic() - held[1] < TOKEN_TTL:
-            return held[0]
+        known = self._known(digest)
+        if known is not None:
+            return known
         row = await self.pool.fetchrow(_BY_TOKEN, digest)
         if row is None:
             self._tokens.pop(digest)

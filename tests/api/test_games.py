@@ -131,6 +131,36 @@ async def test_a_read_is_304_while_the_etag_is_current(client: httpx.AsyncClient
     assert changed.headers["etag"] == f'"{first.json()["version"] + 1}"'
 
 
+async def test_a_304_from_the_edge_is_the_304_of_the_full_way(client: httpx.AsyncClient) -> None:
+    """A token this process has not seen yet goes the full way (its lookup); once known, the
+    edge answers from memory, with the same status, headers and (no) body."""
+    game_id, players = await seated_game(client, seed="edge-304")
+    etag = (await client.get(f"/v1/games/{game_id}", headers=players[0].auth)).headers["etag"]
+    made = await client.post(
+        "/v1/players/me/tokens", json={"name": "tablet"}, headers=players[0].auth
+    )
+    tablet = {"Authorization": f"Bearer {made.json()['token']}", "If-None-Match": etag}
+
+    full = await client.get(f"/v1/games/{game_id}", headers=tablet)
+    edge = await client.get(f"/v1/games/{game_id}", headers=tablet)
+    spectator = await client.get(f"/v1/games/{game_id}", headers={"If-None-Match": etag})
+
+    def shape(response: httpx.Response) -> tuple[int, bytes, list[tuple[str, str]]]:
+        headers = sorted((k, v) for k, v in response.headers.items() if k != "x-request-id")
+        return response.status_code, response.content, headers
+
+    assert shape(full) == shape(edge) == shape(spectator)
+    assert shape(edge) == (
+        304, b"", [("cache-control", "private, no-cache"), ("etag", etag),
+                   ("vary", "Authorization")],
+    )  # fmt: skip
+    assert edge.headers["x-request-id"] != full.headers["x-request-id"]
+    unknown = {"Authorization": "Bearer not-a-token-of-ours", "If-None-Match": etag}
+    assert (await client.get(f"/v1/games/{game_id}", headers=unknown)).status_code == 401
+    typo = await client.get(f"/v1/games/{game_id}?limt=1", headers=tablet)
+    assert typo.status_code == 400
+
+
 async def test_the_events_page_by_version(client: httpx.AsyncClient) -> None:
     game_id, players = await seated_game(client, seed="pages")
     url = f"/v1/games/{game_id}/events"

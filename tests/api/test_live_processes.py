@@ -224,6 +224,11 @@ def test_a_token_revoked_in_one_process_is_refused_at_once_by_the_other(
                       headers=player["auth"]).json()  # fmt: skip
     phone = {"Authorization": f"Bearer {made['token']}"}
     assert httpx.get(f"{b.url}/v1/players/me", headers=phone).status_code == 200  # cached in b
+    game = f"{b.url}/v1/games/" + httpx.post(f"{a.url}/v1/games", json={"seat": 0},
+                                              headers=player["auth"]).json()["id"]  # fmt: skip
+    tag = wait_for(lambda: httpx.get(game, headers=phone).headers.get("etag"))
+    unchanged = {**phone, "If-None-Match": tag}
+    assert httpx.get(game, headers=unchanged).status_code == 304  # from b's memory, at its edge
     revoked = httpx.delete(f"{a.url}/v1/players/me/tokens/{made['info']['id']}",
                            headers=player["auth"])  # fmt: skip
     assert revoked.status_code == 204
@@ -234,6 +239,7 @@ def test_a_token_revoked_in_one_process_is_refused_at_once_by_the_other(
     refused_at = time.monotonic()
     wait_for(lambda: httpx.get(f"{b.url}/v1/players/me", headers=phone).status_code == 401, 2)
     assert time.monotonic() - refused_at < 1.0
+    assert httpx.get(game, headers=unchanged).status_code == 401  # the edge's 304 too
     assert httpx.get(f"{b.url}/v1/players/me", headers=player["auth"]).status_code == 200
 
 
