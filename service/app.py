@@ -5,7 +5,7 @@ The app's lifespan opens the process's collaborators through the composition roo
 the least-privileged pool, the one event log, the background workers) and hands them to the
 controllers by dependency injection, by name:
 
-    events       `service.eventlog.log.EventLog`              the games' streams, decoded
+    event_log    `service.eventlog.log.EventLog`              the games' streams, decoded
     games        `service.games.service.GameService`          create, join, act, read a game
     players      `service.players.accounts.Players`           registration, tokens, names
     lobby        `service.games.lobby.Lobby`                  the list of games, a player's games
@@ -113,7 +113,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 
 _COLLABORATORS = (
-    "events", "games", "players", "lobby", "invites", "notes", "notes_hub", "bots", "live",
+    "event_log", "games", "players", "lobby", "invites", "notes", "notes_hub", "bots", "live",
     "projections",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""

@@ -73,7 +73,7 @@ class Services:
     clock: Clock
     entropy: Entropy
     """What every random draw of a game comes from (`service.platform.entropy`)."""
-    events: EventLog[Any]
+    event_log: EventLog[Any]
     """The games' event log: every read and write of a stream goes through it."""
     lobby: Lobby | None = None
     players: Players | None = None
@@ -145,12 +145,14 @@ async def open_services(
     # The request path logs in as the least-privileged role, never as the administrator.
     pool = await pool_from_settings(settings, app_dsn(admin, settings))
     if role == "api":
-        events = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
+        event_log = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
     elif role == "bots":
-        events = game_log(pool, announce=settings.notify)
+        event_log = game_log(pool, announce=settings.notify)
     else:
-        events = game_log(pool)
-    services = Services(settings=settings, pool=pool, events=events, clock=clock, entropy=entropy)
+        event_log = game_log(pool)
+    services = Services(
+        settings=settings, pool=pool, event_log=event_log, clock=clock, entropy=entropy
+    )
     if entropy.seeded:
         log.warning("the services draw from %r: every deal is predictable (tests only)", entropy)
     try:
@@ -205,10 +207,10 @@ def _bot_steward(services: Services) -> Steward:
 
 
 async def _api(services: Services, live_poll_interval: float, live_queue_size: int) -> None:
-    settings, pool, events = services.settings, services.pool, services.events
+    settings, pool, event_log = services.settings, services.pool, services.event_log
     services.lobby = Lobby(pool)
     # Cached tokens are trusted while the live poller hears revocations (its LISTEN).
-    services.players = players = Players(pool, hearing=lambda: events.heads.listening)
+    services.players = players = Players(pool, hearing=lambda: event_log.heads.listening)
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()
     await bots.ensure(pool)
@@ -217,10 +219,10 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     replica: EventLog[Any] | None = None
     if settings.replica_database_url:
         services.replica_pool = await pool_from_settings(settings, settings.replica_database_url)
-        replica = events.on(services.replica_pool)
+        replica = event_log.on(services.replica_pool)
     services.snapshots = _snapshots(settings, pool)
     services.games = games = GameService(
-        events,
+        event_log,
         services.lobby,
         players=players,
         invites=services.invites,
@@ -233,7 +235,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         entropy=services.entropy,
     )
     services.live = live = Live(
-        events, poll_interval=live_poll_interval, queue_size=live_queue_size
+        event_log, poll_interval=live_poll_interval, queue_size=live_queue_size
     )
     services.notes = Notes(pool)
     services.notes_hub = notes_hub = NotesHub(pool, poll_interval=settings.notes_poll_interval)
@@ -241,8 +243,8 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
     )  # fmt: skip
-    services.projections = projections = Projections(events)
-    services.analyst = Analyst(events) if settings.analysis else None
+    services.projections = projections = Projections(event_log)
+    services.analyst = Analyst(event_log) if settings.analysis else None
     if settings.rate_limits:
         services.limiter = RateLimiter(
             pool,
@@ -251,11 +253,11 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
                 Policy("writes", settings.writes_per_minute, 60),
             ],
         )
-    purger = KeyPurger(events, interval=settings.key_purge_interval, also=services.notes.purge)
+    purger = KeyPurger(event_log, interval=settings.key_purge_interval, also=services.notes.purge)
     bot_steward = _bot_steward(services) if settings.bot_worker == "inline" else None
     # The hints, wired once: an append here, or another process's heard on the hub's one
     # LISTEN connection, wakes whoever waits on one; a revoked token's news reaches the players.
-    services.hints = hints = HintHub(events)
+    services.hints = hints = HintHub(event_log)
     for hinted in (live.hint, notes_hub.hint, steward.hint, projections.hint):
         hints.subscribe(hinted)
     if bot_steward is not None:
@@ -288,18 +290,18 @@ async def _bots(services: Services) -> None:
     version and bot, so two workers, a crash or a restart never make a bot act twice, and a
     restarted worker picks up where the last one stopped.
     """
-    settings, pool, events = services.settings, services.pool, services.events
+    settings, pool, event_log = services.settings, services.pool, services.event_log
     services.bots = bots = BotPlayers()
     services.players = Players(pool)
     services.lobby = Lobby(pool)
     services.snapshots = _snapshots(settings, pool)
     services.games = GameService(
-        events, services.lobby, players=services.players, cache_size=settings.state_cache_size,
+        event_log, services.lobby, players=services.players, cache_size=settings.state_cache_size,
         snapshots=services.snapshots, clock=services.clock, entropy=services.entropy,
     )  # fmt: skip
     services.steward = steward = _bot_steward(services)
     # The hints, wired once: the bots' own moves and the others' appends wake the steward.
-    services.hints = hints = HintHub(events)
+    services.hints = hints = HintHub(event_log)
     hints.subscribe(steward.hint)
 
     while not await bots.ensure(pool):
@@ -312,7 +314,7 @@ async def _bots(services: Services) -> None:
 
 async def _close(services: Services) -> None:
     """Stop the background, then close the log, the caches' writers and the pools."""
-    await services.events.close()
+    await services.event_log.close()
     if services.snapshots is not None:
         await services.snapshots.close()
     if services.live is not None:

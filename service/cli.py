@@ -67,7 +67,7 @@ def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[in
 
     async def main() -> int:
         async with open_services(settings, "cli", dsn=dsn) as services:
-            return await action(services.events)
+            return await action(services.event_log)
 
     return asyncio.run(main())
 
@@ -119,9 +119,9 @@ def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
         lines = source.read().splitlines()
 
-    async def action(events: EventLog[Any]) -> int:
+    async def action(event_log: EventLog[Any]) -> int:
         try:
-            imported = await import_game(events, lines)
+            imported = await import_game(event_log, lines)
         except ImportRefused as exc:
             print(f"preferans games import: {exc}", file=sys.stderr)
             return 1
@@ -181,8 +181,8 @@ def format_proof(proof: Any, problems: Sequence[str]) -> str:
 
 
 def _with_projections(settings: Settings, action: Callable[[Projections], Awaitable[int]]) -> int:
-    async def run(events: EventLog[Any]) -> int:
-        return await action(Projections(events))
+    async def run(event_log: EventLog[Any]) -> int:
+        return await action(Projections(event_log))
 
     try:
         return _with_log(settings, run)

@@ -35,11 +35,11 @@ class HealthController(Controller):
         cache=False,
     )
     async def health(
-        self, events: NamedDependency[EventLog[Any]], migration_head: NamedDependency[str]
+        self, event_log: NamedDependency[EventLog[Any]], migration_head: NamedDependency[str]
     ) -> Health:
         try:
             async with asyncio.timeout(HEALTH_TIMEOUT):
-                current = await schema_revision(events.pool)
+                current = await schema_revision(event_log.pool)
         except TimeoutError:
             raise Unavailable(
                 f"the database did not answer within {HEALTH_TIMEOUT} s", dependency="database"

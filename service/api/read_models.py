@@ -84,8 +84,8 @@ MinVersion = Annotated[
 _BOARD_CURSOR = "board"
 
 
-async def _game_events(events: EventLog[game.Event], game_id: uuid.UUID) -> list[Logged[Any]]:
-    logged = await events.read(game_stream(game_id))
+async def _game_events(event_log: EventLog[game.Event], game_id: uuid.UUID) -> list[Logged[Any]]:
+    logged = await event_log.read(game_stream(game_id))
     if not logged:
         raise GameNotFound("no game has this id")
     return logged
@@ -99,15 +99,15 @@ class SheetController(Controller):
     tags = ["read models"]  # noqa: RUF012
 
     async def _sheet(
-        self, events: EventLog[game.Event], game_id: uuid.UUID, min_version: int | None
+        self, event_log: EventLog[game.Event], game_id: uuid.UUID, min_version: int | None
     ) -> tuple[int, sheets.GameSheet]:
-        found = await read_models.read_sheet(events.pool, str(game_id))
+        found = await read_models.read_sheet(event_log.pool, str(game_id))
         if found is not None and found[0] >= (min_version or 0):
             return found
         # The projection has not reached this game (or the version the client holds) yet:
         # fold its sheet from the log itself (the same pure apply the projection runs).
         model = sheets.EMPTY
-        logged = await _game_events(events, game_id)
+        logged = await _game_events(event_log, game_id)
         for item in logged:
             model = sheets.apply(model, item.event)
         return logged[-1].version, model
@@ -129,11 +129,11 @@ class SheetController(Controller):
     async def read_sheet(
         self,
         game_id: FromPath[uuid.UUID],
-        events: NamedDependency[EventLog[game.Event]],
+        event_log: NamedDependency[EventLog[game.Event]],
         if_none_match: IfNoneMatchHeader = None,
         min_version: MinVersion = None,
     ) -> Response[SheetView]:
-        version, model = await self._sheet(events, game_id, min_version)
+        version, model = await self._sheet(event_log, game_id, min_version)
         headers = {"ETag": etag(version)}
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)  # type: ignore[arg-type]
@@ -156,12 +156,12 @@ class SheetController(Controller):
         self,
         request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
-        events: NamedDependency[EventLog[game.Event]],
+        event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
         if_none_match: IfNoneMatchHeader = None,
         min_version: MinVersion = None,
     ) -> Response[str]:
-        version, model = await self._sheet(events, game_id, min_version)
+        version, model = await self._sheet(event_log, game_id, min_version)
         headers = {"ETag": etag(version)}
         if not_modified(if_none_match, version):
             return Response("", status_code=304, headers=headers, media_type=SVG)
@@ -193,10 +193,10 @@ class SheetController(Controller):
         game_id: FromPath[uuid.UUID],
         deal_no: FromPath[int],
         viewer: NamedDependency[Caller | None],
-        events: NamedDependency[EventLog[game.Event]],
+        event_log: NamedDependency[EventLog[game.Event]],
         at: Annotated[int | None, QueryParameter(ge=1, description="The step (1 … steps).")] = None,
     ) -> Response[Replay]:
-        logged = await _game_events(events, game_id)
+        logged = await _game_events(event_log, game_id)
         try:
             shown = replays.replay(
                 str(game_id),
@@ -212,7 +212,7 @@ class SheetController(Controller):
         except replays.StepOutOfRange as exc:  # the deal has no such step: nothing to show
             raise NotFound(str(exc)) from None
         if shown.visibility == "full":  # the game is over: its analysis is public too
-            found = await read_models.read_deal_analysis(events.pool, str(game_id), deal_no)
+            found = await read_models.read_deal_analysis(event_log.pool, str(game_id), deal_no)
             shown = msgspec.structs.replace(shown, analysis=found)
         return Response(shown, headers=PRIVATE)  # what this viewer's seat saw
 
@@ -236,10 +236,10 @@ class SheetController(Controller):
         self,
         request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
-        events: NamedDependency[EventLog[game.Event]],
+        event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
     ) -> Response[bytes]:
-        logged = await _game_events(events, game_id)
+        logged = await _game_events(event_log, game_id)
         state = game.fold([item.event for item in logged])
         if not game.is_terminal(state):
             raise GameNotOver("a game is exported once it is over")
@@ -268,11 +268,11 @@ class SheetController(Controller):
         responses=problem_responses("game-not-found", "validation"),
     )
     async def proof(
-        self, game_id: FromPath[uuid.UUID], events: NamedDependency[EventLog[game.Event]]
+        self, game_id: FromPath[uuid.UUID], event_log: NamedDependency[EventLog[game.Event]]
     ) -> Response[Proof]:
-        logged = await _game_events(events, game_id)
+        logged = await _game_events(event_log, game_id)
         records = [item.record for item in logged]
-        checked = prove(game_stream(game_id), from_records(records), events.codec)
+        checked = prove(game_stream(game_id), from_records(records), event_log.codec)
         return Response(checked, headers={"ETag": etag(logged[-1].version), **PRIVATE})
 
 
@@ -314,12 +314,12 @@ class PlayerReadModelsController(Controller):
     async def stats(
         self,
         player_id: FromPath[uuid.UUID],
-        events: NamedDependency[EventLog[game.Event]],
+        event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
     ) -> PlayerStats:
         player = await players.get(player_id)
-        rows = await read_models.read_player_games(events.pool, str(player_id))
-        par = await read_models.read_player_par(events.pool, str(player_id))
+        rows = await read_models.read_player_games(event_log.pool, str(player_id))
+        par = await read_models.read_player_par(event_log.pool, str(player_id))
         return msgspec.structs.replace(player_stats(str(player_id), rows, par), kind=player.kind)
 
     @get(
@@ -336,11 +336,11 @@ class PlayerReadModelsController(Controller):
     async def rating(
         self,
         player_id: FromPath[uuid.UUID],
-        events: NamedDependency[EventLog[game.Event]],
+        event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
     ) -> RatingView:
         player = await players.get(player_id)
-        found = await read_models.read_rating(events.pool, str(player_id))
+        found = await read_models.read_rating(event_log.pool, str(player_id))
         rating, history = (found.rating, found.history) if found else (Rating(), [])
         return RatingView(
             player_id=str(player_id),
@@ -370,13 +370,13 @@ class RatingsController(Controller):
     )
     async def leaderboard(
         self,
-        events: NamedDependency[EventLog[game.Event]],
+        event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
         cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
     ) -> LeaderboardPage:
         offset = decode_int_cursor(_BOARD_CURSOR, cursor, maximum=10**9) if cursor else 0
-        total, rows = await read_models.read_leaderboard(events.pool, limit, offset)
+        total, rows = await read_models.read_leaderboard(event_log.pool, limit, offset)
         known = await players.many(player for player, _ in rows)
         items = tuple(
             LeaderboardEntryView(

@@ -179,7 +179,7 @@ async def test_followers_share_one_poller_and_hold_no_connection_each(
     http: httpx.AsyncClient, app: Litestar
 ) -> None:
     game_id, players = await seated_game(http, seed="sse many")
-    pool = app.state.events.pool
+    pool = app.state.event_log.pool
 
     async def connections_held() -> int:
         """Connections out of the pool all through half a second. The app's background tasks
