@@ -7,11 +7,14 @@ The server comes from, in order:
 3. the embedded server of the ``pgserver`` package, in a temporary directory.
 
 If none can be had, the tests that need it fail (not skip) saying so. Each test gets its own
-database, copied from a template migrated once per session, and dropped afterwards.
+database, copied from a template migrated once per session, and dropped afterwards. Copying
+takes a fifth of a second or more, so the next test's copy and the last one's drop are left to
+the server between tests (`_Databases`).
 
 Fixtures:
     pg_server_dsn       session   DSN of the server's maintenance database (create/drop here)
     template_database   session   name of the migrated template database
+    fresh_databases     session   the template's copies: one made ahead, each dropped meanwhile
     database_dsn        function  DSN of a fresh migrated database for this test
     other_database_dsn  function  DSN of a second fresh migrated database (another server's)
     empty_database_dsn  function  DSN of a fresh database with no schema (migration tests)
@@ -27,6 +30,7 @@ slow"`` leaves them out.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -170,14 +174,66 @@ async def template_database(pg_server_dsn: str) -> AsyncIterator[str]:
         await _drop_database(pg_server_dsn, name)
 
 
+class _Databases:
+    """Fresh copies of the template, for one test each. When a test gives its database back,
+    the copy for the next is started beside the drop, both left to the server while the tests
+    without a database and the next setup run. Neither runs on into a test: a CREATE or DROP
+    DATABASE holds the cluster's xid horizon (the feed's end) back while it lasts."""
+
+    def __init__(self, server_dsn: str, template: str) -> None:
+        self.server_dsn = server_dsn
+        self.template = template
+        self._ahead: asyncio.Task[str] | None = None
+        self._drops: list[asyncio.Task[None]] = []
+
+    async def take(self) -> str:
+        """A fresh database's name, never handed out before, once the drops are done."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            ahead = asyncio.create_task(
+                _new_database(self.server_dsn, "preferans_test", self.template)
+            )
+        if dropping := [task for task in self._drops if not task.done()]:
+            await asyncio.wait(dropping)  # their errors are raised at the session's end
+        return await ahead
+
+    def give_back(self, name: str) -> None:
+        """Drop ``name`` in the background, and start the next test's copy."""
+        self._drops.append(asyncio.create_task(_drop_database(self.server_dsn, name)))
+        if self._ahead is None:
+            self._ahead = asyncio.create_task(
+                _new_database(self.server_dsn, "preferans_test", self.template)
+            )
+
+    async def close(self) -> None:
+        """Drop the one made ahead, wait for every drop, and raise the first that failed (a
+        database left behind on a shared server is an error, as it was in a test's teardown)."""
+        if self._ahead is not None:
+            with contextlib.suppress(Exception):
+                name = await self._ahead
+                self._drops.append(asyncio.create_task(_drop_database(self.server_dsn, name)))
+        for failed in await asyncio.gather(*self._drops, return_exceptions=True):
+            if isinstance(failed, BaseException):
+                raise failed
+
+
+@pytest.fixture(scope="session")
+async def fresh_databases(pg_server_dsn: str, template_database: str) -> AsyncIterator[_Databases]:
+    databases = _Databases(pg_server_dsn, template_database)
+    try:
+        yield databases
+    finally:
+        await databases.close()
+
+
 @pytest.fixture
-async def database_dsn(pg_server_dsn: str, template_database: str) -> AsyncIterator[str]:
+async def database_dsn(pg_server_dsn: str, fresh_databases: _Databases) -> AsyncIterator[str]:
     """A fresh, migrated database of this test's own."""
-    name = await _new_database(pg_server_dsn, "preferans_test", template_database)
+    name = await fresh_databases.take()
     try:
         yield with_database(pg_server_dsn, name)
     finally:
-        await _drop_database(pg_server_dsn, name)
+        fresh_databases.give_back(name)
 
 
 @pytest.fixture
