@@ -163,12 +163,34 @@ async def _drop_database(server_dsn: str, name: str) -> None:
     await _admin(server_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+async def _migrated_template(server_dsn: str) -> str:
+    """A new database migrated to head. The migrations grant and revoke on the cluster's roles,
+    which two sessions doing at once fail on ("tuple concurrently updated"): the sessions of
+    this conftest (pytest-xdist's workers) take turns under an advisory lock, and a collision
+    with any other session is retried on a fresh database."""
+    lock = await asyncpg.connect(server_dsn)
+    try:
+        await lock.execute("SELECT pg_advisory_lock(hashtext('preferans tests: migrating'))")
+        for attempt in range(3):
+            name = await _new_database(server_dsn, "preferans_tpl")
+            try:
+                await upgrade_async(with_database(server_dsn, name))
+            except Exception as exc:
+                await _drop_database(server_dsn, name)
+                if "concurrently updated" not in str(exc) or attempt == 2:
+                    raise
+            else:
+                return name
+        raise AssertionError("unreachable")
+    finally:
+        await lock.close()  # and its lock with it
+
+
 @pytest.fixture(scope="session")
 async def template_database(pg_server_dsn: str) -> AsyncIterator[str]:
     """A database migrated to head once per session, copied for each test."""
-    name = await _new_database(pg_server_dsn, "preferans_tpl")
+    name = await _migrated_template(pg_server_dsn)
     try:
-        await upgrade_async(with_database(pg_server_dsn, name))
         yield name
     finally:
         await _drop_database(pg_server_dsn, name)
