@@ -30,7 +30,6 @@ slow"`` leaves them out.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import tempfile
@@ -205,38 +204,40 @@ class _Databases:
     def __init__(self, server_dsn: str, template: str) -> None:
         self.server_dsn = server_dsn
         self.template = template
-        self._ahead: asyncio.Task[str] | None = None
-        self._drops: list[asyncio.Task[None]] = []
+        self._ahead: tuple[str, asyncio.Task[None]] | None = None
+        self._drops: dict[str, asyncio.Task[None]] = {}
+
+    def _copy(self) -> tuple[str, asyncio.Task[None]]:
+        name = f"preferans_test_{uuid.uuid4().hex[:12]}"  # unique: other sessions share it
+        statement = f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"'
+        return name, asyncio.create_task(_admin(self.server_dsn, statement))
 
     async def take(self) -> str:
         """A fresh database's name, never handed out before, once the drops are done."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is None:
-            ahead = asyncio.create_task(
-                _new_database(self.server_dsn, "preferans_test", self.template)
-            )
-        if dropping := [task for task in self._drops if not task.done()]:
-            await asyncio.wait(dropping)  # their errors are raised at the session's end
-        return await ahead
+        (name, copying), self._ahead = self._ahead or self._copy(), None
+        if dropping := [task for task in self._drops.values() if not task.done()]:
+            await asyncio.wait(dropping)  # a failed one is dropped again at the session's end
+        await copying
+        return name
 
     def give_back(self, name: str) -> None:
         """Drop ``name`` in the background, and start the next test's copy."""
-        self._drops.append(asyncio.create_task(_drop_database(self.server_dsn, name)))
+        self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
         if self._ahead is None:
-            self._ahead = asyncio.create_task(
-                _new_database(self.server_dsn, "preferans_test", self.template)
-            )
+            self._ahead = self._copy()
 
     async def close(self) -> None:
-        """Drop the one made ahead, wait for every drop, and raise the first that failed (a
-        database left behind on a shared server is an error, as it was in a test's teardown)."""
+        """Drop the one made ahead, and drop again any database whose background drop did not
+        finish (failed, or cancelled with the loop); an error here leaves a database behind on
+        a shared server, so it is raised."""
         if self._ahead is not None:
-            with contextlib.suppress(Exception):
-                name = await self._ahead
-                self._drops.append(asyncio.create_task(_drop_database(self.server_dsn, name)))
-        for failed in await asyncio.gather(*self._drops, return_exceptions=True):
-            if isinstance(failed, BaseException):
-                raise failed
+            name, copying = self._ahead
+            await asyncio.gather(copying, return_exceptions=True)
+            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+        await asyncio.gather(*self._drops.values(), return_exceptions=True)
+        for name, task in self._drops.items():
+            if task.cancelled() or task.exception() is not None:
+                await _drop_database(self.server_dsn, name)
 
 
 @pytest.fixture(scope="session")
