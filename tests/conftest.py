@@ -7,11 +7,14 @@ The server comes from, in order:
 3. the embedded server of the ``pgserver`` package, in a temporary directory.
 
 If none can be had, the tests that need it fail (not skip) saying so. Each test gets its own
-database, copied from a template migrated once per session, and dropped afterwards.
+database, copied from a template migrated once per session, and dropped afterwards. Copying
+takes a fifth of a second or more, so the next test's copy and the last one's drop are left to
+the server between tests (`_Databases`).
 
 Fixtures:
     pg_server_dsn       session   DSN of the server's maintenance database (create/drop here)
     template_database   session   name of the migrated template database
+    fresh_databases     session   the template's copies: one made ahead, each dropped meanwhile
     database_dsn        function  DSN of a fresh migrated database for this test
     other_database_dsn  function  DSN of a second fresh migrated database (another server's)
     empty_database_dsn  function  DSN of a fresh database with no schema (migration tests)
@@ -160,25 +163,101 @@ async def _drop_database(server_dsn: str, name: str) -> None:
     await _admin(server_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+async def _migrated_template(server_dsn: str) -> str:
+    """A new database migrated to head. The migrations grant and revoke on the cluster's roles,
+    which two sessions doing at once fail on ("tuple concurrently updated"): the sessions of
+    this conftest (pytest-xdist's workers) take turns under an advisory lock, and a collision
+    with any other session is retried on a fresh database."""
+    lock = await asyncpg.connect(server_dsn)
+    try:
+        await lock.execute("SELECT pg_advisory_lock(hashtext('preferans tests: migrating'))")
+        for attempt in range(3):
+            name = await _new_database(server_dsn, "preferans_tpl")
+            try:
+                await upgrade_async(with_database(server_dsn, name))
+            except Exception as exc:
+                await _drop_database(server_dsn, name)
+                if "concurrently updated" not in str(exc) or attempt == 2:
+                    raise
+            else:
+                return name
+        raise AssertionError("unreachable")
+    finally:
+        await lock.close()  # and its lock with it
+
+
 @pytest.fixture(scope="session")
 async def template_database(pg_server_dsn: str) -> AsyncIterator[str]:
     """A database migrated to head once per session, copied for each test."""
-    name = await _new_database(pg_server_dsn, "preferans_tpl")
+    name = await _migrated_template(pg_server_dsn)
     try:
-        await upgrade_async(with_database(pg_server_dsn, name))
         yield name
     finally:
         await _drop_database(pg_server_dsn, name)
 
 
+class _Databases:
+    """Fresh copies of the template, for one test each. When a test gives its database back,
+    the copy for the next is started beside the drop, both left to the server while the tests
+    without a database and the next setup run. Neither runs on into a test: a CREATE or DROP
+    DATABASE holds the cluster's xid horizon (the feed's end) back while it lasts."""
+
+    def __init__(self, server_dsn: str, template: str) -> None:
+        self.server_dsn = server_dsn
+        self.template = template
+        self._ahead: tuple[str, asyncio.Task[None]] | None = None
+        self._drops: dict[str, asyncio.Task[None]] = {}
+
+    def _copy(self) -> tuple[str, asyncio.Task[None]]:
+        name = f"preferans_test_{uuid.uuid4().hex[:12]}"  # unique: other sessions share it
+        statement = f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"'
+        return name, asyncio.create_task(_admin(self.server_dsn, statement))
+
+    async def take(self) -> str:
+        """A fresh database's name, never handed out before, once the drops are done."""
+        (name, copying), self._ahead = self._ahead or self._copy(), None
+        if dropping := [task for task in self._drops.values() if not task.done()]:
+            await asyncio.wait(dropping)  # a failed one is dropped again at the session's end
+        await copying
+        return name
+
+    def give_back(self, name: str) -> None:
+        """Drop ``name`` in the background, and start the next test's copy."""
+        self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+        if self._ahead is None:
+            self._ahead = self._copy()
+
+    async def close(self) -> None:
+        """Drop the one made ahead, and drop again any database whose background drop did not
+        finish (failed, or cancelled with the loop); an error here leaves a database behind on
+        a shared server, so it is raised."""
+        if self._ahead is not None:
+            name, copying = self._ahead
+            await asyncio.gather(copying, return_exceptions=True)
+            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+        await asyncio.gather(*self._drops.values(), return_exceptions=True)
+        for name, task in self._drops.items():
+            if task.cancelled() or task.exception() is not None:
+                await _drop_database(self.server_dsn, name)
+
+
+@pytest.fixture(scope="session")
+async def fresh_databases(pg_server_dsn: str, template_database: str) -> AsyncIterator[_Databases]:
+    databases = _Databases(pg_server_dsn, template_database)
+    try:
+        yield databases
+    finally:
+        await databases.close()
+
+
 @pytest.fixture
-async def database_dsn(pg_server_dsn: str, template_database: str) -> AsyncIterator[str]:
+async def database_dsn(pg_server_dsn: str, fresh_databases: _Databases) -> AsyncIterator[str]:
     """A fresh, migrated database of this test's own."""
-    name = await _new_database(pg_server_dsn, "preferans_test", template_database)
+    name = await fresh_databases.take()
     try:
         yield with_database(pg_server_dsn, name)
     finally:
-        await _drop_database(pg_server_dsn, name)
+        fresh_databases.give_back(name)
 
 
 @pytest.fixture

@@ -77,10 +77,17 @@ def first_move(legal: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def play_until_finished(
-    client: httpx.AsyncClient, game_id: str, players: list[Player], rounds: int = 600
+    client: httpx.AsyncClient,
+    game_id: str,
+    players: list[Player],
+    rounds: int = 600,
+    *,
+    clock: tuple[ManualClock, Any, int] | None = None,
 ) -> dict[str, Any]:
     """``players`` make their quickest moves (the others are left to the steward) until the
-    game is over; its final view."""
+    game is over; its final view. With ``clock`` (the app's manual clock, the app and the seat
+    left to the steward), that seat's turn runs out when the clock is moved past its deadline,
+    not in real time."""
     for _ in range(rounds):
         body = await view(client, game_id, players[0])
         if body["view"]["status"] == "finished":
@@ -92,23 +99,39 @@ async def play_until_finished(
                 response = await act(client, game_id, player, first_move(mine["legal_actions"]))
                 assert response.status_code in (200, 409), response.text  # 409: time ran out
                 acted = True
+        if not acted and clock is not None:
+            manual, app, seat = clock
+            seen = (await view(client, game_id, players[0]))["view"]["clocks"][seat]
+            deadline = seen["deadline"]
+            # An absent seat is played for at once: moving the clock then would time out the
+            # next seat's turn instead.
+            if seen["presence"] != "absent" and deadline is not None:
+                manual.advance(max(0, deadline - manual.now_ms()) / 1000 + 0.5)  # past it
+            app.state.steward.hint()
         if not acted:
             await asyncio.sleep(0.05)
     raise AssertionError("the game did not end")
 
 
 async def test_a_seat_that_never_acts_is_moved_for_marked_absent_and_the_game_ends(
-    client: httpx.AsyncClient,
+    database_dsn: str,
 ) -> None:
-    game_id, players = await game_with(client, CLOCKED)
+    clock = ManualClock()  # the silent seat's turns run out when the test moves the clock
+    app = make_app(database_dsn, clock=clock)
+    async with AsyncTestClient(app) as client:
+        await _silent_seat_played_for(client, app, clock)
+
+
+async def _silent_seat_played_for(client: httpx.AsyncClient, app: Any, clock: ManualClock) -> None:
+    game_id, players = await game_with(client, UNHURRIED)
     silent = 1  # the first hand: seat 0 created the game and deals the first deal
-    await play_until_finished(client, game_id, [players[0], players[2]])
+    await play_until_finished(client, game_id, [players[0], players[2]], clock=(clock, app, silent))
 
     events = await events_of(client, game_id)
     kinds = [e["type"] for e in events]
     timeouts = [e for e in events if e["type"] == "timed_out"]
     assert [t["in_a_row"] for t in timeouts[:2]] == [1, 2]
-    assert all(t["seat"] == silent for t in timeouts)
+    assert all(t["seat"] == silent for t in timeouts), timeouts
     absent = kinds.index("player_absent")
     assert events[absent]["seat"] == silent and events[absent]["timeouts"] == 2
     # From then on the seat is played for at once, each move saying why.

@@ -1,16 +1,20 @@
-"""Random games played with the domain and appended through the event store, interleaved."""
+"""Random games played with the domain and appended through the event store, interleaved;
+their double-dummy analyses, solved once a session."""
 
 from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import msgspec
 
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
+from projections.game_analysis import GameAnalysis, analyse_game
 from service.eventlog.codec import domain_codec
 from service.eventlog.store import FEED_START, EventStore, FeedCursor, NewEvent, uuid7
 
@@ -96,3 +100,46 @@ def random_games(count: int, players: list[str], seed: int, *, unfinished: int =
                               stop_after=stop)  # fmt: skip
         games.append(Game(str(uuid.UUID(int=rng.getrandbits(128), version=4)), appends, state))
     return games
+
+
+# --- the analyses, each game's solved once ------------------------------------------------------
+
+# The solver takes seconds a game, and the projection tests meet the same games again and again:
+# as the analyst's work, as a test's expectation, again after a rebuild. A game's analysis is a
+# pure function of its events, so it is kept by those exact events: whoever asks with other
+# events (a truncated stream, another game) gets their own analysis, never a remembered one.
+_ANALYSES: dict[bytes, GameAnalysis] = {}
+_analysis_json = msgspec.json.Decoder(GameAnalysis)
+
+
+def _key(events: Sequence[g.Event]) -> bytes:
+    return msgspec.msgpack.encode(list(events))
+
+
+def analysis_of(events: Sequence[g.Event]) -> GameAnalysis:
+    """`projections.game_analysis.analyse_game` of ``events``, solved at most once a session."""
+    key = _key(events)
+    if (found := _ANALYSES.get(key)) is None:
+        found = _ANALYSES[key] = analyse_game(list(events))
+    return found
+
+
+class Solver(Protocol):
+    async def run(self, events: list[g.Event]) -> bytes: ...
+
+
+class RememberingSolver:
+    """The analyst's solver, consulting the session's analyses first: a game is solved in the
+    analyst's worker process the first time it is queued (its result kept for `analysis_of`), and
+    answered from memory when a test or a rebuild meets it again."""
+
+    def __init__(self, solver: Solver) -> None:
+        self.solver = solver
+
+    async def run(self, events: list[g.Event]) -> bytes:
+        key = _key(events)
+        if (found := _ANALYSES.get(key)) is not None:
+            return msgspec.json.encode(found)
+        raw = await self.solver.run(events)
+        _ANALYSES[key] = _analysis_json.decode(raw)
+        return raw
