@@ -67,6 +67,7 @@ _CONFLICT = "P0409"
 _KEY_REUSED = "P0422"
 _KEY_IN_FLIGHT = "P0423"
 _WRITE_REFUSED = "P0401"
+_LOCK_TIMEOUT = "55P03"
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -686,7 +687,11 @@ def _translate(exc: asyncpg.PostgresError, stream_id: str) -> EventStoreError | 
         return IdempotencyKeyReused("the idempotency key was used before with another request")
     if exc.sqlstate == _WRITE_REFUSED:
         return WriteRefused(exc.message)
-    if exc.sqlstate == _KEY_IN_FLIGHT:
+    if exc.sqlstate == _KEY_IN_FLIGHT or (
+        # es.command's claim of the key waited out its lock_timeout (2 s) on a concurrent
+        # first request with the key: PostgreSQL names the statement in the error's context.
+        exc.sqlstate == _LOCK_TIMEOUT and "es.idempotency_keys" in (exc.context or "")
+    ):
         return IdempotencyKeyInFlight("the first request with this idempotency key is running")
     if getattr(exc, "constraint_name", None) == "events_event_id_key":
         return DuplicateEventId(exc.detail or "an event id is already stored")
