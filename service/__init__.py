@@ -27,6 +27,7 @@ module is named here). docs/architecture.md draws it::
         chain           the hash chain es.append computes, recomputed (a command's new head)
         snapshots       folded states cached in the database, so a cold process folds a tail
         handler         the command handler over a decider: load, decide, append, retry, keys
+        group_commit    the commands that arrive together, sent in one round trip and commit
 
     players/            who plays
         accounts        players, their kinds and hashed bearer tokens

@@ -139,9 +139,14 @@ async def open_services(
     # The request path logs in as the least-privileged role, never as the administrator.
     pool = await pool_from_settings(settings, app_dsn(admin, settings))
     if role == "api":
-        events = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
+        events = game_log(
+            pool,
+            announce=settings.notify,
+            head_trust=settings.head_trust,
+            group_commit=settings.group_commit,
+        )
     elif role == "bots":
-        events = game_log(pool, announce=settings.notify)
+        events = game_log(pool, announce=settings.notify, group_commit=settings.group_commit)
     else:
         events = game_log(pool)
     services = Services(settings=settings, pool=pool, events=events, clock=clock, entropy=entropy)
