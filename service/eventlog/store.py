@@ -73,6 +73,7 @@ _KEY_REUSED = "P0422"
 _KEY_IN_FLIGHT = "P0423"
 _WRITE_REFUSED = "P0401"
 _LOCK_TIMEOUT = "55P03"
+_DEADLOCK = "40P01"
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -494,7 +495,11 @@ class EventStore:
 
     async def _send_commands(self, batch: Sequence[_Command]) -> list[Sequence[Any] | Exception]:
         """A batch of `command`'s arguments in one statement: each command's row, or its error
-        (typed as `command` raises it). A batch of one is a plain ``es.command``."""
+        (typed as `command` raises it). A batch of one is a plain ``es.command``.
+
+        A command the batch rolled back as a deadlock's victim (its subtransaction waited on a
+        row, e.g. a player's notification head, that another batch held while waiting on one of
+        its own) is run again alone once the batch committed: alone it could not deadlock."""
         async with self.pool.acquire() as conn:
             if len(batch) == 1:
                 try:
@@ -513,16 +518,22 @@ class EventStore:
             except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
                 streams = ", ".join(sorted({args[0] for args in batch}))
                 raise CommitUnknown(f"the outcome of commands to {streams} is unknown") from exc
-        outcomes: list[Sequence[Any] | Exception] = []
-        for args, row in zip(batch, rows, strict=True):
-            if row[0] is not None:
-                outcomes.append(row)
-                continue
-            error = asyncpg.PostgresError.new(
-                {"C": row[6], "M": row[7], "D": row[8] or None, "n": row[9] or None,
-                 "W": row[10] or None}
-            )  # fmt: skip
-            outcomes.append(_translate(error, args[0]) or error)
+            outcomes: list[Sequence[Any] | Exception] = []
+            for args, row in zip(batch, rows, strict=True):
+                if row[0] is not None:
+                    outcomes.append(row)
+                    continue
+                if row[6] == _DEADLOCK:
+                    try:
+                        outcomes.append(await _run_command(conn, args))
+                    except (EventStoreError, asyncpg.PostgresError) as exc:
+                        outcomes.append(exc)
+                    continue
+                error = asyncpg.PostgresError.new(
+                    {"C": row[6], "M": row[7], "D": row[8] or None, "n": row[9] or None,
+                     "W": row[10] or None}
+                )  # fmt: skip
+                outcomes.append(_translate(error, args[0]) or error)
         return outcomes
 
     async def purge_idempotency_keys(self, batch: int = 5000) -> int:
