@@ -407,8 +407,14 @@ async def main() -> None:
     parser.add_argument(
         "--workers", default="1", help="server processes of each server, e.g. 1,2: one run each"
     )
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help=f"which request kinds, of: {', '.join(KINDS)}"
+    )
     add_smoke(parser)
     args = parser.parse_args()
+    args.kinds = [k.strip() for k in args.kinds.split(",")]
+    if unknown := set(args.kinds) - set(KINDS):
+        parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
     if args.smoke:
         args.clients, args.seconds, args.repeats = 2, 0.5, 1
     server = database_server()
@@ -463,26 +469,26 @@ async def bench(service_dsn: str, baseline_dsn: str, args: argparse.Namespace) -
                     await player.register(http)
                     await player.new_game(http)
             floors = [Baseline(row=i + 1) for i in range(args.clients)]
-            runs = {(kind, who): Run() for kind in KINDS for who in ("baseline", "service")}
+            runs = {(kind, who): Run() for kind in args.kinds for who in ("baseline", "service")}
             for _ in range(args.repeats):
-                for kind in KINDS:
+                for kind in args.kinds:
                     for who, target, meter, clients in (
                         ("baseline", baseline, meters[0], floors),
                         ("service", service, meters[1], players),
                     ):
                         tally, cpu = await drive(target, meter, clients, kind, args.seconds)
                         runs[(kind, who)].add(tally, args.seconds, cpu)
-        report(workers, runs)
+        report(workers, args.kinds, runs)
 
 
 FLOOR = {"keyed command": "1 INSERT", "unkeyed command": "1 INSERT",
          "GET seat view": "1 SELECT", "304": "304 from memory"}  # fmt: skip
 
 
-def report(workers: int, runs: dict[tuple[str, str], Run]) -> None:
+def report(workers: int, kinds: list[str], runs: dict[tuple[str, str], Run]) -> None:
     print(f"{workers} worker process(es) each:")
     print(f"  {'':28}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'errors':>7}{CPU_HEADER}")
-    for kind in KINDS:
+    for kind in kinds:
         base, service = runs[(kind, "baseline")], runs[(kind, "service")]
         print(base.row(f"baseline: {FLOOR[kind]}"))
         print(service.row(f"service: {kind}"))

@@ -30,6 +30,7 @@ module is named here). docs/architecture.md draws it::
         snapshots       folded states cached in the database, so a cold process folds a tail
         handler         the command handler over a decider: load, decide, append, retry, keys
         hints           the process's one LISTEN connection: every append hint, to every worker
+        group_commit    the commands that arrive together, sent in one round trip and commit
 
     players/            who plays
         accounts        players, their kinds and hashed bearer tokens

@@ -145,9 +145,14 @@ async def open_services(
     # The request path logs in as the least-privileged role, never as the administrator.
     pool = await pool_from_settings(settings, app_dsn(admin, settings))
     if role == "api":
-        event_log = game_log(pool, announce=settings.notify, head_trust=settings.head_trust)
+        event_log = game_log(
+            pool,
+            announce=settings.notify,
+            head_trust=settings.head_trust,
+            group_commit=settings.group_commit,
+        )
     elif role == "bots":
-        event_log = game_log(pool, announce=settings.notify)
+        event_log = game_log(pool, announce=settings.notify, group_commit=settings.group_commit)
     else:
         event_log = game_log(pool)
     services = Services(

@@ -278,12 +278,16 @@ class EventLog(Generic[E]):
 
 
 def game_log(
-    pool: asyncpg.Pool, *, announce: bool = True, head_trust: float = HEAD_TRUST
+    pool: asyncpg.Pool,
+    *,
+    announce: bool = True,
+    head_trust: float = HEAD_TRUST,
+    group_commit: int = 1,
 ) -> EventLog[Any]:
     """The log of the games' streams on ``pool``: the domain codec and, with ``announce``, the
-    NOTIFY hints for other processes; heads trusted ``head_trust`` seconds (0: never). The
-    composition root's one call."""
+    NOTIFY hints for other processes; heads trusted ``head_trust`` seconds (0: never); up to
+    ``group_commit`` commands in one transaction (`EventStore`). The composition root's one
+    call."""
     announcer = Announcer(pool) if announce else None
-    return EventLog(
-        EventStore(pool), domain_codec(), announcer=announcer, heads=Heads(trust=head_trust)
-    )
+    store = EventStore(pool, group_commit=group_commit)
+    return EventLog(store, domain_codec(), announcer=announcer, heads=Heads(trust=head_trust))

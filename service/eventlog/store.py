@@ -7,6 +7,10 @@ All of the service's SQL lives here (the schema and ``es.append`` are in ``migra
   round trip and one commit. `EventStore.append` is ``es.append`` alone. The expected version is
   checked under a per-stream lock before any global position is allocated; writers of different
   streams never wait for each other. The request path's role can write no other way.
+- With ``group_commit`` above 1, the commands a process sends close together go in one
+  ``es.commands`` statement (`service.eventlog.group_commit`): one round trip and one commit
+  for them all, each command in its own subtransaction, each caller answered only once the
+  batch committed.
 - `EventStore.read_feed` pages the global log by the cursor ``(tx_id, global_position)`` below
   the xid horizon (docs/event-store.md §9.3): it never passes a transaction that is still open,
   so an event committed late by a slow writer is never skipped, and a rolled-back one leaves no
@@ -49,6 +53,7 @@ from typing import Any, Final
 import asyncpg
 import msgspec
 
+from service.eventlog.group_commit import GroupCommit
 from service.exceptions import InvalidCursor
 from service.platform.cursors import decode_cursor, encode_cursor
 
@@ -67,6 +72,8 @@ _CONFLICT = "P0409"
 _KEY_REUSED = "P0422"
 _KEY_IN_FLIGHT = "P0423"
 _WRITE_REFUSED = "P0401"
+_LOCK_TIMEOUT = "55P03"
+_DEADLOCK = "40P01"
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -300,6 +307,12 @@ _APPEND = "SELECT new_version, positions, tx FROM es.append($1, $2, $3, $4, $5, 
 _COMMAND = """
 SELECT outcome, new_version, positions, tx, stored_stream, stored_decision
   FROM es.command($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"""
+# es.command's arguments, one array per argument, the events flattened (with their counts);
+# a row per command, in order: es.command's, or the error that rolled it back.
+_COMMANDS = """
+SELECT outcome, new_version, positions, tx, stored_stream, stored_decision,
+       error_code, error_message, error_detail, error_constraint, error_context
+  FROM es.commands($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"""
 
 # Column order is RecordedEvent's field order (rows are built positionally).
 _COLUMNS = """global_position, tx_id, stream_id, version, event_id, event_type, schema_version,
@@ -367,10 +380,15 @@ class EventStore:
     """Appends to and reads from the ``es`` schema through an asyncpg pool.
 
     Methods taking ``conn`` run on it (inside the caller's transaction) instead of the pool.
+    ``group_commit`` is the most commands `command` sends in one transaction (1: each alone).
     """
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, *, group_commit: int = 1) -> None:
         self.pool = pool
+        self.group_commit = group_commit
+        self._group: GroupCommit[_Command, Sequence[Any]] | None = None
+        if group_commit > 1:
+            self._group = GroupCommit(self._send_commands, most=group_commit)
 
     async def append(
         self,
@@ -459,18 +477,12 @@ class EventStore:
             key.request_hash if key else None, timedelta(seconds=key_ttl),
             decision, summary,
         )  # fmt: skip
-        async with contextlib.AsyncExitStack() as stack:
-            on = conn if conn is not None else await stack.enter_async_context(self.pool.acquire())
-            try:
-                row = await on.fetchrow(_COMMAND, *args)
-            except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
-                # Sent, and no answer: the statement may have committed or not.
-                raise CommitUnknown(f"the outcome of a command to {stream_id} is unknown") from exc
-            except asyncpg.PostgresError as exc:  # the server answered: nothing committed
-                typed = _translate(exc, stream_id)
-                if typed is not None:
-                    raise typed from exc
-                raise
+        if conn is None and self._group is not None:
+            row = await self._group.submit(args)
+        else:
+            async with contextlib.AsyncExitStack() as stack:
+                on = conn or await stack.enter_async_context(self.pool.acquire())
+                row = await _run_command(on, args)
         outcome = row[0]
         if outcome == "appended":
             return CommandOutcome(
@@ -480,6 +492,49 @@ class EventStore:
             decision = msgspec.convert(row[5], Decision)
             return CommandOutcome(outcome, stored=IdempotentRecord(row[4], decision))
         return CommandOutcome(outcome)
+
+    async def _send_commands(self, batch: Sequence[_Command]) -> list[Sequence[Any] | Exception]:
+        """A batch of `command`'s arguments in one statement: each command's row, or its error
+        (typed as `command` raises it). A batch of one is a plain ``es.command``.
+
+        A command the batch rolled back as a deadlock's victim (its subtransaction waited on a
+        row, e.g. a player's notification head, that another batch held while waiting on one of
+        its own) is run again alone once the batch committed: alone it could not deadlock."""
+        async with self.pool.acquire() as conn:
+            if len(batch) == 1:
+                try:
+                    return [await _run_command(conn, batch[0])]
+                except (EventStoreError, asyncpg.PostgresError) as exc:
+                    return [exc]
+            events = [(args[3], args[4], args[5], args[6], args[7]) for args in batch]
+            try:
+                rows = await conn.fetch(
+                    _COMMANDS,
+                    *([args[i] for args in batch] for i in range(3)),
+                    [len(ids) for ids, *_ in events],
+                    *([x for one in events for x in one[i]] for i in range(5)),
+                    *([args[i] for args in batch] for i in range(8, 14)),
+                )
+            except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
+                streams = ", ".join(sorted({args[0] for args in batch}))
+                raise CommitUnknown(f"the outcome of commands to {streams} is unknown") from exc
+            outcomes: list[Sequence[Any] | Exception] = []
+            for args, row in zip(batch, rows, strict=True):
+                if row[0] is not None:
+                    outcomes.append(row)
+                    continue
+                if row[6] == _DEADLOCK:
+                    try:
+                        outcomes.append(await _run_command(conn, args))
+                    except (EventStoreError, asyncpg.PostgresError) as exc:
+                        outcomes.append(exc)
+                    continue
+                error = asyncpg.PostgresError.new(
+                    {"C": row[6], "M": row[7], "D": row[8] or None, "n": row[9] or None,
+                     "W": row[10] or None}
+                )  # fmt: skip
+                outcomes.append(_translate(error, args[0]) or error)
+        return outcomes
 
     async def purge_idempotency_keys(self, batch: int = 5000) -> int:
         """Delete expired idempotency keys, ``batch`` at a time until none is left; how many."""
@@ -686,6 +741,25 @@ class FeedHints:
         return pending
 
 
+_Command = tuple[Any, ...]
+"""``es.command``'s arguments, in order."""
+
+
+async def _run_command(conn: asyncpg.Connection, args: _Command) -> Sequence[Any]:
+    """One ``es.command`` on ``conn``: its row, or its typed error."""
+    try:
+        row: Sequence[Any] = await conn.fetchrow(_COMMAND, *args)
+    except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
+        # Sent, and no answer: the statement may have committed or not.
+        raise CommitUnknown(f"the outcome of a command to {args[0]} is unknown") from exc
+    except asyncpg.PostgresError as exc:  # the server answered: nothing committed
+        typed = _translate(exc, args[0])
+        if typed is not None:
+            raise typed from exc
+        raise
+    return row
+
+
 def _translate(exc: asyncpg.PostgresError, stream_id: str) -> EventStoreError | None:
     """The typed error for a failure an append can meet, if it is one."""
     if exc.sqlstate == _CONFLICT:
@@ -695,7 +769,11 @@ def _translate(exc: asyncpg.PostgresError, stream_id: str) -> EventStoreError | 
         return IdempotencyKeyReused("the idempotency key was used before with another request")
     if exc.sqlstate == _WRITE_REFUSED:
         return WriteRefused(exc.message)
-    if exc.sqlstate == _KEY_IN_FLIGHT:
+    if exc.sqlstate == _KEY_IN_FLIGHT or (
+        # es.command's claim of the key waited out its lock_timeout (2 s) on a concurrent
+        # first request with the key: PostgreSQL names the statement in the error's context.
+        exc.sqlstate == _LOCK_TIMEOUT and "es.idempotency_keys" in (exc.context or "")
+    ):
         return IdempotencyKeyInFlight("the first request with this idempotency key is running")
     if getattr(exc, "constraint_name", None) == "events_event_id_key":
         return DuplicateEventId(exc.detail or "an event id is already stored")

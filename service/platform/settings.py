@@ -19,6 +19,9 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_IDLE_TX_TIMEOUT     idle_in_transaction_session_timeout (default ``30s``): an idle
                                   writer pins the global feed's horizon, so it must not live long
     PREFERANS_COMMAND_RETRIES     re-decides after a stream conflict when If-Match is absent (3)
+    PREFERANS_GROUP_COMMIT        the most commands sent together in one transaction, each in
+                                  its own subtransaction, when they arrive together (16; 1:
+                                  each command its own transaction)
     PREFERANS_STATE_CACHE_SIZE    games whose folded state (and deal source) stays in memory
                                   (20000; a state is bounded, 7-9 KB: about 180 MB)
     PREFERANS_HEAD_TRUST          seconds a game's version read from the log answers a
@@ -114,6 +117,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     lock_timeout: str = "5s"
     idle_tx_timeout: str = "30s"
     command_retries: int = 3
+    group_commit: int = 16
     state_cache_size: int = 20_000
     snapshots: bool = True
     head_trust: float = 1.0
