@@ -218,7 +218,14 @@ class _Databases:
         (name, copying), self._ahead = self._ahead or self._copy(), None
         if dropping := [task for task in self._drops.values() if not task.done()]:
             await asyncio.wait(dropping)  # a failed one is dropped again at the session's end
-        await copying
+        try:
+            await copying
+        except (TimeoutError, OSError, asyncpg.PostgresError):
+            # Started in the background, the copy's connect may have run out its timeout while
+            # the loop stood still (a minute of synchronous tests): copy again, in the open.
+            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+            name, copying = self._copy()
+            await copying
         return name
 
     def give_back(self, name: str) -> None:
