@@ -410,6 +410,11 @@ async def main() -> None:
     parser.add_argument(
         "--kinds", default=",".join(KINDS), help=f"which request kinds, of: {', '.join(KINDS)}"
     )
+    parser.add_argument(
+        "--service-from", metavar="DIR",
+        help="serve the service of another checkout (put first on its PYTHONPATH), to compare "
+        "two commits, each beside the same baseline",
+    )  # fmt: skip
     add_smoke(parser)
     args = parser.parse_args()
     args.kinds = [k.strip() for k in args.kinds.split(",")]
@@ -453,6 +458,8 @@ async def bench(service_dsn: str, baseline_dsn: str, args: argparse.Namespace) -
                         "PYTHONPATH": path}  # fmt: skip
         service_env = {"DATABASE_URL": service_dsn, "PREFERANS_RATE_LIMITS": "false",
                        "PREFERANS_POOL_MAX_SIZE": str(args.pool_size)}  # fmt: skip
+        if args.service_from:
+            service_env["PYTHONPATH"] = os.path.abspath(args.service_from)
         baseline_cmd = [sys.executable, __file__, "--serve-baseline", str(ports[0]), str(workers)]
         service_cmd = [*preferans(), "serve", "--port", str(ports[1]), "--workers", str(workers)]
         async with (
