@@ -75,14 +75,20 @@ class Leadership:
             log.warning("leadership: could not resign %s (%s)", name, exc)
             await self._drop()
             return
+        except BaseException:  # cancelled mid-call: the connection's state is unknown
+            await self._drop()
+            raise
         if not self._held:
             await self._let_go()
 
     async def resign_all(self) -> None:
-        """Resign everything and give the connection back (a worker's ``after``)."""
-        for name in sorted(self._held):
-            await self.resign(name)
-        await self._let_go()
+        """Resign everything and give the connection back (a worker's ``after``), also when
+        cancelled on the way: a connection kept here would hold up the pool's close."""
+        try:
+            for name in sorted(self._held):
+                await self.resign(name)
+        finally:
+            await self._let_go()
 
     async def __aenter__(self) -> Leadership:
         return self

@@ -77,3 +77,24 @@ async def test_when_the_leaders_connection_drops_another_leads_and_the_old_leade
         assert leader.held == frozenset()
         await other.resign("job")
         assert await leader.lead("job")  # elected again, on a new connection
+
+
+async def test_a_resignation_cancelled_midway_gives_its_connection_back(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool
+) -> None:
+    leadership = Leadership(app_pool)
+    assert await leadership.lead("cancelled")
+    size = app_pool.get_size() - app_pool.get_idle_size()  # the connection held for it
+    resigning = asyncio.create_task(leadership.resign_all())
+    await asyncio.sleep(0)  # the task is inside its UNLOCK's round trip now
+    resigning.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await resigning
+    assert leadership.held == frozenset()
+    assert app_pool.get_size() - app_pool.get_idle_size() == size - 1  # none kept out
+    for _ in range(100):  # a terminated backend's locks go with it, a moment later
+        if not await pool.fetch(_HOLDERS):
+            break
+        await asyncio.sleep(0.02)
+    assert await pool.fetch(_HOLDERS) == []
+    await asyncio.wait_for(app_pool.close(), 10)  # the pool's close is not held up
