@@ -185,6 +185,12 @@ class EventLog(Generic[E]):
         """How many events lie past ``cursor``, and the age in seconds of the oldest of them."""
         return await self.store.feed_lag(cursor, conn)
 
+    async def feed_behind(
+        self, cursor: FeedCursor, position: int, conn: asyncpg.Connection | None = None
+    ) -> bool:
+        """`EventStore.feed_behind`: an event at or below ``position`` is not read yet."""
+        return await self.store.feed_behind(cursor, position, conn)
+
     async def feed_has_more(
         self, cursor: FeedCursor, conn: asyncpg.Connection | None = None
     ) -> bool:

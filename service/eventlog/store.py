@@ -145,6 +145,11 @@ SELECT EXISTS (SELECT 1 FROM es.events
                 WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
                   AND tx_id < pg_snapshot_xmin(pg_current_snapshot()))"""
 
+_FEED_BEHIND = """
+SELECT EXISTS (SELECT 1 FROM es.events
+                WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
+                  AND global_position <= $3)"""
+
 
 class FeedCursor(msgspec.Struct, frozen=True, order=True):
     """A place in the global feed: the pair ``(tx_id, position)`` of the last event read.
@@ -597,6 +602,17 @@ class EventStore:
             _FEED_HAS_MORE, cursor.tx_id, cursor.position
         )
         return more
+
+    async def feed_behind(
+        self, cursor: FeedCursor, position: int, conn: asyncpg.Connection | None = None
+    ) -> bool:
+        """Whether an event at or below global ``position`` lies past ``cursor``, below the
+        feed's horizon or not yet (a transaction anywhere on the server, older than that event's,
+        holds the horizon back)."""
+        behind: bool = await (conn or self.pool).fetchval(
+            _FEED_BEHIND, cursor.tx_id, cursor.position, position
+        )
+        return behind
 
     async def read_feed_of(
         self, after: FeedCursor, limit: int, types: Sequence[str]
