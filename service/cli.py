@@ -171,6 +171,11 @@ def format_proof(proof: Any, problems: Sequence[str]) -> str:
     lines.append(f"deals: {summary}")
     if proof.first_bad_deal is not None:
         lines.append(f"first deal that differs: {proof.first_bad_deal}")
+    bad = proof.first_illegal_event
+    if bad is None:
+        lines.append("rules: every event legal")
+    else:
+        lines.append(f"rules: first illegal event {bad.version} ({bad.type}): {bad.reason}")
     lines += [f"FAILED: {problem}" for problem in problems]
     verdict = "failed" if problems else proof.verdict.replace("_", " ")
     lines.append(f"verdict: {verdict}")

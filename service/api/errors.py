@@ -37,6 +37,7 @@ from service.eventlog.store import (
     IdempotencyKeyReused,
     InvalidIdempotencyKey,
     StreamConflict,
+    StreamUnreadable,
     WriteRefused,
 )
 from service.exceptions import (
@@ -192,6 +193,15 @@ _KINDS = (
         "phase, a card that does not follow suit, a seat already taken. `code` names the rule "
         "(`illegal.not_your_turn` …) and `detail` explains it. Read the game again: "
         "`legal_actions` lists what you may do.",
+    ),
+    Kind(
+        "game-quarantined",
+        409,
+        "The game's log cannot be read",
+        "An event of this game cannot be decoded or folded by the rules (a forged or corrupt "
+        "log): the game is quarantined, and every read and command of it answers this until "
+        "an operator repairs it. `detail` names the event (its version, type and why); "
+        "`GET /v1/games/{id}/proof` checks the whole log.",
     ),
     Kind(
         "not-public-yet",
@@ -409,6 +419,8 @@ def map_exception(exc: Exception) -> Mapped:
         case Unavailable():
             problem = _problem("unavailable", exc.message, dependency=exc.dependency)
             headers["Retry-After"] = RETRY_AFTER
+        case StreamUnreadable():
+            problem = _problem("game-quarantined", str(exc))
         case CommitUnknown():
             problem = _problem("commit-unknown", str(exc))
             headers["Retry-After"] = "1"

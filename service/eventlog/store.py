@@ -30,8 +30,10 @@ Errors::
     ├── IdempotencyKeyReused      the key was used before with another request (HTTP 422)
     ├── IdempotencyKeyInFlight    the key's first request is still running (HTTP 409)
     ├── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
-    └── CommitUnknown             the command was sent, and the connection failed before its
-                                  outcome came back: it may or may not have committed (HTTP 503)
+    ├── CommitUnknown             the command was sent, and the connection failed before its
+    │                             outcome came back: it may or may not have committed (HTTP 503)
+    └── StreamUnreadable          an event of the stream cannot be decoded or folded: the stream
+                                  is quarantined (HTTP 409 game-quarantined), never a 500
 
 A feed cursor token we did not issue is `service.exceptions.InvalidCursor`.
 """
@@ -113,6 +115,20 @@ class IdempotencyKeyInFlight(EventStoreError):
 
 class InvalidIdempotencyKey(EventStoreError, ValueError):
     """The principal or the key is empty or longer than 255 characters."""
+
+
+class StreamUnreadable(EventStoreError):
+    """An event of the stream cannot be decoded (an unknown type, data of no known shape) or
+    folded (its state has no place for it): no read or command of the stream can be answered.
+    The log is immutable, so this holds for good; `service.eventlog.log.EventLog.unreadable`
+    raises it, and alerts once per stream and process."""
+
+    def __init__(self, stream_id: str, version: int, event_type: str, reason: str) -> None:
+        super().__init__(f"event {version} ({event_type}) of {stream_id}: {reason}")
+        self.stream_id = stream_id
+        self.version = version
+        self.event_type = event_type
+        self.reason = reason
 
 
 class CommitUnknown(EventStoreError):
