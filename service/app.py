@@ -377,9 +377,10 @@ def serve_app() -> Litestar:
     return create_app(settings, lifespans=[_frozen_heap])
 
 
-def run(settings: Settings) -> None:
+def run(settings: Settings, *, where: str | None = None) -> None:
     """Serve the API on ``settings.host:settings.port`` with ``settings.workers`` processes
-    (``preferans serve``).
+    (``preferans serve``), printing ``where`` (one line: the web client, the API docs, the
+    data) once all but the server has started.
 
     granian (hyper and tokio underneath, uvloop for the app) rather than uvicorn: its header
     read timeout closes slowloris and silent connections and idle keep-alive ones (HTTP/1.1
@@ -407,6 +408,8 @@ def run(settings: Settings) -> None:
     bot_worker = _start_bot_worker() if settings.bot_worker == "process" else None
     log.info("serving on http://%s:%d with %d worker(s)", settings.host, settings.port,
              settings.workers)  # fmt: skip
+    if where is not None:
+        print(where, flush=True)
     Granian(
         "service.app:serve_app",
         factory=True,
