@@ -1,6 +1,6 @@
 """Where the database is, how its schema is brought up to date, and how we connect to it.
 
-- `resolve_dsn` uses DATABASE_URL, or starts an embedded PostgreSQL (the ``pgserver`` package)
+- `resolve_dsn` uses DATABASE_URL, or starts an embedded PostgreSQL (`service.platform.embedded`)
   under the data folder, so ``preferans serve`` works on a fresh machine with nothing installed.
   That is the administrator's connection: it runs the migrations.
 - `app_dsn` is the request path's: the same server as the login role ``preferans_app``
@@ -20,9 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -63,43 +60,13 @@ def resolve_dsn(settings: Settings) -> str:
 def start_embedded(pgdata: Path) -> str:
     """Start (or join) the embedded PostgreSQL in ``pgdata`` and return a DSN to its database.
 
-    The server stops when the last process using it exits (pgserver counts its users).
+    The server stops when the last process using it exits (`service.platform.embedded`).
     """
-    from pgserver.postgres_server import get_server  # only the embedded path needs it
+    from service.platform import embedded
 
-    pgdata = pgdata.expanduser().resolve()
-    pgdata.parent.mkdir(parents=True, exist_ok=True)
-    with _signals_deferred():
-        server = get_server(pgdata, cleanup_mode="stop")
-    admin_dsn: str = server.get_uri()
+    admin_dsn = embedded.start(pgdata)
     _create_database(admin_dsn, EMBEDDED_DATABASE)
     return with_database(admin_dsn, EMBEDDED_DATABASE)
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGTERM and SIGINT held until the block ends, then acted on.
-
-    pgserver counts this process among the server's users only once the server is up; a
-    signal that ended the process before that would leave a server nobody stops. Deferred,
-    it ends the process once it is a user, and the exit handler stops the server. (Handlers,
-    not a signal mask: a mask would be inherited by the server's own processes.)
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers; it gets the signals anyway
-        return
-    caught: list[int] = []
-    names = (signal.SIGTERM, signal.SIGINT)
-    previous = {n: signal.signal(n, lambda signum, frame: caught.append(signum)) for n in names}
-    try:
-        yield
-    finally:
-        for n, handler in previous.items():
-            signal.signal(n, handler if handler is not None else signal.SIG_DFL)
-    if caught:
-        if caught[0] == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise SystemExit(128 + caught[0])
 
 
 def _create_database(admin_dsn: str, name: str) -> None:
