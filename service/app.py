@@ -15,6 +15,7 @@ controllers by dependency injection, by name:
     bots         `service.players.bots.BotPlayers`            the service's bots as players
     live         `service.games.live.Live`                    the games' SSE fan-out
     projections  `service.read_models.runner.Projections`     the read models' runner
+    health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
 
 Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); the reference web
@@ -114,7 +115,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 _COLLABORATORS = (
     "event_log", "games", "players", "lobby", "invites", "notes", "notes_hub", "bots", "live",
-    "projections",
+    "projections", "health",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")
