@@ -44,7 +44,13 @@ from service.games.live import Live
 from service.games.lobby import Lobby
 from service.games.service import GameService
 from service.platform.clock import SYSTEM_CLOCK, Clock
-from service.platform.database import app_dsn, pool_from_settings, resolve_dsn, upgrade_async
+from service.platform.database import (
+    HealthProbe,
+    app_dsn,
+    pool_from_settings,
+    resolve_dsn,
+    upgrade_async,
+)
 from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.settings import Settings
 from service.players.accounts import Players
@@ -91,6 +97,8 @@ class Services:
     analyst: Analyst | None = None
     limiter: RateLimiter | None = None
     replica_pool: asyncpg.Pool | None = None
+    health: HealthProbe | None = None
+    """/health's reserved connection (the API role), outside the pool."""
     background: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def start(self, work: Coroutine[Any, Any, Any], name: str) -> None:
@@ -158,6 +166,10 @@ async def open_services(
     services = Services(
         settings=settings, pool=pool, event_log=event_log, clock=clock, entropy=entropy
     )
+    if role == "api":
+        services.health = HealthProbe(
+            app_dsn(admin, settings), pool, connect_timeout=settings.connect_timeout
+        )
     if entropy.seeded:
         log.warning("the services draw from %r: every deal is predictable (tests only)", entropy)
     try:
@@ -330,6 +342,8 @@ async def _close(services: Services) -> None:
         await stop_task(task)
     if services.replica_pool is not None:
         services.replica_pool.terminate()
+    if services.health is not None:
+        await services.health.close()
     try:
         await asyncio.wait_for(services.pool.close(), SHUTDOWN_TIMEOUT)
     except TimeoutError:

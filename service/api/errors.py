@@ -12,7 +12,9 @@ The errors themselves are defined where they arise, free of HTTP: the domain's i
 412 ``version-mismatch`` with the current ``ETag``; `IdempotencyKeyReused` 422;
 `IdempotencyKeyInFlight` 409; `BadRequest` (a cursor, a header) and `InvalidIdempotencyKey` 400
 ``validation``; `AlreadyImported` 409; `ImportRefused` 422; Litestar's validation errors 400
-``validation`` with ``errors``; an unexpected exception 500 ``internal`` (logged, its text
+``validation`` with ``errors``; a database that cannot serve (`DATABASE_DOWN`: a refused or
+broken connection, asyncpg's ``InternalClientError`` on a connection a restart left broken) 503
+``unavailable`` with Retry-After; an unexpected exception 500 ``internal`` (logged, its text
 never sent).
 """
 
@@ -75,6 +77,7 @@ DATABASE_DOWN: tuple[type[BaseException], ...] = (
     TimeoutError,  # connecting, or waiting for a pooled connection
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,  # a pool closing, a connection gone
+    asyncpg.InternalClientError,  # a pooled connection a restart or a killed backend broke
     asyncpg.CannotConnectNowError,
     asyncpg.TooManyConnectionsError,
     asyncpg.AdminShutdownError,
