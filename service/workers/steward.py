@@ -48,7 +48,7 @@ from domain import table as tbl
 from domain.deal.messages import AnswerClaim, Claim, SeatCommand
 from domain.errors import PreferansError
 from service.eventlog.store import IdempotencyKeyInFlight, StreamConflict
-from service.exceptions import GameNotFound
+from service.exceptions import GameNotFound, Unavailable
 from service.games.service import GameService
 from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
@@ -114,7 +114,14 @@ def simplest(legal: list[SeatCommand]) -> SeatCommand:
     return default_action(moves)
 
 
-_DATABASE_TROUBLE = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError)
+_DATABASE_TROUBLE = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,  # TimeoutError and ConnectionError among them
+    Unavailable,
+)
 """Failures of the database, not of a table: the round fails and is retried."""
 
 

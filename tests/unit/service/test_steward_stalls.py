@@ -170,3 +170,16 @@ def test_a_stand_in_move_the_rules_refuse_counts_against_the_table() -> None:
     asyncio.run(steward._serve(game_id))
     asyncio.run(steward._serve(game_id))
     assert game_id in steward.for_arbiter
+
+
+def test_a_database_that_fails_fails_the_round_and_counts_against_no_table() -> None:
+    class Down(FakeGames):
+        async def state(self, game_id: uuid.UUID) -> tuple[int, g.GameState]:
+            raise ConnectionResetError("the database went away")
+
+    game_id = uuid.uuid4()
+    steward = steward_over({}, failures_to_arbiter=1)
+    steward.games = Down({})  # type: ignore[assignment]
+    with pytest.raises(ConnectionResetError):
+        asyncio.run(steward._serve(game_id))
+    assert steward._failures == {} and steward.for_arbiter == {}
