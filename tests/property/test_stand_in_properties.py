@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from bots import LEVELS, SeatFeed
 from domain import game as g
 from domain import table as tbl
+from domain.deal import whisting_rules
 from domain.deal.messages import ChoosePlay, Claim, SeatCommand
-from domain.deal.state import Playing
+from domain.deal.state import Bidding, Playing, Whisting
 from domain.rules import Rules, rules_for
 from domain.simulation import random_deal
 from service.workers.steward import simplest
@@ -67,6 +68,36 @@ def table_rules(draw: st.DrawFn) -> Rules:
     return rules_for(draw(st.sampled_from(["sochi", "leningrad"])), options)
 
 
+def decision_kind(state: g.Pulka, seat: int) -> str:
+    """What ``seat`` is to decide: the deal's phase, and in play whose cards he plays."""
+    deal = state.deal
+    match deal:
+        case Playing() if deal.claim is not None:
+            return "answer a claim"
+        case Playing() if deal.kind == "raspasy":
+            return "play an all-pass" + (" beside the dealer's talon" if deal.seats == 4 and
+                                         deal.rules.players4.dealer_raspasy == "plays_talon"
+                                         and deal.tricks_played < 2 else "")  # fmt: skip
+        case Playing():
+            return "play his own hand" if deal.turn == seat else "play another's open hand"
+        case Whisting() if seat == deal.dealer and deal.seats == 4:
+            return "whist as the dealer at four"
+        case Whisting() if whisting_rules.options(deal) is None:
+            return "choose open or closed play"
+        case Bidding() if deal.rules.classic.dark_games and seat not in deal.looked:
+            return "bid in the dark"
+    return type(deal).__name__.lower()
+
+
+ALL_DECISIONS = {
+    "bidding", "bid in the dark", "awaitingtalon", "discarding", "totusdiscarding", "declaring",
+    "whisting", "whist as the dealer at four", "choose open or closed play", "play his own hand",
+    "play another's open hand", "play an all-pass", "play an all-pass beside the dealer's talon",
+    "answer a claim",
+}  # fmt: skip
+"""Every decision a seat can be asked for (`decision_kind`)."""
+
+
 class Table:
     """A game at a clocked table, every command stamped with a clock made of data."""
 
@@ -74,6 +105,8 @@ class Table:
         self.rng = rng
         self.now = 0
         self.state: g.GameState = g.INITIAL_STATE
+        self.decisions: set[str] = set()
+        """The kinds of decision the stand-in made (`decision_kind`)."""
         self.feeds: list[SeatFeed] | None = [SeatFeed(seat) for seat in range(rules.players)]
         """Each seat's feed for the bot stand-in; dropped (None) once no bot stands in."""
         self.do(g.CreateGame(rules=rules, first_dealer=rng.randrange(rules.players)))
@@ -90,6 +123,7 @@ class Table:
     def stand_in(self, seat: int, basic: bool) -> SeatCommand:
         """The steward's move for ``seat``: never a claim, always legal."""
         assert isinstance(self.state, g.Pulka)
+        self.decisions.add(decision_kind(self.state, seat))
         legal = g.legal_actions(self.state, seat)
         move = simplest(legal)
         if basic:
@@ -190,3 +224,38 @@ def test_every_seat_absent_in_open_play_the_whister_is_played_for_both_hands():
         if seen >= 20:
             break
     assert seen >= 20
+
+
+def test_the_stand_in_makes_every_kind_of_decision_as_the_seats_go_absent():
+    """Seats bid and whist themselves now and then (a stand-in only passes, so contracts come
+    from them) and time out otherwise, until all are absent: across these tables the stand-in
+    is asked for every kind of decision, open hands and the dealer's talon included, and each
+    time has a legal move that the table accepts."""
+    configs = [
+        {"classic": {"dark_games": True, "totus": True}},
+        {"players": 4, "players4": {"dealer_whist_hand": "open"}},
+        {"players": 4, "players4": {"dealer_whist_hand": "may_look",
+                                    "dealer_raspasy": "plays_talon"}},
+        {"players": 4, "players4": {"dealer_whist_hand": "looked"}},
+        {"whist": {"style": "gentleman"}, "play": {"concede": "down2"}},
+    ]  # fmt: skip
+    seen: set[str] = set()
+    for n in range(150):
+        rng = random.Random(n)
+        options = configs[n % len(configs)]
+        table_options = {"move_seconds": 10, "timeouts_to_absent": 2, "stand_in": "simplest"}
+        rules = rules_for("sochi", {**options, "pool": {"target": 1000}, "table": table_options})
+        table = Table(rules, rng)
+        table.feeds = None
+        for _ in range(3):
+            table.do(random_deal(rng, rules.players, table.state.next_dealer))
+            for _ in range(STEPS_PER_DEAL):
+                if g.needs_cards(table.state):
+                    break
+                table.step(timeout_rate=0.5, basic=False)
+            assert g.needs_cards(table.state), "the deal ended"
+        seen |= table.decisions
+        if seen >= ALL_DECISIONS:
+            break
+    assert ALL_DECISIONS - seen == set()
+    assert n < 100, f"{n + 1} tables to see every kind of decision (36 today)"
