@@ -293,14 +293,26 @@ async def test_claims_are_listed_made_rejected_and_accepted_with_the_cards_open(
     rejected = await act(client, game_id, whister, {"type": "answer_claim", "accept": False})
     assert rejected.status_code == 200
     assert rejected.json()["view"]["deal"]["claim"] is None
-    # Play goes on; the declarer claims again, less, and it is accepted.
-    claimed = await act(client, game_id, declarer, {"type": "claim", "tricks": 9})
-    assert claimed.status_code == 200
+    # Play goes on; one claim per trick: the declarer claims again in the next trick.
+    again = await act(client, game_id, declarer, {"type": "claim", "tricks": 9})
+    assert again.status_code == 409 and again.json()["code"] == "illegal.claim_limited"
+    mine = (await view(client, game_id, declarer))["legal_actions"]
+    assert not any(a["type"] == "claim" for a in mine)
+    played = await act(client, game_id, declarer, first_move(mine))
+    assert played.status_code == 200, played.text
+    while (state := await view(client, game_id, declarer))["view"]["deal"]["to_act"] != [0]:
+        moved = await act(client, game_id, whister, first_move(
+            (await view(client, game_id, whister))["legal_actions"]
+        ))  # fmt: skip
+        assert moved.status_code == 200, moved.text
+    won = state["view"]["deal"]["tricks"][0]
+    claimed = await act(client, game_id, declarer, {"type": "claim", "tricks": 8})
+    assert claimed.status_code == 200, claimed.text
     accepted = await act(client, game_id, whister, {"type": "answer_claim", "accept": True})
     assert accepted.status_code == 200, accepted.text
     seen = [e["event"] for e in accepted.json()["events"]]
     ended = next(e for e in seen if e["type"] == "deal_ended")
-    assert ended["outcome"]["tricks"][0] == 9 and sum(ended["outcome"]["tricks"]) == 10
+    assert ended["outcome"]["tricks"][0] == won + 8 and sum(ended["outcome"]["tricks"]) == 10
     kinds = [e["type"] for e in await events_of(client, game_id)]
     assert kinds.count("claim_made") == 2 and kinds.count("claim_answered") == 2
 
