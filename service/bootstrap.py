@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -223,11 +223,29 @@ def _bot_steward(services: Services) -> Steward:
     return steward
 
 
+def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
+    """What the key purger does besides the keys, on its schedule: old notifications and
+    invites, expired registration keys, and (once) the names of players registered before
+    names were compared."""
+
+    notes, players = services.notes, services.players
+    assert notes is not None and players is not None
+
+    async def purge() -> int:
+        purged = await notes.purge() + await players.purge_registrations()
+        await players.claim_names()
+        return purged
+
+    return purge
+
+
 async def _api(services: Services, live_poll_interval: float, live_queue_size: int) -> None:
     settings, pool, event_log = services.settings, services.pool, services.event_log
     services.lobby = Lobby(pool)
     # Cached tokens are trusted while the live poller hears revocations (its LISTEN).
-    services.players = players = Players(pool, hearing=lambda: event_log.heads.listening)
+    services.players = players = Players(
+        pool, hearing=lambda: event_log.heads.listening, key_ttl=settings.idempotency_ttl
+    )
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()
     await bots.ensure(pool)
@@ -270,7 +288,9 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
                 Policy("writes", settings.writes_per_minute, 60),
             ],
         )
-    purger = KeyPurger(event_log, interval=settings.key_purge_interval, also=services.notes.purge)
+    purger = KeyPurger(
+        event_log, interval=settings.key_purge_interval, also=_other_purges(services)
+    )
     bot_steward = _bot_steward(services) if settings.bot_worker == "inline" else None
     # The hints, wired once: an append here, or another process's heard on the hub's one
     # LISTEN connection, wakes whoever waits on one; a revoked token's news reaches the players.

@@ -190,6 +190,16 @@ def _downloads(operation: Schema) -> None:
     content[OCTET_STREAM] = {"schema": {"type": "string", "format": "binary"}}
 
 
+_FRAME_KINDS: Schema = {
+    "oneOf": [
+        {"required": ["id", "event", "data"], "not": {"required": ["retry"]}},
+        {"required": ["retry"], "maxProperties": 1},
+    ],
+    "additionalProperties": False,
+}
+"""A message is an event (``id``, ``event``, ``data``) or the opening ``retry`` alone."""
+
+
 def _game_frame(schemas: dict[str, Schema]) -> Schema:
     events = schemas["SeenEvent"]["properties"]["event"]
     tags = sorted(str(cls.__struct_config__.tag) for cls in typing.get_args(game.Event))
@@ -200,7 +210,7 @@ def _game_frame(schemas: dict[str, Schema]) -> Schema:
         "`event:` its type, `data:` the caller's redacted event as JSON (the same shape as an "
         "item's `event` in `/events`). The stream opens with a `retry:` line and sends a "
         "`: ping` comment after 15 s of silence.",
-        "required": ["id", "event", "data"],
+        **copy.deepcopy(_FRAME_KINDS),
         "properties": {
             "id": {"type": "integer", "minimum": 1, "description": "The event's version."},
             "event": {"type": "string", "enum": tags, "description": "The event's `type`."},
@@ -217,7 +227,7 @@ def _notification_frame() -> Schema:
         "description": "One message of the `text/event-stream`: `id:` the notification's `seq`, "
         "`event:` its kind, `data:` the notification as JSON. The stream opens with a `retry:` "
         "line and sends a `: ping` comment after 15 s of silence.",
-        "required": ["id", "event", "data"],
+        **copy.deepcopy(_FRAME_KINDS),
         "properties": {
             "id": {"type": "integer", "minimum": 1, "description": "The notification's seq."},
             "event": {"type": "string", "enum": list(typing.get_args(NoteKind))},
