@@ -42,6 +42,7 @@ from typing import Literal
 import asyncpg
 
 from bots import LEVELS, Budget, seat_input
+from bots.budget import as_budget
 from bots.common import default_action
 from domain import game
 from domain import table as tbl
@@ -132,6 +133,19 @@ class _Log:
     events: list[game.Event] = field(default_factory=list)
 
 
+def thought_of(level: str, seed: int, budget: Budget) -> str:
+    """How a bot's move was chosen, as its events' metadata keep it: ``strong seed=9f… nodes=4000
+    seconds=1.5``. ``LEVELS[level](seat_input(events[:version], seat), Random(int(seed, 16)),
+    Budget.of_nodes(…))`` thinks it again; under a wall-clock budget alone only as far as the
+    machine then got."""
+    parts = [level, f"seed={seed:016x}"]
+    if budget.nodes is not None:
+        parts.append(f"nodes={budget.nodes}")
+    if budget.seconds is not None:
+        parts.append(f"seconds={budget.seconds:g}")
+    return " ".join(parts)
+
+
 class Steward:
     """See the module docstring. One per process; run `run` as a background task."""
 
@@ -169,7 +183,7 @@ class Steward:
         self.poll_interval = poll_interval
         self.lease = lease
         self.batch = batch
-        self.think_budget = think_budget
+        self.think_budget = as_budget(think_budget)
         self.worker = Worker(f"steward-{duty}", self._round, interval=poll_interval)
         """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
         self._logs: Lru[uuid.UUID, _Log] = Lru(256)
@@ -314,8 +328,10 @@ class Steward:
             if self.duty == "bots":
                 if self.bots is None or player is None or not self.bots.is_bot(player):
                     continue
-                move = await self._bot_move(game_id, version, seat, self.bots.level(player))
-                await self.games.play_as_bot(game_id, player, move, version)
+                move, thought = await self._bot_move(
+                    game_id, version, seat, self.bots.level(player)
+                )
+                await self.games.play_as_bot(game_id, player, move, version, thought=thought)
             elif tbl.played_for(table, seat) is not None:
                 move = await self._stand_in(game_id, version, state, seat)
                 await self.games.steward(game_id, tbl.PlayFor(seat=seat, move=move), version, now)
@@ -335,14 +351,16 @@ class Steward:
         legal = game.legal_actions(state, seat)
         fallback = simplest(legal)  # raises NoMoveForSeat before any bot thinks
         if state.rules.table.stand_in == "basic":
-            move = await self._bot_move(game_id, version, seat, "basic")
+            move, _ = await self._bot_move(game_id, version, seat, "basic")
             if move in legal and not isinstance(move, Claim):
                 return move
         return fallback
 
     async def _bot_move(self, game_id: uuid.UUID, version: int, seat: int, level: str
-                        ) -> SeatCommand:  # fmt: skip
-        """The move of a bot at ``seat``, from exactly what the seat sees at ``version``."""
+                        ) -> tuple[SeatCommand, str]:  # fmt: skip
+        """The move of a bot at ``seat``, from exactly what the seat sees at ``version``, and how
+        it was thought (`thought_of`): each move's generator has a seed of its own, so the move
+        can be thought again from the log alone."""
         events = await self._events(game_id)
         if len(events) < version:
             # read behind the state (a reader lagging): look again, as after a conflict
@@ -350,11 +368,14 @@ class Steward:
         view = seat_input(events[:version], seat)
         decide = LEVELS[level]
         budget = self.think_budget
+        seed = self._rng.getrandbits(64)
+        rng = random.Random(seed)
         with BOT_THINK_SECONDS.labels(level).time():
             if level == "strong":  # search off the event loop: it takes up to the budget
-                rng = random.Random(self._rng.random())
-                return await asyncio.to_thread(decide, view, rng, budget)
-            return decide(view, self._rng, budget)
+                move = await asyncio.to_thread(decide, view, rng, budget)
+            else:
+                move = decide(view, rng, budget)
+        return move, thought_of(level, seed, budget)
 
     async def _events(self, game_id: uuid.UUID) -> list[game.Event]:
         held = self._logs.get(game_id)

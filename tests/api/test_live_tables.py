@@ -5,6 +5,7 @@ notifications, tokens per device."""
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import Any
 
 import asyncpg
@@ -13,6 +14,9 @@ import pytest
 from apitools import PROBLEM, Player, layouts, make_app, register
 from litestar.testing import AsyncTestClient
 
+from bots import LEVELS, Budget, seat_input
+from domain import game
+from service.eventlog.log import game_log
 from service.platform.clock import ManualClock
 
 pytestmark = pytest.mark.integration
@@ -528,3 +532,43 @@ async def test_a_game_created_with_bots_at_its_seats_starts_and_the_bots_play_at
     assert unknown.status_code == 400
     mine = (await client.get("/v1/players/me/games", headers=host.auth)).json()
     assert [g["game"]["id"] for g in mine["active"]] == [game_id]
+
+
+async def test_a_bots_move_keeps_how_it_was_thought_and_is_thought_again_from_the_log(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    """Each bot move's events keep its level, the seed of its generator and its budget
+    (`Metadata.thought`): the same decision from the same seat view gives the same move."""
+    host = await register(client, "host")
+    created = await client.post(
+        "/v1/games", json={"bots": [{"level": "basic"}, {"level": "random"}, {"level": "basic"}]},
+        headers=host.auth,
+    )  # fmt: skip
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    for _ in range(400):
+        if (await client.get(f"/v1/games/{game_id}")).json()["version"] >= 30:
+            break
+        await asyncio.sleep(0.05)
+    log = game_log(pool, announce=False)
+    stored = await log.store.read_stream(f"game-{game_id}")
+    events = [log.decode(r) for r in stored]
+    firsts: dict[str, Any] = {}  # a command's first event: its version follows the seat's view
+    for r in stored:
+        if r.metadata.get("thought"):
+            firsts.setdefault(r.metadata["idempotency_key"], r)
+    thought = list(firsts.values())
+    assert len(thought) >= 10, [r.metadata for r in stored]
+    for record in thought:
+        level, seed, *limits = record.metadata["thought"].split()
+        assert level in ("basic", "random") and seed.startswith("seed=")
+        budget = dict(limit.split("=") for limit in limits)
+        again = LEVELS[level](
+            seat_input(events[: record.version - 1], record.metadata["seat"]),
+            random.Random(int(seed[5:], 16)),
+            Budget(seconds=float(budget["seconds"]) if "seconds" in budget else None,
+                   nodes=int(budget["nodes"]) if "nodes" in budget else None),
+        )  # fmt: skip
+        at = record.version - 1
+        produced = game.decide(again, game.fold(events[:at]))
+        assert produced == events[at : at + len(produced)], record.metadata
