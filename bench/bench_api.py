@@ -415,6 +415,11 @@ async def main() -> None:
         help="serve the service of another checkout (put first on its PYTHONPATH), to compare "
         "two commits, each beside the same baseline",
     )  # fmt: skip
+    parser.add_argument(
+        "--rate-limits", action="store_true",
+        help="the service with its rate limits on (limits too high to refuse anything): their "
+        "cost beside a run without",
+    )  # fmt: skip
     add_smoke(parser)
     args = parser.parse_args()
     args.kinds = [k.strip() for k in args.kinds.split(",")]
@@ -446,7 +451,8 @@ async def bench(service_dsn: str, baseline_dsn: str, args: argparse.Namespace) -
         await conn.close()
     print(f"PostgreSQL {version} (synchronous_commit={sync}); Python "
           f"{platform.python_version()}; {os.cpu_count()} CPUs (shared); {args.clients} clients, "
-          f"{args.seconds:g} s a run, {args.repeats} interleaved repeats")  # fmt: skip
+          f"{args.seconds:g} s a run, {args.repeats} interleaved repeats; rate limits "
+          f"{'on' if args.rate_limits else 'off'}")  # fmt: skip
     scripts = [write_script(seed) for seed in range(8)]
     actions = [len(script.steps) for script in scripts]
     print(f"game scripts: {len(scripts)}, {min(actions)}-{max(actions)} actions each")
@@ -458,6 +464,10 @@ async def bench(service_dsn: str, baseline_dsn: str, args: argparse.Namespace) -
                         "PYTHONPATH": path}  # fmt: skip
         service_env = {"DATABASE_URL": service_dsn, "PREFERANS_RATE_LIMITS": "false",
                        "PREFERANS_POOL_MAX_SIZE": str(args.pool_size)}  # fmt: skip
+        if args.rate_limits:
+            service_env |= {"PREFERANS_RATE_LIMITS": "true",
+                            "PREFERANS_READS_PER_MINUTE": "100000000",
+                            "PREFERANS_WRITES_PER_MINUTE": "100000000"}  # fmt: skip
         if args.service_from:
             service_env["PYTHONPATH"] = os.path.abspath(args.service_from)
         baseline_cmd = [sys.executable, __file__, "--serve-baseline", str(ports[0]), str(workers)]

@@ -101,8 +101,8 @@ def finish(document: Schema) -> Schema:
                 "$ref": f"#/components/schemas/{frame}"
             }
     schemas["StreamRetryFrame"] = copy.deepcopy(_RETRY_FRAME)
-    for frame, event in (_game_frames(schemas), _notification_frames()):
-        schemas[frame["title"]] = frame
+    for message, event in (_game_frames(schemas), _notification_frames()):
+        schemas[message["title"]] = message
         schemas[event["title"]] = event
     raspasy_overrides = typing.get_args(
         typing.get_type_hints(wire_games.RulesOverrides)["raspasy"]
