@@ -153,7 +153,7 @@ export function lobbyScreen(root, ctx) {
       h("legend", {}, t("create.bots.title")),
       h("p", { class: "muted" }, t("create.bots.note")),
       h("div", { class: "row" },
-        h("label", { for: "bot_level", class: "visually-hidden" }, t("bots.level")),
+        h("label", { for: "bot_level" }, t("bots.level")),
         h("select", { id: "bot_level", name: "bot_level" },
           ["random", "basic", "strong"].map((level) => h("option", { value: level, selected: level === "basic" },
             t(`bots.${level}`)))),

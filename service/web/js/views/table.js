@@ -80,7 +80,7 @@ export function tableScreen(root, ctx, gameId) {
       case "player_returned": return t("log.returned", { p });
       case "claim_made":
         ui.claim = event;
-        return t("log.claim", { p, n: event.tricks, m: event.remaining });
+        return t(event.tricks === event.remaining ? "log.claim.all" : "log.claim", { p, n: event.tricks, m: event.remaining });
       case "claim_answered":
         if (!event.accept) ui.claim = null;
         return t(event.accept ? "log.claim.accept" : "log.claim.reject", { p });
@@ -330,7 +330,8 @@ export function tableScreen(root, ctx, gameId) {
     const asked = snap.legal_actions.some((a) => a.type === "answer_claim");
     const prompt = snap.seat == null ? (waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "")
       : session.myTurn ? t(discards.length ? "turn.discard" : asked ? "turn.claim"
-        : declarations.length ? "turn.declare" : legal.length ? "turn.yours" : "turn.card")
+        : declarations.length ? (d.bid && inGrid(d.bid) ? "turn.declare.from" : "turn.declare")
+        : legal.length ? "turn.yours" : "turn.card", { bid: d.bid ? bidText(d.bid) : "" })
       : waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "";
     const groups = new Map();
     for (const action of legal) {
@@ -359,7 +360,7 @@ export function tableScreen(root, ctx, gameId) {
     const json = JSON.stringify(action);
     return h("button", {
       type: "button",
-      class: ["action", `action-${action.type}`],
+      class: ["action", `action-${action.type}`, action.type === "answer_claim" && action.accept && "primary"],
       disabled: busy,
       dataset: { action: json, actionType: action.type, key: `act:${json}` },
       onclick: () => act(action),
@@ -425,7 +426,7 @@ export function tableScreen(root, ctx, gameId) {
     const c = d.claim;
     const cards = c.seat === me ? null : d.open_hands[c.seat] ?? d.shown_hands?.[c.seat];
     return h("div", { class: "claim-panel", role: "status", dataset: { claimSeat: String(c.seat), tricks: String(c.tricks) } },
-      h("p", { class: "claim-text" }, t(c.seat === me ? "claim.yours" : "claim.pending",
+      h("p", { class: "claim-text" }, t((c.seat === me ? "claim.yours" : "claim.pending") + (c.tricks === c.remaining ? ".all" : ""),
         { p: name(c.seat), n: c.tricks, m: c.remaining })),
       h("ul", { class: "inline-list" }, c.asked.map((seat) => h("li", { class: "chip" },
         t(c.accepted.includes(seat) ? "claim.accepted" : "claim.waiting", { p: name(seat) })))),
@@ -442,6 +443,7 @@ export function tableScreen(root, ctx, gameId) {
     const now = session.serverNow();
     const moveMs = (snap.view.rules.table?.move_seconds ?? 0) * 1000;
     const lowMs = moveMs ? Math.min(LOW_MS, moveMs / 2) : LOW_MS;
+    const banked = Boolean(snap.view.rules.table?.bank_seconds); // no bank: nothing to show
     for (const el of root.querySelectorAll(".seat-clock[data-clock-seat]")) {
       const seat = Number(el.dataset.clockSeat);
       const clock = snap.view.clocks?.[seat];
@@ -454,8 +456,8 @@ export function tableScreen(root, ctx, gameId) {
       el.classList.toggle("low", low);
       el.dataset.left = acting ? String(Math.ceil(left / 1000)) : "";
       el.dataset.low = String(low);
-      el.querySelector(".countdown").textContent = acting ? `⏱ ${clockText(left)}` : "";
-      el.querySelector(".bank").textContent = bank != null ? t("clock.bank", { t: clockText(bank) }) : "";
+      el.querySelector(".countdown").textContent = acting ? clockText(left) : "";
+      el.querySelector(".bank").textContent = banked && bank != null ? t("clock.bank", { t: clockText(bank) }) : "";
       el.title = acting ? t("clock.left", { t: clockText(left) }) : "";
       if (low && seat === snap.seat && ui.beeped !== clock.deadline) {
         ui.beeped = clock.deadline; // once per turn
