@@ -133,9 +133,14 @@ async def test_a_claim_is_made_with_one_control_and_accepted_by_the_others(
     log = await anna.inner_text(f"{TABLE} .log-lines")
     assert f"claims all {claimed['tricks']} tricks left" in log
     assert log.count("accepts the claim") == 2
+    # The log names the players, even those whose names came after their seating did.
+    assert "Vera sat down." in log and "Kolya sat down." in log and "Seat " not in log
     await vera.wait_for_selector(f"{TABLE} .log-lines li:has-text('Заявка принята')")
     assert "принимает заявку" in await vera.inner_text(f"{TABLE} .log-lines")
     await shoot(vera, "claim-agreed-390-ru")
+    # The lines already written follow the language chosen.
+    await vera.click("button[data-lang=en]")
+    await vera.wait_for_selector(f"{TABLE} .log-lines li:has-text('Claim agreed')")
     # Nowhere a button per number of tricks.
     for page in pages:
         assert await page.locator(f"{TABLE} button[data-action-type=claim]").count() <= 1

@@ -28,16 +28,23 @@ export function tableScreen(root, ctx, gameId) {
   const session = new GameSession(ctx.api, gameId);
   const ui = { discard: [], log: [], standIn: null, timedOut: null, claim: null, botLevel: "basic", beeped: null };
   const name = (seat) => session.names[seat] ?? t("seat.n", { n: seat + 1 });
-
+  // A log line is kept as its words' key and values, and worded when drawn: a name learnt
+  // later, or another language, rewrites the lines already there.
+  const line = (key, vars = {}) => ({ key, vars });
+  const seatName = (seat) => () => name(seat);
+  const lineText = ({ key, vars, suffix }) => {
+    const values = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, typeof v === "function" ? v() : v]));
+    return suffix ? `${t(key, values)} ${t(suffix)}` : t(key, values);
+  };
   const render = () => { mount(root, screen()); paintClocks(); };
   for (const type of ["change", "sheet", "connection"]) session.addEventListener(type, render);
   session.addEventListener("turn", () => ctx.announce(t("turn.yours")));
   session.addEventListener("gone", () => ctx.toast(t("error.game.gone")));
   session.addEventListener("event", ({ detail }) => {
-    const line = describe(detail.event);
-    if (line) ui.log.unshift({ version: detail.version, text: line, kind: detail.event.type });
+    const said = describe(detail.event);
+    if (said) ui.log.unshift({ version: detail.version, said, kind: detail.event.type });
     ui.log.length = Math.min(ui.log.length, LOG_LINES);
-    if (["deal_ended", "game_ended"].includes(detail.event.type)) ctx.announce(line);
+    if (said && ["deal_ended", "game_ended"].includes(detail.event.type)) ctx.announce(lineText(said));
     render();
   });
   render();
@@ -56,15 +63,15 @@ export function tableScreen(root, ctx, gameId) {
   }
 
   function describe(event) {
-    const line = describeEvent(event);
-    if (line == null || !ui.standIn || !MOVES.has(event.type)) return line;
+    const said = describeEvent(event);
+    if (said == null || !ui.standIn || !MOVES.has(event.type)) return said;
     const why = ui.standIn.why;
     ui.standIn = null;
-    return `${line} ${t(why === "timeout" ? "log.by.timeout" : "log.by.service")}`;
+    return { ...said, suffix: why === "timeout" ? "log.by.timeout" : "log.by.service" };
   }
 
   function describeEvent(event) {
-    const p = event.seat != null ? name(event.seat) : "";
+    const p = seatName(event.seat);
     switch (event.type) {
       case "timed_out":
         ui.standIn = { seat: event.seat, why: "timeout" };
@@ -72,43 +79,43 @@ export function tableScreen(root, ctx, gameId) {
           ui.timedOut = true;
           ctx.announce(t("timeout.yours"));
         }
-        return t("log.timeout", { p });
+        return line("log.timeout", { p });
       case "played_for":
         ui.standIn = { seat: event.seat, why: event.reason };
         return null;
-      case "player_absent": return t("log.absent", { p });
-      case "player_returned": return t("log.returned", { p });
+      case "player_absent": return line("log.absent", { p });
+      case "player_returned": return line("log.returned", { p });
       case "claim_made":
         ui.claim = event;
-        return t(event.tricks === event.remaining ? "log.claim.all" : "log.claim", { p, n: event.tricks, m: event.remaining });
+        return line(event.tricks === event.remaining ? "log.claim.all" : "log.claim", { p, n: event.tricks, m: event.remaining });
       case "claim_answered":
         if (!event.accept) ui.claim = null;
-        return t(event.accept ? "log.claim.accept" : "log.claim.reject", { p });
-      case "player_seated": return t("log.seated", { p });
-      case "deal_started": return t("log.deal", { p: name(event.dealer) });
-      case "cards_looked": return t("log.looked", { p });
-      case "bid_made": return t(event.hold ? "log.hold" : "log.bid", { p, bid: bidText(event.bid) });
-      case "passed": return t("log.pass", { p });
-      case "auction_won": return t("log.won", { p, bid: bidText(event.bid) });
-      case "all_passed": return t("log.allpass");
+        return line(event.accept ? "log.claim.accept" : "log.claim.reject", { p });
+      case "player_seated": return line("log.seated", { p });
+      case "deal_started": return line("log.deal", { p: seatName(event.dealer) });
+      case "cards_looked": return line("log.looked", { p });
+      case "bid_made": return line(event.hold ? "log.hold" : "log.bid", { p, bid: () => bidText(event.bid) });
+      case "passed": return line("log.pass", { p });
+      case "auction_won": return line("log.won", { p, bid: () => bidText(event.bid) });
+      case "all_passed": return line("log.allpass");
       case "talon_taken":
-        return t("log.talon", { p, cards: (event.cards ?? []).map(cardText).join(" ") });
-      case "discarded": return t("log.discard", { p: name(event.by ?? event.seat) });
-      case "contract_declared": return t("log.declare", { p, bid: bidText(event.contract) });
-      case "conceded": return t("log.concede", { p });
-      case "whist_called": return t(`log.whist.${event.choice}`, { p });
-      case "play_chosen": return t(event.open ? "log.open" : "log.closed", { p });
-      case "hands_opened": return t("log.opened");
-      case "talon_card_turned": return t("log.talon.card", { card: cardText(event.card) });
-      case "card_played": return t("log.card", { p, card: cardText(event.card) });
-      case "trick_won": return t("log.trick", { p });
+        return line("log.talon", { p, cards: (event.cards ?? []).map(cardText).join(" ") });
+      case "discarded": return line("log.discard", { p: seatName(event.by ?? event.seat) });
+      case "contract_declared": return line("log.declare", { p, bid: () => bidText(event.contract) });
+      case "conceded": return line("log.concede", { p });
+      case "whist_called": return line(`log.whist.${event.choice}`, { p });
+      case "play_chosen": return line(event.open ? "log.open" : "log.closed", { p });
+      case "hands_opened": return line("log.opened");
+      case "talon_card_turned": return line("log.talon.card", { card: cardText(event.card) });
+      case "card_played": return line("log.card", { p, card: cardText(event.card) });
+      case "trick_won": return line("log.trick", { p });
       case "deal_ended": {
         const claim = ui.claim;
         ui.claim = null;
-        return claim ? t("log.claim.agreed", { p: name(claim.seat), n: claim.tricks }) : t("log.ended");
+        return claim ? line("log.claim.agreed", { p: seatName(claim.seat), n: claim.tricks }) : line("log.ended");
       }
-      case "deal_scored": return t("log.scored", { n: event.deal_no });
-      case "game_ended": return t("log.game.over");
+      case "deal_scored": return line("log.scored", { n: event.deal_no });
+      case "game_ended": return line("log.game.over");
       default: return null;
     }
   }
@@ -486,7 +493,7 @@ export function tableScreen(root, ctx, gameId) {
         h("h2", {}, t("log")),
         h("ol", { class: "log-lines", "aria-live": "off" }, ui.log.map((line) =>
           h("li", { class: `log-${line.kind.replaceAll("_", "-")}`, dataset: { version: String(line.version), kind: line.kind } },
-            line.text)))));
+            lineText(line.said))))));
   }
 
   function lastDeal() {
