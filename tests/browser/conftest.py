@@ -10,6 +10,8 @@ Fixtures:
     chromium    session   the launched browser (each context gets a fresh profile)
     web         function  the app on this test's database, served by uvicorn on a free port
                           (short SSE timings): its base URL
+    live_web    function  the same with the service's bots moving in-process and a manual
+                          clock (`LiveWeb`: url, app, clock, ``pass_time(seconds)``)
     http        function  an httpx client on ``web``, for the players the test drives by API
     open_page   function  ``await open_page(viewport=…, token=…)``: a page in a fresh context
                           (its own localStorage); a JavaScript error, or a console error such as a
@@ -27,6 +29,7 @@ import json
 import os
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,7 @@ import uvicorn
 
 from service.api.events import SseSettings
 from service.app import create_app
+from service.platform.clock import SYSTEM_CLOCK, Clock, ManualClock
 from service.platform.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -100,20 +104,22 @@ async def chromium() -> AsyncIterator[Any]:
             await browser.close()
 
 
-def app_on(dsn: str) -> Any:
-    settings = Settings(database_url=dsn, pool_min_size=1, pool_max_size=10, rate_limits=False)
+def app_on(dsn: str, clock: Clock = SYSTEM_CLOCK, **settings: Any) -> Any:
+    settings = {"pool_min_size": 1, "pool_max_size": 10, "rate_limits": False, **settings}
     return create_app(
-        settings,
+        Settings(database_url=dsn, **settings),
         migrate=False,
         sse=SseSettings(ping_interval=1.0, retry_ms=300),
         live_poll_interval=0.5,
+        clock=clock,
     )
 
 
-@pytest.fixture
-async def web(database_dsn: str) -> AsyncIterator[str]:
+@contextlib.asynccontextmanager
+async def serving(app: Any) -> AsyncIterator[str]:
+    """``app`` served by uvicorn on a free port while the block runs: its base URL."""
     config = uvicorn.Config(
-        app_on(database_dsn),
+        app,
         host="127.0.0.1",
         port=0,
         log_level="warning",
@@ -133,6 +139,43 @@ async def web(database_dsn: str) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture
+async def web(database_dsn: str) -> AsyncIterator[str]:
+    async with serving(app_on(database_dsn)) as url:
+        yield url
+
+
+@dataclass
+class LiveWeb:
+    """The app with the service's bots thinking in its own process and the table's clock a
+    `ManualClock`: a deadline passes when the test moves ``clock`` and wakes the ``steward``."""
+
+    url: str
+    app: Any
+    clock: ManualClock
+
+    def pass_time(self, seconds: float) -> None:
+        self.clock.advance(seconds)
+        self.app.state.steward.hint()
+
+
+@pytest.fixture
+async def live_web(database_dsn: str) -> AsyncIterator[LiveWeb]:
+    clock = ManualClock()
+    # The bots move quickly (a short pace and thinking budget) and the finished games are not
+    # analysed: the tests play whole pulkas against them on two shared cores.
+    app = app_on(
+        database_dsn,
+        clock,
+        bot_worker="inline",
+        bot_pace=0.05,
+        bot_budget=0.2,
+        analysis=False,
+    )
+    async with serving(app) as url:
+        yield LiveWeb(url=url, app=app, clock=clock)
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ async def test_a_whole_pulka_is_played_through_the_page(
     await page.click("form.create summary")
     await page.fill("#seed", "browser-pulka")
     await shoot(page, "lobby")
-    await page.click("form.create button[type=submit]")
+    await page.click("form.create button[data-key=open-table]")
     await page.wait_for_selector(f"{TABLE}[data-status=seating]")
     game_id = page.url.rsplit("/", 1)[-1]
     me = Player(id="", token=await page_token(page), name="Anna")
@@ -78,8 +78,14 @@ async def test_a_whole_pulka_is_played_through_the_page(
             else:
                 assert cards == {a["card"] for a in legal if a["type"] == "play"}
             assert sorted(buttons) == sorted(
-                _json(a) for a in legal if a["type"] not in ("play", "discard")
+                _json(a) for a in legal if a["type"] not in ("play", "discard", "claim")
             )
+            # A claim is one control, a number of tricks, offering exactly the legal ones.
+            claims = sorted(a["tricks"] for a in legal if a["type"] == "claim")
+            offered = await page.eval_on_selector_all(
+                f"{TABLE} select.claim-tricks option", "os => os.map(o => Number(o.value))"
+            )
+            assert sorted(offered) == claims
 
             action = page_choice(snapshot)
             if action["type"] == "play" and played["cards"] == 4:

@@ -255,3 +255,36 @@ async def advance(
         )
         assert response.status_code == 200, response.text
     raise AssertionError("never reached")
+
+
+async def shown(page: Any) -> dict[str, Any]:
+    """What the page offers now, read from the page alone: the enabled action buttons (their
+    JSON), the enabled cards, whether a discard or a claim control is shown, and how many bids
+    this deal's auction has seen."""
+    offer: dict[str, Any] = await page.evaluate(
+        """() => {
+          const table = document.querySelector("[data-screen=table]");
+          const enabled = (sel) => [...table.querySelectorAll(sel)].filter((b) => !b.disabled);
+          return {
+            actions: enabled("button[data-action]").map((b) => JSON.parse(b.dataset.action)),
+            cards: enabled("button.card").map((b) => b.dataset.card),
+            discard: table.querySelector("button[data-action-type=discard]") !== null,
+            claim: table.querySelector("select.claim-tricks") !== null,
+            bids: table.querySelectorAll(".panel.auction .calls .bid").length,
+          };
+        }"""
+    )
+    return offer
+
+
+async def click_action(page: Any, action: Action) -> str:
+    """Click the button that shows ``action``; its type."""
+    await page.click(action_selector(action))
+    return str(action["type"])
+
+
+async def sign_up(page: Any, name: str) -> None:
+    """Sign up in the lobby's form (the page is on the lobby)."""
+    await page.fill("#reg-name", name)
+    await page.click("form.register button[type=submit]")
+    await page.wait_for_selector("form.create")

@@ -112,6 +112,11 @@ export class Api extends EventTarget {
   async join(gameId, seat) {
     return (await this.request("POST", `/v1/games/${gameId}/seats`, { body: seat == null ? {} : { seat } })).data;
   }
+  /** Give a free seat (the first, or ``seat``) to one of the service's bots of ``level``. */
+  async seatBot(gameId, level, seat) {
+    const body = seat == null ? { level } : { level, seat };
+    return (await this.request("POST", `/v1/games/${gameId}/bots`, { body })).data;
+  }
   /** The caller's view; null when ``etag`` is still current (304). */
   async game(gameId, etag) {
     const answer = await this.request("GET", `/v1/games/${gameId}`,

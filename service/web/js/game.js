@@ -20,6 +20,7 @@ export class GameSession extends EventTarget {
     this.pending = false;
     this.refreshing = null;
     this.again = false;
+    this.clockOffset = 0; // the server's clock minus this browser's, from server_time
     this.stream = new LiveStream({
       open: (lastEventId, signal) => api.stream(gameId, lastEventId, signal),
       onState: (state) => { this.connection = state; this.emit("connection"); },
@@ -66,6 +67,8 @@ export class GameSession extends EventTarget {
     const turn = this.myTurn;
     const wasOver = this.finished;
     this.snapshot = snapshot;
+    // Deadlines are on the server's clock; the countdown reads this browser's, corrected.
+    if (snapshot.server_time) this.clockOffset = snapshot.server_time - Date.now();
     this.etag = `"${snapshot.version}"`;
     const ids = snapshot.view.players;
     this.api.namesOf(ids).then((names) => {
@@ -78,6 +81,9 @@ export class GameSession extends EventTarget {
       this.loadSheet((sheet) => sheet.status === "finished");
     }
   }
+
+  /** Now on the server's clock (ms since the epoch), as far as this browser can tell. */
+  serverNow() { return Date.now() + this.clockOffset; }
 
   get myTurn() {
     const snap = this.snapshot;

@@ -84,6 +84,10 @@ export function lobbyScreen(root, ctx) {
       h("label", { for: id }, label),
       h("select", { id, name: id }, options.map(([value, text]) => h("option", { value }, text))),
     ];
+    const number = (id, label, { min = "0", max, value = "0" } = {}) => [
+      h("label", { for: id }, label),
+      h("input", { id, name: id, type: "number", min, max, value, required: true }),
+    ];
     const asPreset = ["", t("create.as.preset")];
     const yesNo = [asPreset, ["true", t("yes")], ["false", t("no")]];
     const form = h("form", {
@@ -91,6 +95,9 @@ export function lobbyScreen(root, ctx) {
       onsubmit: async (event) => {
         event.preventDefault();
         const data = new FormData(form);
+        // "Play now" seats the visitor and fills every other seat with a bot in the same call,
+        // so the table is full at once and the first deal is dealt.
+        const withBots = event.submitter?.value === "bots";
         const overrides = { pool: { target: Number(data.get("target")) } };
         const option = (section, field, value) => {
           if (value === "" || value == null) return;
@@ -101,12 +108,18 @@ export function lobbyScreen(root, ctx) {
         option("whist", "half_whist", data.get("half_whist"));
         option("whist", "stalingrad", data.get("stalingrad"));
         option("bidding", "allow_jumps", data.get("allow_jumps"));
-        const body = {
-          preset: data.get("preset"),
-          seats: Number(data.get("seats")),
-          overrides,
-        };
-        if (data.get("sit")) body.seat = 0;
+        for (const field of ["move_seconds", "bank_seconds"]) {
+          const seconds = Number(data.get(field));
+          if (seconds > 0) option("table", field, seconds);
+        }
+        const seats = Number(data.get("seats"));
+        const body = { preset: data.get("preset"), seats, overrides };
+        if (withBots) {
+          body.seat = 0;
+          body.bots = Array.from({ length: seats - 1 }, () => ({ level: data.get("bot_level") }));
+        } else if (data.get("sit")) {
+          body.seat = 0;
+        }
         const seed = String(data.get("seed") ?? "").trim();
         if (seed) body.seed = seed;
         try {
@@ -121,18 +134,31 @@ export function lobbyScreen(root, ctx) {
     h("div", { class: "fields" },
       select("preset", [["sochi", t("preset.sochi")], ["leningrad", t("preset.leningrad")], ["rostov", t("preset.rostov")]], t("create.preset")),
       select("seats", [["3", "3"], ["4", "4"]], t("create.seats")),
-      h("label", { for: "target" }, t("create.target")),
-      h("input", { id: "target", name: "target", type: "number", min: "1", max: "500", value: "10", required: true }),
+      number("target", t("create.target"), { min: "1", max: "500", value: "10" }),
       select("style", [asPreset, ["greedy", t("style.greedy")], ["gentleman", t("style.gentleman")]], t("create.style")),
       select("half_whist", yesNo, t("create.half")),
       select("stalingrad", yesNo, t("create.stalingrad")),
-      select("allow_jumps", yesNo, t("create.jumps"))),
+      select("allow_jumps", yesNo, t("create.jumps")),
+      number("move_seconds", t("create.move"), { max: "3600" }),
+      number("bank_seconds", t("create.bank"), { max: "86400" })),
+    h("p", { class: "muted" }, t("create.clock.note")),
     h("label", { class: "check" }, h("input", { type: "checkbox", name: "sit", checked: true }), t("create.sit")),
     h("details", {}, h("summary", {}, t("create.more")),
       h("label", { for: "seed" }, t("create.seed")),
       h("input", { id: "seed", name: "seed", maxlength: "128", autocomplete: "off" }),
       h("p", { class: "muted" }, t("create.seed.note"))),
-    h("button", { type: "submit", class: "primary" }, t("create.go")));
+    h("button", { type: "submit", class: "primary", name: "mode", value: "open", dataset: { key: "open-table" } },
+      t("create.go")),
+    h("fieldset", { class: "play-now" },
+      h("legend", {}, t("create.bots.title")),
+      h("p", { class: "muted" }, t("create.bots.note")),
+      h("div", { class: "row" },
+        h("label", { for: "bot_level" }, t("bots.level")),
+        h("select", { id: "bot_level", name: "bot_level" },
+          ["random", "basic", "strong"].map((level) => h("option", { value: level, selected: level === "basic" },
+            t(`bots.${level}`)))),
+        h("button", { type: "submit", class: "primary", name: "mode", value: "bots", dataset: { key: "play-now" } },
+          t("create.bots.go")))));
     return form;
   }
 

@@ -1,6 +1,6 @@
 // The table: the seats around the felt, your hand, the trick, the talon, and exactly the
 // actions the service lists in legal_actions; the sheet and the log beside it.
-import { bidEl, bidText, backsEl, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
+import { bidEl, bidName, bidText, backsEl, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
 import { h, mount } from "../dom.js";
 import { GameSession } from "../game.js";
 import { t } from "../i18n.js";
@@ -8,65 +8,114 @@ import { settlementPanel } from "./settlement.js";
 import { dealTitle, entryText, sheetPanel } from "./sheet.js";
 
 const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
-const ACTION_ORDER = ["look_at_cards", "bid", "pass", "take_talon", "declare", "declare_totus",
+const ACTION_ORDER = ["answer_claim", "look_at_cards", "bid", "pass", "take_talon", "declare", "declare_totus",
   "concede", "whist", "choose_play"];
 const LOG_LINES = 40;
+const BOT_LEVELS = ["random", "basic", "strong"];
+const GRID_LEVELS = ["6", "7", "8", "9", "10"];
+const GRID_STRAINS = ["S", "C", "D", "H", "NT"];
+const TICK_MS = 250;
+const LOW_MS = 10_000; // the warning shows from here (or half the move's time, if shorter)
+const SOUND_KEY = "preferans.sound";
+// The events of a move: the first of them after a timeout (or a move made for an absent
+// seat) is the move the service made for the seat, and the log says so.
+const MOVES = new Set(["passed", "bid_made", "talon_taken", "discarded", "contract_declared",
+  "whist_called", "play_chosen", "card_played", "claim_answered", "conceded", "cards_looked"]);
 
 const cardText = (card) => `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
 
 export function tableScreen(root, ctx, gameId) {
   const session = new GameSession(ctx.api, gameId);
-  const ui = { discard: [], log: [] };
+  const ui = { discard: [], log: [], standIn: null, timedOut: null, claim: null, botLevel: "basic", beeped: null };
   const name = (seat) => session.names[seat] ?? t("seat.n", { n: seat + 1 });
-
-  const render = () => mount(root, screen());
+  // A log line is kept as its words' key and values, and worded when drawn: a name learnt
+  // later, or another language, rewrites the lines already there.
+  const line = (key, vars = {}) => ({ key, vars });
+  const seatName = (seat) => () => name(seat);
+  const lineText = ({ key, vars, suffix }) => {
+    const values = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, typeof v === "function" ? v() : v]));
+    return suffix ? `${t(key, values)} ${t(suffix)}` : t(key, values);
+  };
+  const render = () => { mount(root, screen()); paintClocks(); };
   for (const type of ["change", "sheet", "connection"]) session.addEventListener(type, render);
   session.addEventListener("turn", () => ctx.announce(t("turn.yours")));
   session.addEventListener("gone", () => ctx.toast(t("error.game.gone")));
   session.addEventListener("event", ({ detail }) => {
-    const line = describe(detail.event);
-    if (line) ui.log.unshift({ version: detail.version, text: line });
+    const said = describe(detail.event);
+    if (said) ui.log.unshift({ version: detail.version, said, kind: detail.event.type });
     ui.log.length = Math.min(ui.log.length, LOG_LINES);
-    if (["deal_ended", "game_ended"].includes(detail.event.type)) ctx.announce(line);
+    if (said && ["deal_ended", "game_ended"].includes(detail.event.type)) ctx.announce(lineText(said));
     render();
   });
   render();
   session.start().catch((error) => { ui.error = error; ctx.toast(error); render(); });
-  const screenApi = { destroy: () => session.stop(), rerender: render };
+  const ticker = setInterval(paintClocks, TICK_MS);
+  const screenApi = { destroy: () => { clearInterval(ticker); session.stop(); }, rerender: render };
 
   async function act(action) {
     try {
       await session.act(action);
       ui.discard = [];
+      ui.timedOut = null;
     } catch (error) {
       ctx.toast(error);
     }
   }
 
   function describe(event) {
-    const p = event.seat != null ? name(event.seat) : "";
+    const said = describeEvent(event);
+    if (said == null || !ui.standIn || !MOVES.has(event.type)) return said;
+    const why = ui.standIn.why;
+    ui.standIn = null;
+    return { ...said, suffix: why === "timeout" ? "log.by.timeout" : "log.by.service" };
+  }
+
+  function describeEvent(event) {
+    const p = seatName(event.seat);
     switch (event.type) {
-      case "player_seated": return t("log.seated", { p });
-      case "deal_started": return t("log.deal", { p: name(event.dealer) });
-      case "cards_looked": return t("log.looked", { p });
-      case "bid_made": return t(event.hold ? "log.hold" : "log.bid", { p, bid: bidText(event.bid) });
-      case "passed": return t("log.pass", { p });
-      case "auction_won": return t("log.won", { p, bid: bidText(event.bid) });
-      case "all_passed": return t("log.allpass");
+      case "timed_out":
+        ui.standIn = { seat: event.seat, why: "timeout" };
+        if (event.seat === session.snapshot?.seat) {
+          ui.timedOut = true;
+          ctx.announce(t("timeout.yours"));
+        }
+        return line("log.timeout", { p });
+      case "played_for":
+        ui.standIn = { seat: event.seat, why: event.reason };
+        return null;
+      case "player_absent": return line("log.absent", { p });
+      case "player_returned": return line("log.returned", { p });
+      case "claim_made":
+        ui.claim = event;
+        return line(event.tricks === event.remaining ? "log.claim.all" : "log.claim", { p, n: event.tricks, m: event.remaining });
+      case "claim_answered":
+        if (!event.accept) ui.claim = null;
+        return line(event.accept ? "log.claim.accept" : "log.claim.reject", { p });
+      case "player_seated": return line("log.seated", { p });
+      case "deal_started": return line("log.deal", { p: seatName(event.dealer) });
+      case "cards_looked": return line("log.looked", { p });
+      case "bid_made": return line(event.hold ? "log.hold" : "log.bid", { p, bid: () => bidText(event.bid) });
+      case "passed": return line("log.pass", { p });
+      case "auction_won": return line("log.won", { p, bid: () => bidText(event.bid) });
+      case "all_passed": return line("log.allpass");
       case "talon_taken":
-        return t("log.talon", { p, cards: (event.cards ?? []).map(cardText).join(" ") });
-      case "discarded": return t("log.discard", { p: name(event.by ?? event.seat) });
-      case "contract_declared": return t("log.declare", { p, bid: bidText(event.contract) });
-      case "conceded": return t("log.concede", { p });
-      case "whist_called": return t(`log.whist.${event.choice}`, { p });
-      case "play_chosen": return t(event.open ? "log.open" : "log.closed", { p });
-      case "hands_opened": return t("log.opened");
-      case "talon_card_turned": return t("log.talon.card", { card: cardText(event.card) });
-      case "card_played": return t("log.card", { p, card: cardText(event.card) });
-      case "trick_won": return t("log.trick", { p });
-      case "deal_ended": return t("log.ended");
-      case "deal_scored": return t("log.scored", { n: event.deal_no });
-      case "game_ended": return t("log.game.over");
+        return line("log.talon", { p, cards: (event.cards ?? []).map(cardText).join(" ") });
+      case "discarded": return line("log.discard", { p: seatName(event.by ?? event.seat) });
+      case "contract_declared": return line("log.declare", { p, bid: () => bidText(event.contract) });
+      case "conceded": return line("log.concede", { p });
+      case "whist_called": return line(`log.whist.${event.choice}`, { p });
+      case "play_chosen": return line(event.open ? "log.open" : "log.closed", { p });
+      case "hands_opened": return line("log.opened");
+      case "talon_card_turned": return line("log.talon.card", { card: cardText(event.card) });
+      case "card_played": return line("log.card", { p, card: cardText(event.card) });
+      case "trick_won": return line("log.trick", { p });
+      case "deal_ended": {
+        const claim = ui.claim;
+        ui.claim = null;
+        return claim ? line("log.claim.agreed", { p: seatName(claim.seat), n: claim.tricks }) : line("log.ended");
+      }
+      case "deal_scored": return line("log.scored", { n: event.deal_no });
+      case "game_ended": return line("log.game.over");
       default: return null;
     }
   }
@@ -109,6 +158,10 @@ export function tableScreen(root, ctx, gameId) {
       h("span", { class: "chips" },
         v.deal_no ? h("span", { class: "chip" }, t("deal.n", { n: v.deal_no })) : null,
         spectator ? h("span", { class: "chip" }, t("spectating")) : null,
+        clocked(v) && !spectator && v.status !== "finished" ? h("button", {
+          type: "button", class: "chip sound", "aria-pressed": String(soundOn()), dataset: { key: "sound" },
+          onclick: () => { localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on"); render(); },
+        }, t(soundOn() ? "sound.on" : "sound.off")) : null,
         v.status === "finished" ? null
           : h("span", { class: ["chip", "conn", `conn-${session.connection}`], role: "status" },
             t(`conn.${session.connection}`))));
@@ -117,12 +170,29 @@ export function tableScreen(root, ctx, gameId) {
   function seating(snap) {
     const v = snap.view;
     const seated = snap.seat != null;
+    const seatBot = async (seat) => {
+      try {
+        session.apply(await ctx.api.seatBot(gameId, ui.botLevel, seat));
+      } catch (error) {
+        ctx.toast(error);
+      }
+    };
+    // A seated player fills the free seats with the service's bots, of the level chosen here.
+    const bots = seated ? h("div", { class: "row bot-level" },
+      h("label", { for: "seat-bot-level" }, t("bots.level")),
+      h("select", { id: "seat-bot-level", onchange: (event) => { ui.botLevel = event.target.value; } },
+        BOT_LEVELS.map((level) => h("option", { value: level, selected: level === ui.botLevel }, t(`bots.${level}`)))))
+      : null;
     return h("div", { class: "panel seating" },
       h("h2", {}, t("seating.title")),
+      bots,
       h("ol", { class: "seat-list" }, v.players.map((player, seat) => h("li", {},
         h("span", {}, t("seat.n", { n: seat + 1 }), ": "),
         player ? h("strong", {}, name(seat))
-          : seated || !ctx.api.signedIn ? h("span", { class: "muted" }, t("seat.free"))
+          : seated ? h("span", {}, h("span", { class: "muted" }, t("seat.free")), " ",
+            h("button", { type: "button", class: "seat-bot", dataset: { key: `bot:${seat}`, seat: String(seat) },
+              onclick: () => seatBot(seat) }, t("seat.bot", { n: seat + 1 })))
+          : !ctx.api.signedIn ? h("span", { class: "muted" }, t("seat.free"))
           : h("button", { type: "button", dataset: { key: `join:${seat}` },
             onclick: () => session.join(seat).catch(ctx.toast) }, t("seat.take", { n: seat + 1 }))))),
       h("p", {}, t("seating.share")),
@@ -210,8 +280,12 @@ export function tableScreen(root, ctx, gameId) {
         d.declarer === seat ? h("span", { class: "tag declarer" }, t("declarer")) : null,
         role ? h("span", { class: "tag" }, t(`whist.${role.choice}`)) : null,
         sitsOut ? h("span", { class: "tag" }, t("sits.out")) : null,
+        v.clocks?.[seat]?.presence && v.clocks[seat].presence !== "present"
+          ? h("span", { class: "tag absent" }, t(`presence.${v.clocks[seat].presence}`)) : null,
         d.to_act.includes(seat) ? h("span", { class: "tag turn" }, t("turn")) : null),
       h("div", { class: "seat-info" },
+        clocked(v) ? h("span", { class: "seat-clock", dataset: { clockSeat: String(seat) } },
+          h("span", { class: "countdown", "aria-hidden": "true" }), h("span", { class: "bank" })) : null,
         tricks != null && d.phase === "playing" ? h("span", {}, t("tricks.n", { n: tricks })) : null,
         d.phase === "whisting" && whist ? h("span", { class: "call" }, t(`whist.${whist.call}`))
           : last && d.phase === "bidding"
@@ -240,6 +314,7 @@ export function tableScreen(root, ctx, gameId) {
         : null,
       d.discard ? h("div", { class: "talon" }, h("span", { class: "label" }, t("discard.yours")),
         d.discard.map((card) => cardEl(card))) : null,
+      d.claim ? claimPanel(d, me) : null,
       d.phase === "playing" ? h("div", { class: ["trick", `trick-${n}`], role: "group", "aria-label": t("trick") },
         POSITIONS[n].map(trickSlot)) : null,
       d.last_trick.length ? h("div", { class: "last-trick" }, h("span", { class: "label" }, t("trick.last")),
@@ -253,10 +328,17 @@ export function tableScreen(root, ctx, gameId) {
 
   function actions(snap, discards, busy) {
     const d = snap.view.deal;
-    const legal = snap.legal_actions.filter((a) => a.type !== "play" && a.type !== "discard");
+    const own = new Set(["play", "discard", "claim"]); // drawn by the hand and the claim control
+    const gridded = (a) => a.type === "declare" && inGrid(a.contract);
+    const legal = snap.legal_actions.filter((a) => !own.has(a.type) && !gridded(a));
+    const declarations = snap.legal_actions.filter(gridded);
+    const claims = snap.legal_actions.filter((a) => a.type === "claim");
     const waiting = d.to_act.filter((s) => s !== snap.seat).map(name);
+    const asked = snap.legal_actions.some((a) => a.type === "answer_claim");
     const prompt = snap.seat == null ? (waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "")
-      : session.myTurn ? t(discards.length ? "turn.discard" : legal.length ? "turn.yours" : "turn.card")
+      : session.myTurn ? t(discards.length ? "turn.discard" : asked ? "turn.claim"
+        : declarations.length ? (d.bid && inGrid(d.bid) ? "turn.declare.from" : "turn.declare")
+        : legal.length ? "turn.yours" : "turn.card", { bid: d.bid ? bidText(d.bid) : "" })
       : waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "";
     const groups = new Map();
     for (const action of legal) {
@@ -267,25 +349,129 @@ export function tableScreen(root, ctx, gameId) {
     const chosen = discards.find((a) => a.cards.length === ui.discard.length
       && a.cards.every((c) => ui.discard.includes(c)));
     return h("div", { class: "actions", "aria-label": t("actions") },
+      ui.timedOut && snap.seat != null ? h("p", { class: "notice timeout", role: "status" }, t("timeout.yours")) : null,
       h("p", { class: ["prompt", session.myTurn && "mine"] }, prompt),
+      talonNote(snap),
+      declarations.length ? declareGrid(declarations, busy) : null,
       h("div", { class: "buttons", role: "toolbar", "aria-label": t("actions"), dataset: { roving: "" } },
         ordered.flatMap((type) => groups.get(type).map((action) => actionButton(action, busy))),
         discards.length ? h("button", {
           type: "button", class: "action primary", disabled: busy || !chosen,
           dataset: { actionType: "discard", key: "act:discard" },
           onclick: () => chosen && act(chosen),
-        }, t("discard.do", { cards: ui.discard.map(cardText).join(" ") })) : null));
+        }, t("discard.do", { cards: ui.discard.map(cardText).join(" ") })) : null),
+      claims.length ? claimControl(claims, busy) : null);
   }
 
   function actionButton(action, busy) {
     const json = JSON.stringify(action);
     return h("button", {
       type: "button",
-      class: ["action", `action-${action.type}`],
+      class: ["action", `action-${action.type}`, action.type === "answer_claim" && action.accept && "primary"],
       disabled: busy,
       dataset: { action: json, actionType: action.type, key: `act:${json}` },
       onclick: () => act(action),
     }, actionLabel(action, session.snapshot.view.deal));
+  }
+
+  /** Where the talon is offered, what taking it means (and what the alternative is). */
+  function talonNote(snap) {
+    const d = snap.view.deal;
+    if (!snap.legal_actions.some((a) => a.type === "take_talon")) return null;
+    const key = d.phase === "bidding" ? "talon.note.silent"
+      : snap.legal_actions.some((a) => a.type === "declare") ? "talon.note.miser" : "talon.note";
+    return h("p", { class: "note talon-note" }, t(key, { bid: d.bid ? bidText(d.bid) : "" }));
+  }
+
+  /** Naming the contract: levels down, strains across; only the legal ones can be pressed. */
+  function declareGrid(declarations, busy) {
+    const legal = new Map(declarations.map((a) => [a.contract, a]));
+    const strainHead = (strain) => h("span", { class: ["grid-head", (strain === "D" || strain === "H") && "red"], "aria-hidden": "true" },
+      strain === "NT" ? t("nt") : SUIT_SYMBOL[strain]);
+    return h("div", { class: "declare-grid", role: "group", "aria-label": t("declare.grid"), dataset: { roving: "" } },
+      h("span", { class: "grid-head" }),
+      GRID_STRAINS.map(strainHead),
+      GRID_LEVELS.flatMap((level) => [
+        h("span", { class: "grid-head", "aria-hidden": "true" }, level),
+        GRID_STRAINS.map((strain) => {
+          const contract = `${level}${strain}`;
+          const action = legal.get(contract);
+          if (!action) {
+            return h("button", { type: "button", class: "cell", disabled: true, "aria-label": bidName(contract) }, bidText(contract));
+          }
+          const json = JSON.stringify(action);
+          return h("button", {
+            type: "button", class: ["cell", "action", "action-declare", (strain === "D" || strain === "H") && "red"],
+            disabled: busy, "aria-label": `${t("declare")} ${bidName(contract)}`,
+            dataset: { action: json, actionType: "declare", key: `act:${json}` },
+            onclick: () => act(action),
+          }, bidText(contract));
+        }),
+      ]));
+  }
+
+  /** Claim N of the tricks left: one number, one button (legal_actions lists every N). */
+  function claimControl(claims, busy) {
+    const counts = claims.map((a) => a.tricks).sort((x, y) => y - x);
+    const left = counts[0];
+    const select = h("select", { id: "claim-tricks", class: "claim-tricks", dataset: { key: "claim-tricks" } },
+      counts.map((n) => h("option", { value: String(n), selected: n === left }, String(n))));
+    return h("div", { class: "claim-control", role: "group", "aria-labelledby": "claim-label" },
+      h("label", { id: "claim-label", for: "claim-tricks" }, t("claim.label", { m: left })),
+      select,
+      h("button", {
+        type: "button", class: "action action-claim", disabled: busy,
+        dataset: { actionType: "claim", key: "act:claim" },
+        onclick: () => act({ type: "claim", tricks: Number(select.value) }),
+      }, t("claim.do")),
+      h("p", { class: "muted note" }, t("claim.note")));
+  }
+
+  /** The claim waiting for answers: who claims what, who has accepted, the claimer's cards if
+   * the view shows them. */
+  function claimPanel(d, me) {
+    const c = d.claim;
+    const cards = c.seat === me ? null : d.open_hands[c.seat] ?? d.shown_hands?.[c.seat];
+    return h("div", { class: "claim-panel", role: "status", dataset: { claimSeat: String(c.seat), tricks: String(c.tricks) } },
+      h("p", { class: "claim-text" }, t((c.seat === me ? "claim.yours" : "claim.pending") + (c.tricks === c.remaining ? ".all" : ""),
+        { p: name(c.seat), n: c.tricks, m: c.remaining })),
+      h("ul", { class: "inline-list" }, c.asked.map((seat) => h("li", { class: "chip" },
+        t(c.accepted.includes(seat) ? "claim.accepted" : "claim.waiting", { p: name(seat) })))),
+      c.seat === me ? null
+        : cards ? h("div", { class: "hand open", role: "group", "aria-label": t("hand.open", { p: name(c.seat) }) },
+          sortCards(cards).map((card) => cardEl(card)))
+        : h("p", { class: "muted" }, t("claim.hidden")));
+  }
+
+  /** Every seat's clock, repainted in place a few times a second (not the whole screen). */
+  function paintClocks() {
+    const snap = session.snapshot;
+    if (!snap || !clocked(snap.view)) return;
+    const now = session.serverNow();
+    const moveMs = (snap.view.rules.table?.move_seconds ?? 0) * 1000;
+    const lowMs = moveMs ? Math.min(LOW_MS, moveMs / 2) : LOW_MS;
+    const banked = Boolean(snap.view.rules.table?.bank_seconds); // no bank: nothing to show
+    for (const el of root.querySelectorAll(".seat-clock[data-clock-seat]")) {
+      const seat = Number(el.dataset.clockSeat);
+      const clock = snap.view.clocks?.[seat];
+      if (!clock) continue;
+      const acting = clock.deadline != null && snap.view.status === "playing";
+      const left = acting ? Math.max(0, clock.deadline - now) : null;
+      const bank = acting ? Math.min(clock.bank_ms ?? 0, left) : clock.bank_ms;
+      const low = acting && left <= lowMs;
+      el.classList.toggle("acting", acting);
+      el.classList.toggle("low", low);
+      el.dataset.left = acting ? String(Math.ceil(left / 1000)) : "";
+      el.dataset.low = String(low);
+      el.querySelector(".countdown").textContent = acting ? clockText(left) : "";
+      el.querySelector(".bank").textContent = banked && bank != null ? t("clock.bank", { t: clockText(bank) }) : "";
+      el.title = acting ? t("clock.left", { t: clockText(left) }) : "";
+      if (low && seat === snap.seat && ui.beeped !== clock.deadline) {
+        ui.beeped = clock.deadline; // once per turn
+        ctx.announce(t("clock.low"));
+        if (soundOn()) beep();
+      }
+    }
   }
 
   function side(snap) {
@@ -306,7 +492,8 @@ export function tableScreen(root, ctx, gameId) {
       h("section", { class: "panel log" },
         h("h2", {}, t("log")),
         h("ol", { class: "log-lines", "aria-live": "off" }, ui.log.map((line) =>
-          h("li", { dataset: { version: String(line.version) } }, line.text)))));
+          h("li", { class: `log-${line.kind.replaceAll("_", "-")}`, dataset: { version: String(line.version), kind: line.kind } },
+            lineText(line.said))))));
   }
 
   function lastDeal() {
@@ -319,6 +506,36 @@ export function tableScreen(root, ctx, gameId) {
   }
 
   return screenApi;
+}
+
+const inGrid = (contract) => /^(6|7|8|9|10)(S|C|D|H|NT)$/.test(contract);
+const clocked = (view) => Boolean(view.rules.table?.move_seconds || view.rules.table?.bank_seconds);
+const soundOn = () => localStorage.getItem(SOUND_KEY) !== "off";
+
+/** "0:07", "4:59", "1:02:00" */
+function clockText(ms) {
+  const total = Math.ceil(ms / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+let audio = null;
+/** A short tone: the low-time warning (the player can turn it off). */
+function beep() {
+  try {
+    audio ??= new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 880;
+    gain.gain.value = 0.08;
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.15);
+  } catch {
+    // no sound on this device: the visual warning stays
+  }
 }
 
 function rank(type) {
@@ -342,6 +559,8 @@ export function actionLabel(action, deal) {
     case "take_talon": return t("talon.take");
     case "look_at_cards": return t("look");
     case "concede": return t("concede");
+    case "answer_claim": return t(action.accept ? "claim.accept" : "claim.reject");
+    case "claim": return t("claim.n", { n: action.tricks });
     default: return `${action.type} ${JSON.stringify(action)}`;
   }
 }
