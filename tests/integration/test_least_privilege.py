@@ -86,7 +86,7 @@ async def test_no_escalation_from_a_request_path_connection(
 async def test_no_forgery_of_the_log_keys_or_deal_sources(
     hostile: asyncpg.Connection, pool: asyncpg.Pool, statement: str
 ) -> None:
-    await EventStore(pool).append("game-x", _events(2))
+    await EventStore(pool).append("table-x", _events(2))
     before = await _log(pool)
     with pytest.raises(asyncpg.InsufficientPrivilegeError):
         await hostile.execute(statement)
@@ -97,13 +97,13 @@ async def test_the_owners_functions_append_only_gaplessly_at_the_expected_versio
     app_pool: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:
     store = EventStore(app_pool)
-    await store.append("game-x", _events(2))
+    await store.append("table-x", _events(2))
     for expected in (0, 1, 5, 1_000_000):  # a stale or a far-future version is refused
         with pytest.raises(StreamConflict):
-            await store.append("game-x", _events(1), expected)
+            await store.append("table-x", _events(1), expected)
         with pytest.raises(StreamConflict):
-            await store.command("game-x", _events(1), expected)
-    await store.command("game-x", _events(3), 2)
+            await store.command("table-x", _events(1), expected)
+    await store.command("table-x", _events(3), 2)
     assert [v for _, v in await _log(pool)] == [1, 2, 3, 4, 5]
     # The function's search_path is pinned: a shadowing object in the caller's path is not used.
     definers = await pool.fetch(
