@@ -81,6 +81,10 @@ TIMEOUTS_PENDING = Gauge(
     "Clocks running at the tables a steward watches (a timeout will fire when one runs out)",
     multiprocess_mode="max",
 )
+SNAPSHOT_MISMATCHES = Counter(
+    "preferans_snapshot_mismatches",
+    "Snapshots offered and discarded: a refold from the log's first event differed",
+)
 WORKER_ROUNDS = Counter(
     "preferans_worker_rounds", "Rounds of a background worker", ["worker"]
 )  # fmt: skip

@@ -8,7 +8,8 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_REPLICA_DATABASE_URL  a streaming standby for the request path's reads (views,
                                   event pages), as preferans_app; read-your-writes is kept by
                                   the version the client holds (unset: the primary reads all)
-    PREFERANS_APP_PASSWORD        preferans_app's password, set by the migrations when given
+    PREFERANS_APP_PASSWORD        every service role's password (preferans_app, _bots,
+                                  _projections, _purger), set by the migrations when given
     PREFERANS_DATA_DIR            data folder (default ``./data``), embedded server in ``pg/``
     PREFERANS_POOL_MIN_SIZE       asyncpg pool bounds (default 2 … 20)
     PREFERANS_POOL_MAX_SIZE

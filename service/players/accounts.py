@@ -130,25 +130,20 @@ ON CONFLICT (registration) DO NOTHING
 RETURNING player_id"""
 _REGISTERED = """
 SELECT player_id::text, name, kind, registration_request FROM api.players WHERE registration = $1"""
-_ADD_TOKEN = """
-INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)
-SELECT $1, $2, $3, $4, $5
- WHERE (SELECT count(*) FROM api.tokens WHERE player_id = $3 AND revoked_at IS NULL) < $6
-RETURNING created_at"""
+# Tokens change only through the owner's functions (migration 0016): a first token for a
+# player registering, another for the calling token's player, a touch, a revocation.
+_TOKEN_REFUSED = ("P0401", "P0403")
+_FIRST_TOKEN = "SELECT api.first_token($1, $2, $3, $4, $5)"
+_ADD_TOKEN = "SELECT api.add_token($1, $2, $3, $4, $5)"
 _BY_TOKEN = """
 SELECT p.player_id::text, p.name, p.kind, t.token_id::text, t.scope
   FROM api.tokens t JOIN api.players p USING (player_id)
  WHERE t.token_hash = $1 AND t.revoked_at IS NULL"""
-_TOUCH = """
-UPDATE api.tokens SET last_used_at = now()
- WHERE token_hash = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')"""
+_TOUCH = "SELECT api.touch_token($1)"
 _TOKENS = """
 SELECT token_id::text, name, scope, created_at, last_used_at, revoked_at
   FROM api.tokens WHERE player_id = $1 ORDER BY created_at, token_id"""
-_REVOKE = """
-UPDATE api.tokens SET revoked_at = now()
- WHERE token_id = $1 AND player_id = $2 AND revoked_at IS NULL
-RETURNING token_hash"""
+_REVOKE = "SELECT api.revoke_token($1, $2)"
 _OWNED = "SELECT revoked_at FROM api.tokens WHERE token_id = $1 AND player_id = $2"
 _NOTIFY_REVOKED = "SELECT pg_notify($1, $2)"
 _BY_ID = "SELECT player_id::text, name, kind FROM api.players WHERE player_id = $1"
@@ -209,23 +204,41 @@ class Players:
                         "the idempotency key was used before with another request"
                     )
                 player = Player(id=row[0], name=row[1], kind=row[2])
-            token, info = await self._issue(conn, player, device, "play")
+            token, info = await self._issue(conn, player, device, "play", registration=key)
         self._players.put(player.id, player)
         return player, token, info
 
-    async def issue(self, player: Player, name: str, scope: Scope) -> tuple[str, TokenInfo]:
+    async def issue(self, player: Caller, name: str, scope: Scope) -> tuple[str, TokenInfo]:
         """Another token for ``player`` (a new device), and its listing."""
         async with self.pool.acquire() as conn:
             return await self._issue(conn, player, clean_name(name), scope)
 
     async def _issue(
-        self, conn: asyncpg.Connection, player: Player, name: str, scope: Scope
+        self,
+        conn: asyncpg.Connection,
+        player: Player,
+        name: str,
+        scope: Scope,
+        *,
+        registration: bytes | None = None,
     ) -> tuple[str, TokenInfo]:
+        """A token for ``player``: the calling token's player (a `Caller`), or one registering
+        (under ``registration``, his key's hash, if he gave one)."""
         token, token_id = new_token(), uuid7()
         digest = token_hash(token)
-        created = await conn.fetchval(
-            _ADD_TOKEN, token_id, digest, uuid.UUID(player.id), name, scope, TOKENS_PER_PLAYER
-        )
+        try:
+            if isinstance(player, Caller):
+                created = await conn.fetchval(
+                    _ADD_TOKEN, player.token_hash, token_id, digest, name, scope
+                )
+            else:
+                created = await conn.fetchval(
+                    _FIRST_TOKEN, uuid.UUID(player.id), registration, token_id, digest, name
+                )
+        except asyncpg.PostgresError as exc:
+            if exc.sqlstate not in _TOKEN_REFUSED:  # the calling token revoked meanwhile, or
+                raise  # a scope above its own
+            raise Forbidden(f"no such token may be made: {exc}", code="token_refused") from exc
         if created is None:
             raise Forbidden(
                 f"a player holds at most {TOKENS_PER_PLAYER} tokens: revoke one first",
@@ -257,11 +270,11 @@ class Players:
             for r in rows
         ]
 
-    async def revoke(self, player: Player, token_id: uuid.UUID) -> None:
+    async def revoke(self, player: Caller, token_id: uuid.UUID) -> None:
         """Revoke one of ``player``'s tokens, in every process at once; `TokenNotFound` if he
         has no such token. Revoking a revoked token again changes nothing."""
         async with self.pool.acquire() as conn:
-            digest = await conn.fetchval(_REVOKE, token_id, uuid.UUID(player.id))
+            digest = await conn.fetchval(_REVOKE, player.token_hash, token_id)
             if digest is None:
                 if await conn.fetchrow(_OWNED, token_id, uuid.UUID(player.id)) is None:
                     raise TokenNotFound("none of your tokens has this id")
