@@ -64,7 +64,7 @@ Role = Literal["api", "bots", "cli", "projections"]
 LOGINS: dict[str, str] = {
     "api": APP_ROLE, "cli": APP_ROLE, "bots": BOTS_ROLE, "projections": PROJECTIONS_ROLE,
 }  # fmt: skip
-"""The database role each kind of process logs in as (migration 0016; docs/security.md). The
+"""The database role each kind of process logs in as (migration 0016; docs/operations.md). The
 API process's projections, analyst and snapshots' writer log in as the projections' role and
 its purger as the purger's, each on a small pool of its own."""
 

@@ -1,7 +1,7 @@
 """Roles per process kind, each with only what it needs (issue 21, item 1).
 
 Four login roles, made here if missing (cluster-wide), none a member of any role, none with a
-privilege beyond those granted below (docs/security.md has the table):
+privilege beyond those granted below (docs/operations.md has the table):
 
 - ``preferans_app``, the API: reads the log, the lobby, the players, the read models; writes
   the log only through ``es.command`` / ``es.append`` (0005, 0015); registers players; changes

@@ -32,7 +32,7 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_SNAPSHOT_EVERY      events between two snapshots of a game (100)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
     PREFERANS_PROJECTIONS         run the projection runner in this process (true)
-    PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400)
+    PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400; at most 604800)
     PREFERANS_KEY_PURGE_INTERVAL  seconds between purges of expired keys (60)
     PREFERANS_STEWARD             run the steward in this process: timeouts, moves for absent
                                   seats and bots (true)
@@ -76,7 +76,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal, get_args, get_origin, get_type_hints
+from typing import Annotated, Literal, get_args, get_origin, get_type_hints
 
 import msgspec
 
@@ -87,6 +87,11 @@ _UNPREFIXED = {
     "otel_service_name": "OTEL_SERVICE_NAME",
 }
 """Settings whose variables carry the names other tools give them."""
+
+
+KEY_TTL_LIMIT = 604_800.0
+"""The longest an Idempotency-Key may be kept, in seconds (7 days): the log refuses a
+longer one (migration 0015), so that no key outlives its use by much."""
 
 
 class SettingsError(ValueError):
@@ -125,7 +130,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     snapshot_every: int = 100
     notify: bool = True
     projections: bool = True
-    idempotency_ttl: float = 86_400.0
+    idempotency_ttl: Annotated[float, msgspec.Meta(gt=0, le=KEY_TTL_LIMIT)] = 86_400.0
     key_purge_interval: float = 60.0
     steward: bool = True
     steward_poll_interval: float = 1.0
@@ -183,6 +188,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 def _wanted(cls: type[Settings], field: str, error: msgspec.ValidationError) -> str:
     """What a setting's value should be, in words."""
     hint = get_type_hints(cls)[field]
+    bounded = str(error).split(" - at ")[0]
+    if "<=" in bounded or ">" in bounded:  # in type, out of its bounds
+        return bounded
     if get_origin(hint) is Literal:
         return "one of " + ", ".join(str(a) for a in get_args(hint))
     names = {int: "a whole number", float: "a number", bool: "true or false"}
