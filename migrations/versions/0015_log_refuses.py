@@ -1,13 +1,14 @@
 """The log refuses what can never be legal, checked in the database (issue 21, item 3).
 
-- ``es.event_kinds``: the event types each kind of stream may hold, the newest schema version
-  of each, and its place: ``first`` (only as version 1, and version 1 is one), ``any``,
-  ``closing`` (the stream's end: after it only an ``after_close`` event) or ``after_close``
-  (once, after the end; then the stream is sealed). The games' kind is filled here from
-  ``domain.game.Event`` (tests/integration/test_log_refusals.py keeps the two equal). The
-  kernel still knows no games: it reads the catalog, and a kind with no rows stays open (the
-  event store's own tests write such streams); a stream named after a catalogued kind
-  (``game-…``) is of that kind, whatever type its writer names.
+- ``es.stream_kinds`` (listed type by type by the view ``es.event_kinds``): the event types
+  each kind of stream may hold, the newest schema version of each, and its place: ``first``
+  (only as version 1, and version 1 is one), ``any``, ``closing`` (the stream's end: after it
+  only an ``after_close`` event) or ``after_close`` (once, after the end; then the stream is
+  sealed). The games' kind is filled here from ``domain.game.Event``
+  (tests/integration/test_log_refusals.py keeps the two equal). The kernel still knows no
+  games: it reads the catalog, and a kind with no row stays open (the event store's own tests
+  write such streams); a stream named after a catalogued kind (``game-…``) is of that kind,
+  whatever type its writer names.
 - ``es.streams.phase``: 0 open, 1 closed (its closing event is written), 2 sealed.
 - ``es.admit``: the check, run by ``es.append`` and ``es.command`` under the stream's lock
   before anything is written: every event's type known to its stream's kind, its schema
@@ -39,51 +40,56 @@ APPEND_ARGS = "text, text, bigint, uuid[], text[], smallint[], jsonb[], jsonb[]"
 ADMIT_ARGS = "text, text, bigint, smallint, text[], smallint[], jsonb[]"
 
 CATALOG = """
-CREATE TABLE es.event_kinds (
-  stream_type     text NOT NULL CHECK (length(stream_type) BETWEEN 1 AND 100),
-  event_type      text NOT NULL CHECK (length(event_type) BETWEEN 1 AND 100),
-  schema_version  smallint NOT NULL CHECK (schema_version >= 1),
-  place           text NOT NULL CHECK (place IN ('first', 'any', 'closing', 'after_close')),
-  PRIMARY KEY (stream_type, event_type)
+-- One row per kind of stream: its event types, each with its newest schema version and its
+-- place, as one jsonb object (es.admit reads one row per append); es.event_kinds lists them.
+CREATE TABLE es.stream_kinds (
+  stream_type  text PRIMARY KEY CHECK (length(stream_type) BETWEEN 1 AND 100),
+  events       jsonb NOT NULL CHECK (jsonb_typeof(events) = 'object')
 );
+REVOKE ALL ON es.stream_kinds FROM PUBLIC;
+CREATE VIEW es.event_kinds AS
+SELECT k.stream_type, e.key AS event_type, (e.value->>'v')::smallint AS schema_version,
+       e.value->>'place' AS place
+  FROM es.stream_kinds k, jsonb_each(k.events) AS e;
 REVOKE ALL ON es.event_kinds FROM PUBLIC;
-INSERT INTO es.event_kinds (stream_type, event_type, schema_version, place) VALUES
-  ('game', 'game_created', 3, 'first'),
-  ('game', 'player_seated', 2, 'any'),
-  ('game', 'deal_scored', 1, 'any'),
-  ('game', 'last_round_started', 1, 'any'),
-  ('game', 'game_ended', 1, 'closing'),
-  ('game', 'secret_revealed', 1, 'after_close'),
-  ('game', 'turn_clock', 1, 'any'),
-  ('game', 'timed_out', 1, 'any'),
-  ('game', 'played_for', 1, 'any'),
-  ('game', 'player_absent', 1, 'any'),
-  ('game', 'player_returned', 1, 'any'),
-  ('game', 'seat_left', 1, 'any'),
-  ('game', 'seat_abandoned', 1, 'any'),
-  ('game', 'deal_started', 1, 'any'),
-  ('game', 'cards_looked', 1, 'any'),
-  ('game', 'bid_made', 1, 'any'),
-  ('game', 'passed', 1, 'any'),
-  ('game', 'auction_won', 1, 'any'),
-  ('game', 'all_passed', 1, 'any'),
-  ('game', 'talon_set_aside', 1, 'any'),
-  ('game', 'talon_taken', 1, 'any'),
-  ('game', 'discarded', 1, 'any'),
-  ('game', 'contract_declared', 1, 'any'),
-  ('game', 'totus_shown', 1, 'any'),
-  ('game', 'conceded', 1, 'any'),
-  ('game', 'whist_called', 1, 'any'),
-  ('game', 'hand_looked_at', 1, 'any'),
-  ('game', 'play_chosen', 1, 'any'),
-  ('game', 'play_started', 1, 'any'),
-  ('game', 'hands_opened', 2, 'any'),
-  ('game', 'talon_card_turned', 1, 'any'),
-  ('game', 'card_played', 1, 'any'),
-  ('game', 'trick_won', 1, 'any'),
-  ('game', 'claim_made', 1, 'any'),
-  ('game', 'claim_answered', 1, 'any'),
-  ('game', 'deal_ended', 2, 'any');
+INSERT INTO es.stream_kinds (stream_type, events) VALUES ('game', '{
+    "game_created": {"v": 3, "place": "first"},
+    "player_seated": {"v": 2, "place": "any"},
+    "deal_scored": {"v": 1, "place": "any"},
+    "last_round_started": {"v": 1, "place": "any"},
+    "game_ended": {"v": 1, "place": "closing"},
+    "secret_revealed": {"v": 1, "place": "after_close"},
+    "turn_clock": {"v": 1, "place": "any"},
+    "timed_out": {"v": 1, "place": "any"},
+    "played_for": {"v": 1, "place": "any"},
+    "player_absent": {"v": 1, "place": "any"},
+    "player_returned": {"v": 1, "place": "any"},
+    "seat_left": {"v": 1, "place": "any"},
+    "seat_abandoned": {"v": 1, "place": "any"},
+    "deal_started": {"v": 1, "place": "any"},
+    "cards_looked": {"v": 1, "place": "any"},
+    "bid_made": {"v": 1, "place": "any"},
+    "passed": {"v": 1, "place": "any"},
+    "auction_won": {"v": 1, "place": "any"},
+    "all_passed": {"v": 1, "place": "any"},
+    "talon_set_aside": {"v": 1, "place": "any"},
+    "talon_taken": {"v": 1, "place": "any"},
+    "discarded": {"v": 1, "place": "any"},
+    "contract_declared": {"v": 1, "place": "any"},
+    "totus_shown": {"v": 1, "place": "any"},
+    "conceded": {"v": 1, "place": "any"},
+    "whist_called": {"v": 1, "place": "any"},
+    "hand_looked_at": {"v": 1, "place": "any"},
+    "play_chosen": {"v": 1, "place": "any"},
+    "play_started": {"v": 1, "place": "any"},
+    "hands_opened": {"v": 2, "place": "any"},
+    "talon_card_turned": {"v": 1, "place": "any"},
+    "card_played": {"v": 1, "place": "any"},
+    "trick_won": {"v": 1, "place": "any"},
+    "claim_made": {"v": 1, "place": "any"},
+    "claim_answered": {"v": 1, "place": "any"},
+    "deal_ended": {"v": 2, "place": "any"}
+}');
 
 ALTER TABLE es.streams ADD COLUMN phase smallint NOT NULL DEFAULT 0 CHECK (phase IN (0, 1, 2));
 UPDATE es.streams s
@@ -98,7 +104,7 @@ UPDATE es.streams s
 
 ADMIT = """
 -- What the events p_types (p_sv, p_data) appended after version p_cur of p_stream may be, by
--- its kind's catalog (es.event_kinds); the stream's phase after them. Run by es.append and
+-- its kind's catalog (es.stream_kinds); the stream's phase after them. Run by es.append and
 -- es.command as the owner, under the stream's lock; the request path may not call it.
 CREATE FUNCTION es.admit(p_stream text, p_kind text, p_cur bigint, p_phase smallint,
                          p_types text[], p_sv smallint[], p_data jsonb[])
@@ -107,45 +113,50 @@ LANGUAGE plpgsql AS $$
 DECLARE
   named text := split_part(p_stream, '-', 1);
   at_phase smallint := p_phase;
-  e record;
+  catalog jsonb;
+  entry jsonb;
+  place text;
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM es.event_kinds k WHERE k.stream_type IN (p_kind, named)) THEN
+  SELECT k.events INTO catalog FROM es.stream_kinds k WHERE k.stream_type = p_kind;
+  IF catalog IS NULL THEN
+    IF named IS DISTINCT FROM p_kind
+       AND EXISTS (SELECT 1 FROM es.stream_kinds k WHERE k.stream_type = named) THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0400', MESSAGE = 'event_not_allowed',
+        DETAIL = format('stream %s is not of kind %s', p_stream, p_kind);
+    END IF;
     RETURN at_phase;  -- a kind with no catalog: open
   END IF;
   IF p_kind IS DISTINCT FROM named THEN
     RAISE EXCEPTION USING ERRCODE = 'P0400', MESSAGE = 'event_not_allowed',
       DETAIL = format('stream %s is not of kind %s', p_stream, p_kind);
   END IF;
-  FOR e IN
-    SELECT x.ord, x.t, x.sv, x.d, k.place, k.schema_version AS newest
-      FROM unnest(p_types, p_sv, p_data) WITH ORDINALITY AS x(t, sv, d, ord)
-      LEFT JOIN es.event_kinds k ON k.stream_type = p_kind AND k.event_type = x.t
-     ORDER BY x.ord
-  LOOP
-    IF e.place IS NULL THEN
+  FOR i IN 1..cardinality(p_types) LOOP
+    entry := catalog -> p_types[i];
+    IF entry IS NULL THEN
       RAISE EXCEPTION USING ERRCODE = 'P0400', MESSAGE = 'event_not_allowed',
-        DETAIL = format('a %s stream holds no event of type %s', p_kind, e.t);
+        DETAIL = format('a %s stream holds no event of type %s', p_kind, p_types[i]);
     END IF;
-    IF e.sv IS NULL OR e.sv < 1 OR e.sv > e.newest OR jsonb_typeof(e.d) IS DISTINCT FROM 'object'
-    THEN
+    place := entry->>'place';
+    IF p_sv[i] IS NULL OR p_sv[i] < 1 OR p_sv[i] > (entry->>'v')::int
+       OR jsonb_typeof(p_data[i]) IS DISTINCT FROM 'object' THEN
       RAISE EXCEPTION USING ERRCODE = 'P0400', MESSAGE = 'event_not_allowed',
-        DETAIL = format('%s: schema version %s or its data does not fit', e.t, e.sv);
+        DETAIL = format('%s: schema version %s or its data does not fit', p_types[i], p_sv[i]);
     END IF;
-    IF at_phase = 2 OR (at_phase = 1 AND e.place <> 'after_close') THEN
+    IF at_phase = 2 OR (at_phase = 1 AND place <> 'after_close') THEN
       RAISE EXCEPTION USING ERRCODE = 'P0400', MESSAGE = 'event_not_allowed',
-        DETAIL = format('%s after the end of %s', e.t, p_stream);
+        DETAIL = format('%s after the end of %s', p_types[i], p_stream);
     END IF;
-    IF e.place = 'after_close' AND at_phase <> 1 THEN
+    IF place = 'after_close' AND at_phase <> 1 THEN
       RAISE EXCEPTION USING ERRCODE = 'P0400', MESSAGE = 'event_not_allowed',
-        DETAIL = format('%s before the end of %s', e.t, p_stream);
+        DETAIL = format('%s before the end of %s', p_types[i], p_stream);
     END IF;
-    IF (e.place = 'first') <> (p_cur + e.ord = 1) THEN
+    IF (place = 'first') <> (p_cur + i = 1) THEN
       RAISE EXCEPTION USING ERRCODE = 'P0400', MESSAGE = 'event_not_allowed',
-        DETAIL = format('%s at version %s of %s', e.t, p_cur + e.ord, p_stream);
+        DETAIL = format('%s at version %s of %s', p_types[i], p_cur + i, p_stream);
     END IF;
-    IF e.place = 'closing' THEN
+    IF place = 'closing' THEN
       at_phase := 1;
-    ELSIF e.place = 'after_close' THEN
+    ELSIF place = 'after_close' THEN
       at_phase := 2;
     END IF;
   END LOOP;
@@ -932,7 +943,8 @@ DROP FUNCTION api.command_effects(text, bigint, jsonb, text);
 DROP FUNCTION api.note_fits(text, jsonb);
 DROP FUNCTION es.admit(text, text, bigint, smallint, text[], smallint[], jsonb[]);
 ALTER TABLE es.streams DROP COLUMN phase;
-DROP TABLE es.event_kinds;
+DROP VIEW es.event_kinds;
+DROP TABLE es.stream_kinds;
 """
     )
     op.execute(TAKE_OWNERSHIP)
