@@ -16,6 +16,7 @@ module is named here). docs/architecture.md draws it::
         leases          due rows of a table of jobs, claimed with a moving timestamp, SKIP LOCKED
         preflight       the checks before a start: one line and an exit code per bad setup
         database        where the database is, migrations, the asyncpg pool
+        embedded        the embedded PostgreSQL: started, shared, stopped by its last user
         metrics         the service's Prometheus metrics, multiprocess across serve's processes
         telemetry       the request id, the log format, OpenTelemetry traces
         orphans         processes the service starts die with the one that started them

@@ -15,6 +15,7 @@ controllers by dependency injection, by name:
     bots         `service.players.bots.BotPlayers`            the service's bots as players
     live         `service.games.live.Live`                    the games' SSE fan-out
     projections  `service.read_models.runner.Projections`     the read models' runner
+    health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
 
 Routes under /v1 are `V1_ROUTE_HANDLERS` (or ``extra_route_handlers``); the reference web
@@ -114,7 +115,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 _COLLABORATORS = (
     "event_log", "games", "players", "lobby", "invites", "notes", "notes_hub", "bots", "live",
-    "projections",
+    "projections", "health",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")
@@ -377,9 +378,10 @@ def serve_app() -> Litestar:
     return create_app(settings, lifespans=[_frozen_heap])
 
 
-def run(settings: Settings) -> None:
+def run(settings: Settings, *, where: str | None = None) -> None:
     """Serve the API on ``settings.host:settings.port`` with ``settings.workers`` processes
-    (``preferans serve``).
+    (``preferans serve``), printing ``where`` (one line: the web client, the API docs, the
+    data) once all but the server has started.
 
     granian (hyper and tokio underneath, uvloop for the app) rather than uvicorn: its header
     read timeout closes slowloris and silent connections and idle keep-alive ones (HTTP/1.1
@@ -407,6 +409,8 @@ def run(settings: Settings) -> None:
     bot_worker = _start_bot_worker() if settings.bot_worker == "process" else None
     log.info("serving on http://%s:%d with %d worker(s)", settings.host, settings.port,
              settings.workers)  # fmt: skip
+    if where is not None:
+        print(where, flush=True)
     Granian(
         "service.app:serve_app",
         factory=True,

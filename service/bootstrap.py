@@ -45,7 +45,14 @@ from service.games.live import Live
 from service.games.lobby import Lobby
 from service.games.service import GameService
 from service.platform.clock import SYSTEM_CLOCK, Clock
-from service.platform.database import pool_from_settings, resolve_dsn, role_dsn, upgrade_async
+from service.platform.database import (
+    HealthProbe,
+    app_dsn,
+    pool_from_settings,
+    resolve_dsn,
+    role_dsn,
+    upgrade_async,
+)
 from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.settings import Settings
 from service.players.accounts import Players
@@ -106,6 +113,8 @@ class Services:
     """The projections' role's pool: the read models, their checkpoints, the snapshots."""
     purger_pool: asyncpg.Pool | None = None
     """The purger's role's pool: expired keys and old notifications."""
+    health: HealthProbe | None = None
+    """/health's reserved connection (the API role), outside the pool."""
     background: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def start(self, work: Coroutine[Any, Any, Any], name: str) -> None:
@@ -175,6 +184,10 @@ async def open_services(
     services = Services(
         settings=settings, pool=pool, event_log=event_log, clock=clock, entropy=entropy
     )
+    if role == "api":
+        services.health = HealthProbe(
+            app_dsn(admin, settings), pool, connect_timeout=settings.connect_timeout
+        )
     if entropy.seeded:
         log.warning("the services draw from %r: every deal is predictable (tests only)", entropy)
     try:
@@ -378,6 +391,8 @@ async def _close(services: Services) -> None:
     for own in (services.projections_pool, services.purger_pool):
         if own is not None:
             await _close_pool(own)
+    if services.health is not None:
+        await services.health.close()
     try:
         await asyncio.wait_for(services.pool.close(), SHUTDOWN_TIMEOUT)
     except TimeoutError:

@@ -49,7 +49,7 @@ EXIT_CODES = {
     **{c.exit_code: (c.__doc__ or "").strip().rstrip(".") for c in (
         preflight.BadSetting, preflight.MalformedDatabaseUrl, preflight.DatabaseUnreachable,
         preflight.DatabaseLoginRefused, preflight.DataDirNotWritable,
-        preflight.EmbeddedServerFailed,
+        preflight.EmbeddedServerFailed, preflight.ListenAddressTaken,
     )},
     130: "Stopped by SIGINT (Ctrl-C) before it was serving",
     143: "Stopped by SIGTERM before it was serving",
@@ -87,12 +87,41 @@ def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from service.app import run
 
     given = (("host", args.host), ("port", args.port), ("workers", args.workers))
-    listen = {k: v for k, v in given if v is not None}
-    # Checked and migrated here, once: a bad database is one line, not a crash in each worker.
-    dsn = preflight.database_dsn(settings)
-    upgrade(dsn, app_password=settings.app_password)
-    run(msgspec.structs.replace(settings, database_url=dsn, **listen))
+    settings = msgspec.structs.replace(settings, **{k: v for k, v in given if v is not None})
+    # The port first: a second service on it must not start (nor start a database).
+    with preflight.claim_listen_address(settings.host, settings.port):
+        # Checked and migrated here, once: a bad database is one line, not a crash in each worker.
+        dsn = preflight.database_dsn(settings)
+        upgrade(dsn, app_password=settings.app_password)
+        run(msgspec.structs.replace(settings, database_url=dsn), where=_where(settings, dsn))
     return 0
+
+
+def _where(settings: Settings, dsn: str) -> str:
+    """The one line ``preferans serve`` prints once it is about to serve."""
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    base = f"http://{host}:{settings.port}"
+    data = (
+        f"database {preflight.redacted(dsn)}"
+        if settings.database_url
+        else f"data in {settings.embedded_pg_dir.parent.resolve()}"
+    )
+    return f"preferans: web client {base}/ · API docs {base}/schema · {data}"
+
+
+def _number_from(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` (the setting's range)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from {low} to {high}")
+        return value
+
+    return parse
 
 
 def _cmd_bots(args: argparse.Namespace, settings: Settings) -> int:
@@ -175,6 +204,11 @@ def format_proof(proof: Any, problems: Sequence[str]) -> str:
     lines.append(f"deals: {summary}")
     if proof.first_bad_deal is not None:
         lines.append(f"first deal that differs: {proof.first_bad_deal}")
+    bad = proof.first_illegal_event
+    if bad is None:
+        lines.append("rules: every event legal")
+    else:
+        lines.append(f"rules: first illegal event {bad.version} ({bad.type}): {bad.reason}")
     lines += [f"FAILED: {problem}" for problem in problems]
     verdict = "failed" if problems else proof.verdict.replace("_", " ")
     lines.append(f"verdict: {verdict}")
@@ -283,10 +317,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the HTTP API")
     serve.add_argument("--host", help="listen address (PREFERANS_HOST, default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="listen port (PREFERANS_PORT, default 8000)")
     serve.add_argument(
-        "--workers", type=int, help="server processes on the port (PREFERANS_WORKERS, default 1)"
+        "--port", type=_number_from(1, 65535), help="listen port (PREFERANS_PORT, default 8000)"
     )
+    serve.add_argument(
+        "--workers", type=_number_from(1, 1024),
+        help="server processes on the port (PREFERANS_WORKERS, default 1)",
+    )  # fmt: skip
     serve.set_defaults(handler=_cmd_serve)
 
     bots = commands.add_parser("bots", help="move the service's bots (a worker process)")

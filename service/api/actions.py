@@ -73,6 +73,7 @@ class ActionsController(Controller):
             "unauthenticated",
             "not-seated",
             "game-not-found",
+            "game-quarantined",
             "illegal-action",
             "idempotency-key-in-flight",
             "version-mismatch",

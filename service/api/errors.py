@@ -12,7 +12,9 @@ The errors themselves are defined where they arise, free of HTTP: the domain's i
 412 ``version-mismatch`` with the current ``ETag``; `IdempotencyKeyReused` 422;
 `IdempotencyKeyInFlight` 409; `BadRequest` (a cursor, a header) and `InvalidIdempotencyKey` 400
 ``validation``; `AlreadyImported` 409; `ImportRefused` 422; Litestar's validation errors 400
-``validation`` with ``errors``; an unexpected exception 500 ``internal`` (logged, its text
+``validation`` with ``errors``; a database that cannot serve (`DATABASE_DOWN`: a refused or
+broken connection, asyncpg's ``InternalClientError`` on a connection a restart left broken) 503
+``unavailable`` with Retry-After; an unexpected exception 500 ``internal`` (logged, its text
 never sent).
 """
 
@@ -38,6 +40,7 @@ from service.eventlog.store import (
     InvalidIdempotencyKey,
     LogRefused,
     StreamConflict,
+    StreamUnreadable,
     WriteRefused,
 )
 from service.exceptions import (
@@ -75,6 +78,7 @@ DATABASE_DOWN: tuple[type[BaseException], ...] = (
     TimeoutError,  # connecting, or waiting for a pooled connection
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,  # a pool closing, a connection gone
+    asyncpg.InternalClientError,  # a pooled connection a restart or a killed backend broke
     asyncpg.CannotConnectNowError,
     asyncpg.TooManyConnectionsError,
     asyncpg.AdminShutdownError,
@@ -193,6 +197,15 @@ _KINDS = (
         "phase, a card that does not follow suit, a seat already taken. `code` names the rule "
         "(`illegal.not_your_turn` …) and `detail` explains it. Read the game again: "
         "`legal_actions` lists what you may do.",
+    ),
+    Kind(
+        "game-quarantined",
+        409,
+        "The game's log cannot be read",
+        "An event of this game cannot be decoded or folded by the rules (a forged or corrupt "
+        "log): the game is quarantined, and every read and command of it answers this until "
+        "an operator repairs it. `detail` names the event (its version, type and why); "
+        "`GET /v1/games/{id}/proof` checks the whole log.",
     ),
     Kind(
         "not-public-yet",
@@ -412,6 +425,8 @@ def map_exception(exc: Exception) -> Mapped:
         case Unavailable():
             problem = _problem("unavailable", exc.message, dependency=exc.dependency)
             headers["Retry-After"] = RETRY_AFTER
+        case StreamUnreadable():
+            problem = _problem("game-quarantined", str(exc))
         case CommitUnknown():
             problem = _problem("commit-unknown", str(exc))
             headers["Retry-After"] = "1"

@@ -82,7 +82,9 @@ class EventsController(Controller):
             "`min_version` (a version you know exists, e.g. the ETag your own action returned) "
             "makes sure the page is read where that version is visible."
         ),
-        responses=problem_responses("unauthenticated", "game-not-found", "validation"),
+        responses=problem_responses(
+            "unauthenticated", "game-not-found", "game-quarantined", "validation"
+        ),
     )
     async def list_events(
         self,
@@ -127,7 +129,9 @@ class EventsController(Controller):
                 media_type="text/event-stream",
                 description="The event stream.",
             ),
-            **problem_responses("unauthenticated", "game-not-found", "validation"),
+            **problem_responses(
+                "unauthenticated", "game-not-found", "game-quarantined", "validation"
+            ),
         },
     )
     async def follow(

@@ -1,18 +1,21 @@
-"""``GET /health``: ready when the database answers and its schema is the one this code needs."""
+"""``GET /health``: ready when the database answers and its schema is the one this code needs.
+
+It asks on a connection of its own (`service.platform.database.HealthProbe`), not the pool's:
+a burst that takes every pooled connection makes it say ``overloaded``, never that the
+database is down.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from litestar import Controller, get
 from litestar.di import NamedDependency
 
 from service.api.errors import problem_responses
 from service.api.schemas.games import Health
-from service.eventlog.log import EventLog
 from service.exceptions import Unavailable
-from service.platform.database import schema_revision
+from service.platform.database import HealthProbe
 
 HEALTH_TIMEOUT = 0.8
 """Seconds the readiness probe waits for the database."""
@@ -27,19 +30,21 @@ class HealthController(Controller):
         operation_id="readHealth",
         summary="Readiness",
         description=(
-            "200 when the database answers and is migrated to this code's head; else 503 naming "
-            "the dependency that is down (`dependency`). It answers within a second whatever the "
-            "database does."
+            "200 when the database answers and is migrated to this code's head, with `status` "
+            "`overloaded` when every pooled connection is taken and requests wait for one; else "
+            "503 naming the dependency that is down (`dependency`). It asks the database on a "
+            "connection of its own, so a burst of requests cannot make it say the database is "
+            "down, and it answers within a second whatever the database does."
         ),
         responses=problem_responses("unavailable"),
         cache=False,
     )
     async def health(
-        self, event_log: NamedDependency[EventLog[Any]], migration_head: NamedDependency[str]
+        self, health: NamedDependency[HealthProbe], migration_head: NamedDependency[str]
     ) -> Health:
         try:
             async with asyncio.timeout(HEALTH_TIMEOUT):
-                current = await schema_revision(event_log.pool)
+                current = await health.schema_revision()
         except TimeoutError:
             raise Unavailable(
                 f"the database did not answer within {HEALTH_TIMEOUT} s", dependency="database"
@@ -53,4 +58,8 @@ class HealthController(Controller):
                 f"the database schema is at {current}, this code needs {migration_head}",
                 dependency="database schema",
             )
-        return Health(status="ok", database="ok", migration=current)
+        in_use, waiting = health.load()
+        return Health(
+            status="overloaded" if health.overloaded() else "ok", database="ok", migration=current,
+            connections_in_use=in_use, waiting=waiting,
+        )  # fmt: skip

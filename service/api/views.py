@@ -66,7 +66,9 @@ class ViewsController(Controller):
             304: ResponseSpec(
                 data_container=None, description="Not modified: your ETag is the game's version."
             ),
-            **problem_responses("unauthenticated", "game-not-found", "validation"),
+            **problem_responses(
+                "unauthenticated", "game-not-found", "game-quarantined", "validation"
+            ),
         },
         opt={"unchanged": unchanged_game},
     )

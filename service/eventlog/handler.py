@@ -266,9 +266,7 @@ class CommandHandler(Generic[C, S, E]):
     ) -> tuple[int, S, bytes]:  # fmt: skip
         tail = await store.read_stream(stream_id, version + 1, conn=conn)
         if tail:
-            decode, evolve = self.log.decode, self.decider.evolve
-            for record in tail:
-                state = evolve(state, decode(record))
+            state = self.log.fold(self.decider.evolve, state, tail)
             version, head = tail[-1].version, tail[-1].hash
             self._cache_state(stream_id, version, state, head)
         return version, state, head
@@ -313,9 +311,7 @@ class CommandHandler(Generic[C, S, E]):
                 rejected = True
         if not trusted:
             read = tail = await self.store.read_stream(stream_id, 1, conn=conn)
-        decode, evolve = self.log.decode, self.decider.evolve
-        for record in tail:
-            state = evolve(state, decode(record))
+        state = self.log.fold(self.decider.evolve, state, tail)
         if read:
             head = read[-1].hash
         if tail:
@@ -610,15 +606,12 @@ class CommandHandler(Generic[C, S, E]):
         head = read[-1].hash if read else chain.GENESIS
         records = read[1:] if start > 1 else read  # a snapshot's own event is in its state
         prior = [record for record in records if record.version < first]
-        decode, evolve = self.log.decode, self.decider.evolve
-        for record in prior:
-            state = evolve(state, decode(record))
+        state = self.log.fold(self.decider.evolve, state, prior)
         before, items = state, []
         for record in records[len(prior) :]:
-            event = decode(record)
+            event, state = self.log.step(self.decider.evolve, state, record)
             items.append(Appended(record.event_id, record.event_type, record.version,
                                   record.global_position, event))  # fmt: skip
-            state = evolve(state, event)
         return replace(
             result, appended=tuple(items), state=state, before=before, head=head,
             cursor=read[-1].cursor if items else None,

@@ -11,6 +11,7 @@ the one `Announcer` that tells other processes of this one's appends. `game_log`
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
 import uuid
@@ -20,7 +21,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import asyncpg
 import msgspec
 
-from service.eventlog.codec import EventCodec, domain_codec
+from service.eventlog.codec import CodecError, EventCodec, domain_codec
 from service.eventlog.store import (
     ANY,
     NO_STREAM,
@@ -32,10 +33,15 @@ from service.eventlog.store import (
     Metadata,
     NewEvent,
     RecordedEvent,
+    StreamUnreadable,
 )
 from service.platform.lru import Lru
+from service.platform.metrics import STREAMS_QUARANTINED
 
 E = TypeVar("E", bound=msgspec.Struct)
+S = TypeVar("S")
+
+log = logging.getLogger(__name__)
 
 Listener = Callable[[str, int], None]
 """Told ``(stream_id, version)`` after each append of this process has committed."""
@@ -132,6 +138,9 @@ class EventLog(Generic[E]):
         self.announcer = announcer
         self.heads = heads or Heads()
         self._listeners: list[Listener] = []
+        self._quarantined: set[str] = set()
+        """Streams found unreadable by this process: alerted on once each (the log is
+        immutable, so the finding stands; derived again after a restart, never stored)."""
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -140,9 +149,44 @@ class EventLog(Generic[E]):
     # --- reading --------------------------------------------------------------------------------
 
     def decode(self, record: RecordedEvent) -> E:
-        """The current domain event of a stored one (upcast if it is an old shape)."""
-        event: Any = self.codec.decode(record.event_type, record.schema_version, record.data)
+        """The current domain event of a stored one (upcast if it is an old shape);
+        `StreamUnreadable` if it is of no type or shape this service knows."""
+        try:
+            event: Any = self.codec.decode(record.event_type, record.schema_version, record.data)
+        except CodecError as exc:
+            raise self.unreadable(record, f"cannot be decoded ({exc})") from exc
         return event  # type: ignore[no-any-return]
+
+    def fold(self, evolve: Callable[[S, E], S], state: S, records: Sequence[RecordedEvent]) -> S:
+        """``state`` after the decoded ``records``; `StreamUnreadable` naming the first one that
+        does not decode or that ``evolve`` cannot fold (a forged event the state has no place
+        for raises anything: it is quarantined, not answered with a 500)."""
+        for record in records:
+            _, state = self.step(evolve, state, record)
+        return state
+
+    def step(
+        self, evolve: Callable[[S, E], S], state: S, record: RecordedEvent, event: E | None = None
+    ) -> tuple[E, S]:
+        """``record``'s event (decoded, unless given) and the state after it (`fold` of one)."""
+        if event is None:
+            event = self.decode(record)
+        try:
+            return event, evolve(state, event)
+        except Exception as exc:  # any failure of the fold is the event's
+            reason = f"cannot be folded ({type(exc).__name__}: {exc})"
+            raise self.unreadable(record, reason) from exc
+
+    def unreadable(self, record: RecordedEvent, reason: str) -> StreamUnreadable:
+        """The quarantine of ``record``'s stream, alerted on once per stream and process: one
+        log line and ``preferans_streams_quarantined_total``."""
+        stream = record.stream_id
+        if stream not in self._quarantined:
+            self._quarantined.add(stream)
+            STREAMS_QUARANTINED.inc()
+            log.error("stream %s quarantined: event %d (%s) %s", stream, record.version,
+                      record.event_type, reason)  # fmt: skip
+        return StreamUnreadable(stream, record.version, record.event_type, reason)
 
     async def read(
         self,
@@ -184,6 +228,12 @@ class EventLog(Generic[E]):
     ) -> tuple[int, float]:
         """How many events lie past ``cursor``, and the age in seconds of the oldest of them."""
         return await self.store.feed_lag(cursor, conn)
+
+    async def feed_behind(
+        self, cursor: FeedCursor, position: int, conn: asyncpg.Connection | None = None
+    ) -> bool:
+        """`EventStore.feed_behind`: an event at or below ``position`` is not read yet."""
+        return await self.store.feed_behind(cursor, position, conn)
 
     async def feed_has_more(
         self, cursor: FeedCursor, conn: asyncpg.Connection | None = None

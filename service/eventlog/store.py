@@ -31,8 +31,10 @@ Errors::
     ├── IdempotencyKeyInFlight    the key's first request is still running (HTTP 409)
     ├── LogRefused                what the log can never hold: only a forged command (HTTP 403)
     ├── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
-    └── CommitUnknown             the command was sent, and the connection failed before its
-                                  outcome came back: it may or may not have committed (HTTP 503)
+    ├── CommitUnknown             the command was sent, and the connection failed before its
+    │                             outcome came back: it may or may not have committed (HTTP 503)
+    └── StreamUnreadable          an event of the stream cannot be decoded or folded: the stream
+                                  is quarantined (HTTP 409 game-quarantined), never a 500
 
 A feed cursor token we did not issue is `service.exceptions.InvalidCursor`.
 """
@@ -57,6 +59,7 @@ import msgspec
 from service.eventlog.group_commit import GroupCommit
 from service.exceptions import InvalidCursor
 from service.platform.cursors import decode_cursor, encode_cursor
+from service.platform.database import nothing_sent, on_a_connection
 
 ANY: Final = None
 """Expected version: append whatever the stream's version."""
@@ -124,6 +127,20 @@ class InvalidIdempotencyKey(EventStoreError, ValueError):
     """The principal or the key is empty or longer than 255 characters."""
 
 
+class StreamUnreadable(EventStoreError):
+    """An event of the stream cannot be decoded (an unknown type, data of no known shape) or
+    folded (its state has no place for it): no read or command of the stream can be answered.
+    The log is immutable, so this holds for good; `service.eventlog.log.EventLog.unreadable`
+    raises it, and alerts once per stream and process."""
+
+    def __init__(self, stream_id: str, version: int, event_type: str, reason: str) -> None:
+        super().__init__(f"event {version} ({event_type}) of {stream_id}: {reason}")
+        self.stream_id = stream_id
+        self.version = version
+        self.event_type = event_type
+        self.reason = reason
+
+
 class CommitUnknown(EventStoreError):
     """A command was sent and its connection failed before the outcome arrived: it may have
     committed or not. A retry with the same idempotency key is then safe (it replays or runs)."""
@@ -153,6 +170,11 @@ _FEED_HAS_MORE = """
 SELECT EXISTS (SELECT 1 FROM es.events
                 WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
                   AND tx_id < pg_snapshot_xmin(pg_current_snapshot()))"""
+
+_FEED_BEHIND = """
+SELECT EXISTS (SELECT 1 FROM es.events
+                WHERE (tx_id, global_position) > ($1::xid8, $2::bigint)
+                  AND global_position <= $3)"""
 
 
 class FeedCursor(msgspec.Struct, frozen=True, order=True):
@@ -488,10 +510,10 @@ class EventStore:
         )  # fmt: skip
         if conn is None and self._group is not None:
             row = await self._group.submit(args)
+        elif conn is not None:
+            row = await _run_command(conn, args)
         else:
-            async with contextlib.AsyncExitStack() as stack:
-                on = conn or await stack.enter_async_context(self.pool.acquire())
-                row = await _run_command(on, args)
+            row = await on_a_connection(self.pool, lambda own: _run_command(own, args))
         outcome = row[0]
         if outcome == "appended":
             return CommandOutcome(
@@ -509,40 +531,45 @@ class EventStore:
         A command the batch rolled back as a deadlock's victim (its subtransaction waited on a
         row, e.g. a player's notification head, that another batch held while waiting on one of
         its own) is run again alone once the batch committed: alone it could not deadlock."""
-        async with self.pool.acquire() as conn:
-            if len(batch) == 1:
-                try:
-                    return [await _run_command(conn, batch[0])]
-                except (EventStoreError, asyncpg.PostgresError) as exc:
-                    return [exc]
-            events = [(args[3], args[4], args[5], args[6], args[7]) for args in batch]
+        return await on_a_connection(self.pool, lambda conn: self._send_on(conn, batch))
+
+    async def _send_on(
+        self, conn: asyncpg.Connection, batch: Sequence[_Command]
+    ) -> list[Sequence[Any] | Exception]:
+        """`_send_commands` on ``conn``."""
+        if len(batch) == 1:
             try:
-                rows = await conn.fetch(
-                    _COMMANDS,
-                    *([args[i] for args in batch] for i in range(3)),
-                    [len(ids) for ids, *_ in events],
-                    *([x for one in events for x in one[i]] for i in range(5)),
-                    *([args[i] for args in batch] for i in range(8, 14)),
-                )
-            except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
-                streams = ", ".join(sorted({args[0] for args in batch}))
-                raise CommitUnknown(f"the outcome of commands to {streams} is unknown") from exc
-            outcomes: list[Sequence[Any] | Exception] = []
-            for args, row in zip(batch, rows, strict=True):
-                if row[0] is not None:
-                    outcomes.append(row)
-                    continue
-                if row[6] == _DEADLOCK:
-                    try:
-                        outcomes.append(await _run_command(conn, args))
-                    except (EventStoreError, asyncpg.PostgresError) as exc:
-                        outcomes.append(exc)
-                    continue
-                error = asyncpg.PostgresError.new(
-                    {"C": row[6], "M": row[7], "D": row[8] or None, "n": row[9] or None,
-                     "W": row[10] or None}
-                )  # fmt: skip
-                outcomes.append(_translate(error, args[0]) or error)
+                return [await _run_command(conn, batch[0])]
+            except (EventStoreError, asyncpg.PostgresError) as exc:
+                return [exc]
+        events = [(args[3], args[4], args[5], args[6], args[7]) for args in batch]
+        try:
+            rows = await conn.fetch(
+                _COMMANDS,
+                *([args[i] for args in batch] for i in range(3)),
+                [len(ids) for ids, *_ in events],
+                *([x for one in events for x in one[i]] for i in range(5)),
+                *([args[i] for args in batch] for i in range(8, 14)),
+            )
+        except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
+            streams = ", ".join(sorted({args[0] for args in batch}))
+            raise CommitUnknown(f"the outcome of commands to {streams} is unknown") from exc
+        outcomes: list[Sequence[Any] | Exception] = []
+        for args, row in zip(batch, rows, strict=True):
+            if row[0] is not None:
+                outcomes.append(row)
+                continue
+            if row[6] == _DEADLOCK:
+                try:
+                    outcomes.append(await _run_command(conn, args))
+                except (EventStoreError, asyncpg.PostgresError) as exc:
+                    outcomes.append(exc)
+                continue
+            error = asyncpg.PostgresError.new(
+                {"C": row[6], "M": row[7], "D": row[8] or None, "n": row[9] or None,
+                 "W": row[10] or None}
+            )  # fmt: skip
+            outcomes.append(_translate(error, args[0]) or error)
         return outcomes
 
     async def purge_idempotency_keys(self, batch: int = 5000) -> int:
@@ -606,6 +633,17 @@ class EventStore:
             _FEED_HAS_MORE, cursor.tx_id, cursor.position
         )
         return more
+
+    async def feed_behind(
+        self, cursor: FeedCursor, position: int, conn: asyncpg.Connection | None = None
+    ) -> bool:
+        """Whether an event at or below global ``position`` lies past ``cursor``, below the
+        feed's horizon or not yet (a transaction anywhere on the server, older than that event's,
+        holds the horizon back)."""
+        behind: bool = await (conn or self.pool).fetchval(
+            _FEED_BEHIND, cursor.tx_id, cursor.position, position
+        )
+        return behind
 
     async def read_feed_of(
         self, after: FeedCursor, limit: int, types: Sequence[str]
@@ -760,6 +798,10 @@ async def _run_command(conn: asyncpg.Connection, args: _Command) -> Sequence[Any
         row: Sequence[Any] = await conn.fetchrow(_COMMAND, *args)
     except (asyncpg.ConnectionDoesNotExistError, OSError, TimeoutError) as exc:
         # Sent, and no answer: the statement may have committed or not.
+        raise CommitUnknown(f"the outcome of a command to {args[0]} is unknown") from exc
+    except asyncpg.InternalClientError as exc:
+        if nothing_sent(exc):  # never left the client: nothing committed (a plain 503)
+            raise
         raise CommitUnknown(f"the outcome of a command to {args[0]} is unknown") from exc
     except asyncpg.PostgresError as exc:  # the server answered: nothing committed
         typed = _translate(exc, args[0])

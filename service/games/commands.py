@@ -41,7 +41,9 @@ class GameRequest:
     world. (The game's own commands are `domain.game.GameCommand`; this wraps them.)"""
 
     player: str
-    source: DealSource
+    source: DealSource | None
+    """Where its deals come from; None once the game is over (nothing is left to deal), or
+    for a game that does not exist."""
     entropy: bytes
     """Fresh randomness for any shuffle this command causes
     (`service.games.dealing.ENTROPY_BYTES`)."""
@@ -110,6 +112,7 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
     match command:
         case Create():
             source = command.source
+            assert source is not None, "a new game brings its deal source"
             create = CreateGame(
                 rules=command.rules, first_dealer=command.first_dealer, at=command.at,
                 dealing=source.dealing if source.secret is not None else None,
@@ -172,14 +175,16 @@ def _seat_for(command: Join, state: Pulka) -> TakeSeat:
 def _deals(command: GameRequest, state: GameState) -> list[game.Event]:
     """The deals that follow, or the secret once the game is over."""
     events: list[game.Event] = []
+    source = command.source
     while game.needs_cards(state):
         assert isinstance(state, Pulka)
-        cards = command.source.cards_for(state, command.entropy)
+        assert source is not None, "a game still dealt has its deal source"
+        cards = source.cards_for(state, command.entropy)
         dealt = game.decide(msgspec.structs.replace(cards, at=command.at), state)
         events += dealt
         state = game.fold(dealt, state)
-    secret = command.source.secret
     if isinstance(state, PulkaClosed) and state.secret is None and state.dealing is not None:
+        secret = source.secret if source is not None else None
         assert secret is not None, "a committed game's source has its secret"
         events += game.decide(RevealSecret(secret=secret.hex()), state)
     return events

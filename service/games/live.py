@@ -33,6 +33,7 @@ from domain import game
 from domain.game import INITIAL_STATE, GameState
 from service.eventlog.hints import EVERYTHING
 from service.eventlog.log import EventLog
+from service.eventlog.store import StreamUnreadable
 from service.games.service import SeenEvent, redacted
 from service.platform.metrics import subscribed
 from service.platform.worker_kit import Worker
@@ -168,10 +169,15 @@ class Live:
             for record in records:
                 if record.version != len(stream.events) + 1:
                     break  # never publish out of order; the next poll reads again
-                event = self.events.decode(record)
-                update = Update(record.version, event, stream.state)
+                before = stream.state
+                try:
+                    event, stream.state = self.events.step(game.evolve, before, record)
+                except StreamUnreadable:  # quarantined: its followers reconnect, and are told
+                    for follower in stream.followers:
+                        follower._close()
+                    return
+                update = Update(record.version, event, before)
                 stream.events.append(event)
-                stream.state = game.evolve(stream.state, event)
                 for follower in stream.followers:
                     follower._offer(update)
             if len(stream.events) and (not records or records[-1].version == len(stream.events)):
@@ -220,10 +226,12 @@ class Live:
         try:
             async with stream.lock:
                 if not stream.loaded:
-                    for item in await self.events.read(stream_id):
-                        stream.events.append(item.event)
-                        stream.state = game.evolve(stream.state, item.event)
-                    stream.loaded = True
+                    state = INITIAL_STATE
+                    events = []
+                    for record in await self.events.read_stored(stream_id):
+                        event, state = self.events.step(game.evolve, state, record)
+                        events.append(event)
+                    stream.events, stream.state, stream.loaded = events, state, True
                 # No await between the snapshot and joining: nothing can fall in between.
                 subscription = Subscription(stream_id, list(stream.events), self.queue_size)
                 stream.followers.add(subscription)

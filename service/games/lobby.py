@@ -97,6 +97,7 @@ def lobby_effects(
     at = getattr(command, "at", None)
     if isinstance(before, NoGame):
         if isinstance(command, Create):
+            assert command.source is not None, "a new game brings its deal source"
             effects |= new_game_summary(
                 game_id, after, command.source, created_by=command.player, private=command.private
             )
@@ -272,11 +273,13 @@ class Lobby:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
 
-    async def deal_source(self, game_id: uuid.UUID) -> DealSource:
-        """The game's deal source; `GameNotFound` if there is no such game (or it is over)."""
+    async def deal_source(self, game_id: uuid.UUID) -> DealSource | None:
+        """The game's deal source; None if there is no such game, or it is over (nothing is
+        left to deal: ``api.deal_source`` answers nothing then). Which of the two it is, the
+        game's log says."""
         row = await self.pool.fetchrow(_SOURCE, game_id)
         if row is None:
-            raise GameNotFound("no game has this id")
+            return None
         layouts = msgspec.convert(row["layouts"], tuple[Layout, ...])
         return DealSource(
             seats=row["seats"], layouts=layouts, seed=row["seed"], secret=row["secret"]

@@ -8,7 +8,11 @@ and recomputes, without trusting anything it is given:
   does not hold is named (an event changed, dropped, inserted or moved);
 - the commitment: the revealed secret's SHA-256 is the one `GameCreated` published;
 - each deal: its `DealStarted` hands and talon are `domain.fairness.deck_for` of the secret, the
-  client seeds seated before it and its number; the first deal that differs is named.
+  client seeds seated before it and its number; the first deal that differs is named;
+- the rules: every event is one the rules could have produced from the state before it
+  (`domain.audit`: another seat's move, anything after the end, a secret revealed early or
+  one that does not open the commitment fail), and one this service can read at all; the first
+  that is not is named (`IllegalEvent`: its version, type and why).
 
 Before the secret is revealed the proof says what can be checked so far: the chain, and that a
 commitment was published before any player acted. Both `GET /v1/games/{id}/proof` and
@@ -25,6 +29,7 @@ import msgspec
 
 from domain import fairness
 from domain import game as g
+from domain.audit import audit
 from domain.deal.messages import DealStarted
 from service.eventlog import chain
 from service.eventlog.codec import EventCodec
@@ -61,6 +66,14 @@ class DealCheck(msgspec.Struct, frozen=True, kw_only=True):
     detail: str | None = None
 
 
+class IllegalEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """The first event the rules could not have produced, or that cannot be read at all."""
+
+    version: int
+    type: str
+    reason: str
+
+
 class Proof(msgspec.Struct, frozen=True, kw_only=True):
     """What a game's log proves (see the module docstring)."""
 
@@ -86,6 +99,9 @@ class Proof(msgspec.Struct, frozen=True, kw_only=True):
     first_bad_deal: int | None = None
     problems: tuple[str, ...] = ()
     """What failed, first failure first."""
+    rules_ok: bool = True
+    """Every event is one the rules could have produced from the state before it."""
+    first_illegal_event: IllegalEvent | None = None
 
 
 def from_records(records: Sequence[RecordedEvent]) -> list[StoredLink]:
@@ -234,12 +250,19 @@ def prove(stream_id: str, links: Sequence[StoredLink], codec: EventCodec) -> Pro
     seeds: list[str] = []
     dealt: list[tuple[int, DealStarted, tuple[str, ...]]] = []
     secret: str | None = None
+    decoded: list[g.Event] = []
+    illegal: IllegalEvent | None = None
     for position, link in enumerate(links, start=1):
         try:
             event = codec.decode(link.type, link.schema_version, link.data)
         except Exception as exc:
             problems.append(f"event {position} ({link.type}): does not decode ({exc})")
+            if illegal is None:
+                illegal = IllegalEvent(version=position, type=link.type,
+                                       reason=f"cannot be decoded ({exc})")  # fmt: skip
             continue
+        if illegal is None:
+            decoded.append(event)  # type: ignore[arg-type]
         match event:
             case g.GameCreated() if position == 1:
                 created = event
@@ -251,6 +274,14 @@ def prove(stream_id: str, links: Sequence[StoredLink], codec: EventCodec) -> Pro
                 secret = event.secret
     if created is None:
         problems.append("the first event is not game_created")
+    replayed = audit(decoded)  # up to the first event that cannot be read, if any
+    if replayed.illegal is not None:
+        index = replayed.illegal.index
+        illegal = IllegalEvent(
+            version=index + 1, type=replayed.illegal.type, reason=replayed.illegal.reason
+        )
+        problems.append(f"event {index + 1} ({illegal.type}): the rules could not have "
+                        f"produced it: {illegal.reason}")  # fmt: skip
     dealing = created.dealing if created else None
     commitment = created.commitment if created else None
     opened = None
@@ -282,6 +313,8 @@ def prove(stream_id: str, links: Sequence[StoredLink], codec: EventCodec) -> Pro
         deals=tuple(deals),
         first_bad_deal=first_bad_deal,
         problems=tuple(problems),
+        rules_ok=illegal is None,
+        first_illegal_event=illegal,
     )
 
 

@@ -140,7 +140,7 @@ def game_spec(
 
 class _World(TypedDict):
     player: str
-    source: DealSource
+    source: DealSource | None
     entropy: bytes
     at: int
     token: bytes | None
@@ -447,12 +447,18 @@ class GameService:
 
     # --- reading ------------------------------------------------------------------------------
 
-    async def deal_source(self, game_id: uuid.UUID) -> DealSource:
-        """The game's deal source (cached); `GameNotFound` if there is no such game."""
+    async def deal_source(self, game_id: uuid.UUID) -> DealSource | None:
+        """The game's deal source (cached); None if there is no such game or it is over.
+
+        None is no refusal: the command goes on to the handler, which looks up its
+        idempotency key before anything else is decided (a replay answers as the first time
+        did), and the log then says whether the game exists (`GameNotFound`) or is over
+        (the rules' refusal), whether this process saw the game before or not."""
         source = self._sources.get(game_id) or self._layouts.get(game_id)
         if source is None:
             source = await self.lobby.deal_source(game_id)
-            self._remember(game_id, source)
+            if source is not None:
+                self._remember(game_id, source)
         return source
 
     def _remember(self, game_id: uuid.UUID, source: DealSource) -> None:
@@ -502,6 +508,9 @@ class GameService:
             logged = await self.log.read(stream, 1, limit=after + limit)
         if not logged:
             raise GameNotFound("no game has this id")
+        checked: GameState = INITIAL_STATE
+        for item in logged:  # a log that cannot be folded is quarantined, not a 500
+            _, checked = self.log.step(game.evolve, checked, item.record, item.event)
         state = game.fold([item.event for item in logged[:after]], INITIAL_STATE)
         items, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
         return items, items[-1].version if items else after

@@ -1,6 +1,6 @@
 """Where the database is, how its schema is brought up to date, and how we connect to it.
 
-- `resolve_dsn` uses DATABASE_URL, or starts an embedded PostgreSQL (the ``pgserver`` package)
+- `resolve_dsn` uses DATABASE_URL, or starts an embedded PostgreSQL (`service.platform.embedded`)
   under the data folder, so ``preferans serve`` works on a fresh machine with nothing installed.
   That is the administrator's connection: it runs the migrations.
 - `app_dsn` is the request path's: the same server as the login role ``preferans_app``
@@ -22,11 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
-import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import asyncpg
@@ -40,6 +38,8 @@ if TYPE_CHECKING:
     from alembic.config import Config  # imported lazily: only migrations need alembic
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 EMBEDDED_DATABASE = "preferans"
 """The database created inside the embedded server (its default ``postgres`` stays untouched)."""
@@ -65,43 +65,13 @@ def resolve_dsn(settings: Settings) -> str:
 def start_embedded(pgdata: Path) -> str:
     """Start (or join) the embedded PostgreSQL in ``pgdata`` and return a DSN to its database.
 
-    The server stops when the last process using it exits (pgserver counts its users).
+    The server stops when the last process using it exits (`service.platform.embedded`).
     """
-    from pgserver.postgres_server import get_server  # only the embedded path needs it
+    from service.platform import embedded
 
-    pgdata = pgdata.expanduser().resolve()
-    pgdata.parent.mkdir(parents=True, exist_ok=True)
-    with _signals_deferred():
-        server = get_server(pgdata, cleanup_mode="stop")
-    admin_dsn: str = server.get_uri()
+    admin_dsn = embedded.start(pgdata)
     _create_database(admin_dsn, EMBEDDED_DATABASE)
     return with_database(admin_dsn, EMBEDDED_DATABASE)
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGTERM and SIGINT held until the block ends, then acted on.
-
-    pgserver counts this process among the server's users only once the server is up; a
-    signal that ended the process before that would leave a server nobody stops. Deferred,
-    it ends the process once it is a user, and the exit handler stops the server. (Handlers,
-    not a signal mask: a mask would be inherited by the server's own processes.)
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers; it gets the signals anyway
-        return
-    caught: list[int] = []
-    names = (signal.SIGTERM, signal.SIGINT)
-    previous = {n: signal.signal(n, lambda signum, frame: caught.append(signum)) for n in names}
-    try:
-        yield
-    finally:
-        for n, handler in previous.items():
-            signal.signal(n, handler if handler is not None else signal.SIG_DFL)
-    if caught:
-        if caught[0] == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise SystemExit(128 + caught[0])
 
 
 def _create_database(admin_dsn: str, name: str) -> None:
@@ -277,37 +247,208 @@ class DatabaseUnavailable(Exception):
     busy past the acquire timeout. Nothing was sent, so nothing changed."""
 
 
+BROKEN_CONNECTION: tuple[type[BaseException], ...] = (
+    asyncpg.InternalClientError,  # "cannot switch to state 11; another operation is in progress"
+    asyncpg.InterfaceError,  # the connection is closed, or was released under us
+    asyncpg.PostgresConnectionError,  # ConnectionDoesNotExistError: the backend is gone
+    OSError,  # reset, refused
+    TimeoutError,  # the server did not answer: the protocol may still wait for it
+)
+"""Failures after which a connection cannot be trusted with another statement: it is
+discarded (terminated), never handed to the next request."""
+
+
+def nothing_sent(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised before its statement left the client: asyncpg refuses to
+    start a statement on a connection whose protocol is not idle (a connection a restart or a
+    terminated backend left broken). Running it again elsewhere is then safe, a write too.
+    (asyncpg names the state it could not switch to; only a statement's start switches to a
+    numbered one: ``cannot switch to "idle"`` comes at a statement's end, after sending.)"""
+    return type(exc) is asyncpg.InternalClientError and (
+        str(exc).startswith("cannot switch to state ") or str(exc) == "not connected"
+    )
+
+
 class BoundedPool(asyncpg.Pool):  # type: ignore[misc]
     """An asyncpg pool whose every wait for a free connection is bounded (``acquire_timeout``
     seconds), including the waits of ``pool.fetch`` and friends, and whose failures to give a
-    connection are `DatabaseUnavailable` (whatever asyncpg or the socket raised)."""
+    connection are `DatabaseUnavailable` (whatever asyncpg or the socket raised).
+
+    A connection whose block ended in a `BROKEN_CONNECTION` failure (or was cancelled) is
+    terminated rather than pooled again. ``fetch``, ``fetchrow``, ``fetchval`` and ``execute``
+    run once more on another connection when the first could not even send (`nothing_sent`).
+    ``waiting`` counts the acquires waiting for a free connection (/health's "overloaded").
+    """
 
     def __init__(self, *args: Any, acquire_timeout: float | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.acquire_timeout = acquire_timeout
+        self.waiting = 0
+        self.discarded = 0
+        """Connections terminated because a failure left them untrustworthy."""
 
     def acquire(self, *, timeout: float | None = None) -> Any:
         wait = timeout if timeout is not None else self.acquire_timeout
-        return _Acquire(super().acquire(timeout=wait))
+        return _Acquire(self, super().acquire(timeout=wait))
+
+    async def fetch(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        return await self._once_more(super().fetch, query, *args, **kwargs)
+
+    async def fetchrow(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        return await self._once_more(super().fetchrow, query, *args, **kwargs)
+
+    async def fetchval(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        return await self._once_more(super().fetchval, query, *args, **kwargs)
+
+    async def execute(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        return await self._once_more(super().execute, query, *args, **kwargs)
+
+    async def _once_more(self, run: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await run(*args, **kwargs)
+        except asyncpg.InternalClientError as exc:
+            if not nothing_sent(exc):
+                raise
+            log.warning("a pooled connection was broken (%s): discarded, run again", exc)
+        return await run(*args, **kwargs)
+
+    def overloaded(self) -> bool:
+        """Every connection the pool may open is taken, and acquires wait for one."""
+        return self.waiting > 0 and self.get_size() - self.get_idle_size() >= self.get_max_size()
+
+    def load(self) -> tuple[int, int]:
+        """(connections in use, acquires waiting for one)."""
+        return self.get_size() - self.get_idle_size(), self.waiting
 
 
 class _Acquire:
-    """asyncpg's acquire context, its failures to connect turned into `DatabaseUnavailable`."""
+    """asyncpg's acquire context, its failures to connect turned into `DatabaseUnavailable`,
+    and a connection left broken discarded on the way out."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, pool: BoundedPool, inner: Any) -> None:
+        self.pool = pool
         self.inner = inner
+        self.conn: Any = None
 
     async def __aenter__(self) -> Any:
+        self.pool.waiting += 1
         try:
-            return await self.inner.__aenter__()
+            self.conn = await self.inner.__aenter__()
+            return self.conn
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise DatabaseUnavailable(f"no database connection: {type(exc).__name__}") from exc
+        finally:
+            self.pool.waiting -= 1
 
-    async def __aexit__(self, *exc: Any) -> Any:
-        return await self.inner.__aexit__(*exc)
+    async def __aexit__(self, kind: Any, exc: Any, tb: Any) -> Any:
+        if exc is not None and self.conn is not None and _untrustworthy(exc):
+            # Terminated, the pool replaces it; released as it is, the next request would
+            # meet "another operation is in progress" on it.
+            self.pool.discarded += 1
+            self.conn.terminate()
+            if _server_side(exc):
+                # A restart or a killed backend: its resting siblings are likely broken too.
+                # Expired, each is replaced as it is next acquired (and a retry gets a new one).
+                await self.pool.expire_connections()
+        return await self.inner.__aexit__(kind, exc, tb)
 
     def __await__(self) -> Any:
         return self.__aenter__().__await__()
+
+
+async def on_a_connection(pool: asyncpg.Pool, work: Callable[[Any], Awaitable[T]]) -> T:
+    """``work(conn)`` on a pooled connection, and once more on another if its first statement
+    could not be sent (`nothing_sent`: the connection was broken before ``work`` began, so
+    nothing of it ran). Any other failure is raised, the connection discarded if broken."""
+    for attempt in range(2):
+        ran = True
+        try:
+            async with pool.acquire() as conn:  # raised through it: the connection discarded
+                sent = conn._protocol.queries_count  # asyncpg's own count, as its pool reads it
+                try:
+                    return await work(conn)
+                except asyncpg.InternalClientError:
+                    ran = conn._protocol.queries_count != sent
+                    raise
+        except asyncpg.InternalClientError as exc:
+            if attempt or ran or not nothing_sent(exc):
+                raise
+            log.warning("a pooled connection was broken (%s): discarded, run again", exc)
+    raise AssertionError("unreachable")
+
+
+def _server_side(exc: BaseException) -> bool:
+    """A failure that says the server went away or left the connection broken, rather than
+    this request's own cancellation or wait."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if nothing_sent(seen) or isinstance(seen, asyncpg.PostgresConnectionError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _untrustworthy(exc: BaseException) -> bool:
+    """A cancellation (the statement may still be running), or a `BROKEN_CONNECTION` failure,
+    raised or behind the error it was translated into (`CommitUnknown` ...)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a cause's chain is short; never loop on a cycle
+        if seen is None:
+            return False
+        if isinstance(seen, BROKEN_CONNECTION) or not isinstance(seen, Exception):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class HealthProbe:
+    """/health's own connection to the database, outside the pool: a burst of requests that
+    takes every pooled connection cannot make the probe wait, so it tells a database that is
+    down from a pool that is exhausted (`load`). Opened on first use; any failure (a timeout,
+    a restart, a terminated backend) drops it, and the next probe opens a new one."""
+
+    def __init__(self, dsn: str, pool: asyncpg.Pool, *, connect_timeout: float = 5.0) -> None:
+        self.dsn = dsn
+        self.pool = pool
+        self.connect_timeout = connect_timeout
+        self._conn: asyncpg.Connection | None = None
+        self._turn = asyncio.Lock()  # one probe at a time on the one connection
+
+    async def schema_revision(self) -> str | None:
+        """The database's migration revision, read on the reserved connection (bound the wait
+        with ``asyncio.timeout``: a cancelled probe drops its connection)."""
+        async with self._turn:
+            try:
+                if self._conn is None or self._conn.is_closed():
+                    self._conn = await asyncpg.connect(
+                        self.dsn, timeout=self.connect_timeout,
+                        server_settings={"application_name": "preferans-health"},
+                    )  # fmt: skip
+                revision: str | None = await self._conn.fetchval(_SCHEMA_REVISION)
+                return revision
+            except BaseException:
+                self._drop()
+                raise
+
+    def load(self) -> tuple[int, int]:
+        """The pool's (connections in use, acquires waiting for one)."""
+        if isinstance(self.pool, BoundedPool):
+            return self.pool.load()
+        return self.pool.get_size() - self.pool.get_idle_size(), 0
+
+    def overloaded(self) -> bool:
+        """Whether the pool is exhausted with requests waiting (`BoundedPool.overloaded`)."""
+        return isinstance(self.pool, BoundedPool) and self.pool.overloaded()
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.terminate()
+            self._conn = None
+
+    async def close(self) -> None:
+        self._drop()
 
 
 async def create_pool(

@@ -52,6 +52,10 @@ APPEND_SECONDS = Histogram(
     "Seconds one append of a command's events took (decide excluded)",
     buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
 )
+STREAMS_QUARANTINED = Counter(
+    "preferans_streams_quarantined",
+    "Streams found unreadable (an event that cannot be decoded or folded), once per process",
+)
 PROJECTION_LAG = Gauge(
     "preferans_projection_lag_events",
     "Events in the log a projection has not applied yet",

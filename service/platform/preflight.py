@@ -11,12 +11,19 @@ and whose ``exit_code`` tells a supervisor which it was (docs/operations.md, "Ex
     ├── DatabaseUnreachable      nothing answers there, or the database does not exist     5
     ├── DatabaseLoginRefused     the server answers but refuses the login                   6
     ├── DataDirNotWritable       the embedded server's folder cannot be written             7
-    └── EmbeddedServerFailed     the embedded PostgreSQL did not start                      8
+    ├── EmbeddedServerFailed     the embedded PostgreSQL did not start                      8
+    └── ListenAddressTaken       another process listens on the port, or it cannot be bound  9
+
+``preferans serve`` claims its listen address (`claim_listen_address`) before it starts the
+embedded server: granian binds with SO_REUSEPORT, so a second service on a port in use would
+otherwise start without a word and share the port's connections with the first.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -64,6 +71,12 @@ class EmbeddedServerFailed(ConfigurationError):
     """The embedded PostgreSQL did not start."""
 
     exit_code = 8
+
+
+class ListenAddressTaken(ConfigurationError):
+    """The listen address is in use by another process, or cannot be bound."""
+
+    exit_code = 9
 
 
 def load_settings() -> Settings:
@@ -166,3 +179,41 @@ def _first(exc: Exception) -> str:
     text = " ".join(str(exc).split("\n")[0].split())
     _, sep, rest = text.partition(" failed: ")
     return rest if sep and text.startswith("connection to server") else text
+
+
+def claim_listen_address(host: str, port: int) -> socket.socket:
+    """Check that nothing listens on ``host:port`` and hold it for this service until the
+    returned socket is closed; `ListenAddressTaken` in one line otherwise.
+
+    The check binds with SO_REUSEADDR alone: it fails on a listening socket there, granian's
+    included, and passes over connections left in TIME_WAIT. The socket returned is bound
+    with SO_REUSEPORT alone and never listens: it receives no connection, lets this service's
+    own granian (SO_REUSEPORT, the same user) bind beside it, and makes the next service's
+    check fail from now on, while this one is still starting its database.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (OSError, UnicodeError) as exc:
+        raise ListenAddressTaken(f"cannot listen on {host!r}: {exc}") from None
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    for claim in (False, True):
+        held = socket.socket(family, kind, proto)
+        try:
+            # The check over TIME_WAIT (SO_REUSEADDR); the claim beside our server only.
+            option = socket.SO_REUSEPORT if claim else socket.SO_REUSEADDR
+            held.setsockopt(socket.SOL_SOCKET, option, 1)
+            held.bind(address)
+        except OSError as exc:
+            held.close()
+            if exc.errno == errno.EADDRINUSE:
+                raise ListenAddressTaken(
+                    f"{shown} is already in use (another preferans serve?): stop it, or set "
+                    "PREFERANS_PORT (--port) to a free port"
+                ) from None
+            raise ListenAddressTaken(f"cannot listen on {shown}: {exc.strerror or exc}") from None
+        if claim:
+            return held
+        held.close()
+    raise AssertionError("unreachable")

@@ -68,7 +68,9 @@ Every knob of the service lives here and nowhere else. Variables:
     OTEL_EXPORTER_OTLP_ENDPOINT   send OpenTelemetry traces there (OTLP over HTTP); unset: none
     OTEL_SERVICE_NAME             the traces' service name (``preferans``)
 
-A malformed value is a `SettingsError` naming the variable, its value and what it should be.
+A malformed value is a `SettingsError` naming the variable, its value and what it should be:
+a number out of its range too (a port above 65535, no pool), so that ``preferans serve`` stops
+before it starts anything.
 """
 
 from __future__ import annotations
@@ -102,6 +104,14 @@ class SettingsError(ValueError):
         self.variable = variable
 
 
+AtLeastOne = Annotated[int, msgspec.Meta(ge=1)]
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
+KeySeconds = Annotated[float, msgspec.Meta(gt=0, le=KEY_TTL_LIMIT)]
+"""The ranges a setting's number must lie in (checked by `Settings.from_env`)."""
+
+
 def variable_of(field: str) -> str:
     """The environment variable of the setting ``field``."""
     return _UNPREFIXED.get(field) or _PREFIX + field.upper()
@@ -115,41 +125,41 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     app_password: str | None = None
     replica_database_url: str | None = None
     data_dir: str = "data"
-    pool_min_size: int = 2
-    pool_max_size: int = 20
-    connect_timeout: float = 5.0
-    acquire_timeout: float = 5.0
+    pool_min_size: Count = 2
+    pool_max_size: AtLeastOne = 20
+    connect_timeout: Seconds = 5.0
+    acquire_timeout: Seconds = 5.0
     statement_timeout: str = "10s"
     lock_timeout: str = "5s"
     idle_tx_timeout: str = "30s"
-    command_retries: int = 3
-    group_commit: int = 16
-    state_cache_size: int = 20_000
+    command_retries: Count = 3
+    group_commit: AtLeastOne = 16
+    state_cache_size: Count = 20_000
     snapshots: bool = True
     head_trust: float = 1.0
-    snapshot_every: int = 100
+    snapshot_every: AtLeastOne = 100
     notify: bool = True
     projections: bool = True
-    idempotency_ttl: Annotated[float, msgspec.Meta(gt=0, le=KEY_TTL_LIMIT)] = 86_400.0
-    key_purge_interval: float = 60.0
+    idempotency_ttl: KeySeconds = 86_400.0
+    key_purge_interval: Seconds = 60.0
     steward: bool = True
-    steward_poll_interval: float = 1.0
-    notes_poll_interval: float = 2.0
+    steward_poll_interval: Seconds = 1.0
+    notes_poll_interval: Seconds = 2.0
     bot_worker: Literal["process", "inline", "off"] = "process"
     bot_budget: float = 1.5
     bot_nodes: int | None = None
     bot_pace: float = 0.5
     analysis: bool = True
     rate_limits: bool = True
-    reads_per_minute: int = 1200
-    writes_per_minute: int = 300
+    reads_per_minute: AtLeastOne = 1200
+    writes_per_minute: AtLeastOne = 300
     host: str = "127.0.0.1"
-    port: int = 8000
-    workers: int = 1
-    header_timeout: float = 10.0
-    body_timeout: float = 10.0
-    max_connections: int = 2048
-    max_concurrency: int = 512
+    port: Port = 8000
+    workers: AtLeastOne = 1
+    header_timeout: Seconds = 10.0
+    body_timeout: Seconds = 10.0
+    max_connections: AtLeastOne = 2048
+    max_concurrency: AtLeastOne = 512
     log_format: Literal["text", "json"] = "text"
     log_level: Literal["debug", "info", "warning", "error"] = "warning"
     metrics: bool = True
@@ -182,18 +192,36 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
             except msgspec.ValidationError as exc:
                 raise SettingsError(variable_of(field), value, _wanted(cls, field, exc)) from None
         # strict=False parses "8000" and "false" from the environment's strings.
-        return msgspec.convert(raw, cls, strict=False)
+        settings = msgspec.convert(raw, cls, strict=False)
+        if settings.pool_min_size > settings.pool_max_size:
+            raise SettingsError(
+                variable_of("pool_min_size"), str(settings.pool_min_size),
+                f"at most {variable_of('pool_max_size')} ({settings.pool_max_size})",
+            )  # fmt: skip
+        return settings
 
 
 def _wanted(cls: type[Settings], field: str, error: msgspec.ValidationError) -> str:
     """What a setting's value should be, in words."""
-    hint = get_type_hints(cls)[field]
-    bounded = str(error).split(" - at ")[0]
-    if "<=" in bounded or ">" in bounded:  # in type, out of its bounds
-        return bounded
+    hint = get_type_hints(cls, include_extras=True)[field]
+    bounds = ""
+    if get_origin(hint) is Annotated:
+        hint, meta = get_args(hint)
+        bounds = _range(meta)
     if get_origin(hint) is Literal:
         return "one of " + ", ".join(str(a) for a in get_args(hint))
     names = {int: "a whole number", float: "a number", bool: "true or false"}
     if hint in names:
-        return names[hint]
+        return names[hint] + bounds
     return str(error).split(" - at ")[0]
+
+
+def _range(meta: msgspec.Meta) -> str:
+    """A number's range in words: `` from 1 to 65535``, `` above 0``, `` of at least 1``."""
+    if meta.ge is not None and meta.le is not None:
+        return f" from {meta.ge} to {meta.le}"
+    if meta.gt is not None and meta.le is not None:
+        return f" above {meta.gt} and at most {meta.le:g}"
+    if meta.gt is not None:
+        return f" above {meta.gt}"
+    return f" of at least {meta.ge}" if meta.ge is not None else ""

@@ -532,7 +532,7 @@ class Projections:
         started = time.perf_counter()
         async with Leadership(self.pool) as leadership:
             workers = [await self._begin_build(m, leadership) for m in models]
-            head = (await self.events.feed_head())[1]
+            newest, head = await self.events.feed_head()
             done = 0
             while True:
                 read, _ = await self._step(workers, batch_size, fail_fast=True)
@@ -540,6 +540,11 @@ class Projections:
                     done += read
                     if progress is not None:
                         progress(done, max(head, done))
+                    continue
+                if await self.events.feed_behind(min(w.cursor for w in workers), newest):
+                    # An event the log held when the rebuild began is above the horizon still
+                    # (a longer transaction holds it back): a rebuild covers all of them.
+                    await asyncio.sleep(0.05)
                     continue
                 if await self._switch_all(workers):
                     break

@@ -12,7 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-from apitools import register
+from apitools import make_app, register, seated_game
+from litestar.testing import AsyncTestClient
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +42,7 @@ async def replayed(
     body: Any = None,
 ) -> None:  # fmt: skip
     again = await client.post(url, json=body, headers=headers)
-    assert again.headers["idempotent-replayed"] == "true"
+    assert again.headers.get("idempotent-replayed") == "true", (again.status_code, again.text)
     assert answer(again) == answer(first)
 
 
@@ -140,3 +141,37 @@ async def test_a_seated_bot_and_a_left_seat_replay_byte_for_byte(
     await client.post(bots_url, json={"level": "random"}, headers=creator.auth)
     await replayed(client, bots_url, bot_key, seated, {"level": "random"})
     await replayed(client, leave, {**other.auth, "Idempotency-Key": "leave-1"}, left)
+
+
+async def test_a_keyed_command_replays_after_a_restart_once_its_game_is_over(
+    client: httpx.AsyncClient, database_dsn: str
+) -> None:
+    """Issue 21, finding 8: after a restart the deal source is read from ``api.deal_source``,
+    which answers nothing for a finished game; the keyed replay was refused with 404
+    game-not-found before its key was looked at, instead of answering its stored 200."""
+    game_id, players = await seated_game(client, overrides={"pool": {"max_deals": 1}})
+    actions = f"/v1/games/{game_id}/actions"
+    answered: list[tuple[dict[str, str], dict[str, Any], httpx.Response]] = []
+    for _ in range(60):
+        state = await _view(client, game_id, players[0].auth)
+        if state["view"]["status"] == "finished":
+            break
+        seat = state["view"]["deal"]["to_act"][0]
+        seen = await _view(client, game_id, players[seat].auth)
+        legal = seen["legal_actions"]
+        move = next((a for a in legal if a["type"] == "pass"), legal[0])  # an all-pass: quick
+        key = {**players[seat].auth, "Idempotency-Key": f"move-{seen['version']}"}
+        moved = await client.post(actions, json=move, headers=key)
+        assert moved.status_code == 200, moved.text
+        answered.append((key, move, moved))
+    else:
+        pytest.fail("the deal did not end")
+    # A new process on the same database: nothing of the game is in its memory.
+    async with AsyncTestClient(make_app(database_dsn)) as restarted:
+        for key, move, first in (answered[0], answered[-1]):
+            await replayed(restarted, actions, key, first, move)
+        # And a new command to the finished game is refused by the rules, not as unknown.
+        key, move, _ = answered[-1]
+        again = await restarted.post(actions, json=move, headers=players[0].auth)
+        assert again.status_code == 409, again.text
+        assert again.json()["code"] == "illegal.game_over"

@@ -1,6 +1,10 @@
-"""``preferans serve --workers 2``: two server processes on one port play a whole game, a bot
-seated among the players, while an SSE follower sees every version once and in order, whichever
-process serves each request."""
+"""``preferans serve --workers 2``: two server processes on one port play a game, a bot seated
+among the players, while an SSE follower sees every version once and in order, whichever process
+serves each request.
+
+The game is played for a fixed number of versions (several deals) rather than to its end: with
+first-legal moves and a random bot, how many deals a pool takes is a matter of luck (a run of
+all-passes writes nothing to the pool), and the claim here is about the stream, not the ending."""
 
 from __future__ import annotations
 
@@ -44,6 +48,22 @@ def follow(url: str, versions: list[int], done: threading.Event) -> None:
                         return
         except httpx.HTTPError:
             time.sleep(0.1)
+
+
+PLAYED = 200
+"""Versions to play: a few deals, every kind of event the stream carries."""
+
+
+def settled_version(url: str) -> int:
+    """The game's version once the bot has made the moves it owes (then a person is to act and
+    the version stays put)."""
+    last, still = -1, 0
+    while still < 5:
+        version = httpx.get(url).json()["version"]
+        still = still + 1 if version == last else 0
+        last = version
+        time.sleep(0.1)
+    return last
 
 
 def test_two_workers_play_a_game_with_a_bot_and_sse_sees_every_version_once(database_dsn, tmp_path):
@@ -102,8 +122,8 @@ def test_two_workers_play_a_game_with_a_bot_and_sse_sees_every_version_once(data
                     moved = True
             if not moved:
                 time.sleep(0.05)  # the bot's turn
-        assert status == "finished", f"the game did not finish: at version {version}"
-        final = httpx.get(f"{url}/v1/games/{game_id}").json()["version"]
+        assert status == "finished" or version >= PLAYED, f"the game stalled at version {version}"
+        final = settled_version(f"{url}/v1/games/{game_id}")
         wait = time.monotonic() + 10
         while (not versions or versions[-1] < final) and time.monotonic() < wait:
             time.sleep(0.05)

@@ -86,3 +86,54 @@ async def test_two_commands_to_one_stream_in_a_batch_see_each_other(
         "SELECT version, global_position, tx_id FROM es.events ORDER BY global_position"
     )
     assert [r[0] for r in rows] == [1, 2] and rows[0][2] == rows[1][2]
+
+
+async def test_a_command_rolled_back_as_a_deadlocks_victim_runs_again_alone(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool
+) -> None:
+    """Two batches that notify the same two players in opposite orders wait for each other in a
+    circle over the notification heads (each batch orders its own notes, not the other's). The
+    victim's command is rolled back alone, run again once its batch committed, and both callers
+    see their commands appended; every player's numbers stay without gaps."""
+    anna, vera = (str(uuid7()) for _ in range(2))
+    # Each first note of a player (seq 1) waits a moment holding its head's row lock, so the
+    # two batches' first commands both hold their head before either second command asks.
+    await pool.execute(
+        "CREATE FUNCTION public.hold_first_note() RETURNS trigger LANGUAGE plpgsql"
+        " AS $$ BEGIN PERFORM pg_sleep(0.4); RETURN NEW; END $$"
+    )
+    await pool.execute(
+        "CREATE TRIGGER hold_first_note AFTER INSERT ON api.notifications FOR EACH ROW"
+        " WHEN (NEW.seq = 1) EXECUTE FUNCTION public.hold_first_note()"
+    )
+
+    def notify(player: str) -> tuple[str, dict[str, object]]:
+        game = str(uuid7())
+        return f"game-{game}", {"notes": [
+            {"player": player, "kind": "your_turn", "game_id": game, "data": {}, "order": 0},
+        ]}  # fmt: skip
+
+    def batch(first: str, second: str) -> list[tuple[str, dict[str, object]]]:
+        return [notify(first), notify(second)]
+
+    one, two = batch(anna, vera), batch(vera, anna)
+    grouped = EventStore(app_pool, group_commit=2)
+    other = EventStore(app_pool, group_commit=2)  # its own batcher: a batch of its own
+    deadlocks = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+    before = await pool.fetchval(deadlocks)
+    outcomes = await asyncio.gather(
+        *(grouped.command(stream, _events(1), NO_STREAM, summary=s) for stream, s in one),
+        *(other.command(stream, _events(1), NO_STREAM, summary=s) for stream, s in two),
+        return_exceptions=True,
+    )
+    assert [type(o).__name__ for o in outcomes] == ["CommandOutcome"] * 4, outcomes
+    assert all(o.outcome == "appended" for o in outcomes if not isinstance(o, BaseException))
+    rows = await pool.fetch("SELECT player_id::text, seq FROM api.notifications ORDER BY 1, 2")
+    assert sorted((r[0], r[1]) for r in rows) == sorted(
+        [(anna, 1), (anna, 2), (vera, 1), (vera, 2)]
+    )
+    for _ in range(50):  # the statistics collector reports a moment later
+        if await pool.fetchval(deadlocks) > before:
+            break
+        await asyncio.sleep(0.1)
+    assert await pool.fetchval(deadlocks) > before, "the two batches never deadlocked"

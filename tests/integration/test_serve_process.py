@@ -151,3 +151,116 @@ def test_metrics_of_every_process_of_serve_are_added_up(tmp_path, database_dsn):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _serve(env: dict[str, str], cwd: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", *args], env=env, cwd=cwd, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+
+
+def _come_up(process: subprocess.Popen[str], port: int) -> None:
+    if not wait_for(lambda: healthy(port) or process.poll() is not None, 180) or (
+        process.poll() is not None
+    ):
+        process.kill()
+        pytest.fail(f"the service did not come up: {process.communicate()[1][-3000:]!r}")
+
+
+def _end(process: subprocess.Popen[str], signum: int = signal.SIGTERM) -> tuple[str, str]:
+    if process.poll() is None:
+        os.killpg(process.pid, signum)
+    try:
+        return process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        return process.communicate()
+
+
+def test_a_second_serve_on_a_port_in_use_refuses_in_one_line_and_the_first_keeps_it(
+    tmp_path, database_dsn
+):
+    """granian binds with SO_REUSEPORT: a second service used to start on the port, and the
+    kernel then shared the connections between two services (on two databases)."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_dsn, "PREFERANS_PORT": str(port),
+           "PREFERANS_BOT_WORKER": "off"}  # fmt: skip
+    first = _serve(env, tmp_path)
+    try:
+        _come_up(first, port)
+        data = tmp_path / "second-data"
+        second = subprocess.run(
+            [sys.executable, "-m", "service.cli", "serve"], cwd=tmp_path, text=True,
+            env={**env, "DATABASE_URL": "", "PREFERANS_DATA_DIR": str(data)},
+            capture_output=True, timeout=60,
+        )  # fmt: skip
+        assert second.returncode == 9, second.stderr
+        assert second.stderr.strip() == (
+            f"preferans: 127.0.0.1:{port} is already in use (another preferans serve?): stop "
+            "it, or set PREFERANS_PORT (--port) to a free port"
+        )
+        assert not data.exists()  # refused before its embedded database was started
+        assert healthy(port) and first.poll() is None
+    finally:
+        _end(first)
+
+
+def test_after_a_sigkill_the_next_serve_stops_the_orphaned_embedded_postgres(tmp_path):
+    """A SIGKILLed serve leaves its embedded PostgreSQL running. The next serve used to adopt
+    it and never stop it; it now stops it cleanly, starts its own, and stops that at SIGTERM.
+    Every start says in one line where things are, and no third-party warning (platformdirs'
+    on an unset XDG_RUNTIME_DIR)."""
+    from service.platform.embedded import running_postmaster
+
+    data, port = tmp_path / "data", free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "XDG_RUNTIME_DIR")}
+    env.update(PREFERANS_DATA_DIR=str(data), PREFERANS_PORT=str(port), PREFERANS_BOT_WORKER="off")
+    where = (
+        f"preferans: web client http://127.0.0.1:{port}/ · API docs "
+        f"http://127.0.0.1:{port}/schema · data in {data}"
+    )
+    first = _serve(env, tmp_path)
+    _come_up(first, port)
+    out, err = _end(first, signal.SIGKILL)
+    assert out.splitlines() == [where]
+    assert "Warning" not in err and "XDG_RUNTIME_DIR" not in err, err
+    orphan = running_postmaster(data / "pg")
+    assert orphan is not None  # pg_ctl put the server in a session of its own: it outlived us
+
+    second = _serve(env, tmp_path)
+    try:
+        _come_up(second, port)
+        assert not psutil.pid_exists(orphan.pid) or running_postmaster(data / "pg") != orphan
+        assert httpx.post(f"http://127.0.0.1:{port}/v1/players", json={"name": "after"},
+                          timeout=10).status_code == 201  # fmt: skip
+    finally:
+        out, err = _end(second)
+    assert out.splitlines() == [where]
+    assert "outlived the service that used it" in err
+    assert second.returncode == 0, err
+    assert wait_for(lambda: not processes_using(data), 20), processes_using(data)
+
+
+def test_a_postgres_we_did_not_start_on_the_data_folder_is_refused_in_one_line(tmp_path):
+    """Not ours to stop: a server started by hand (or by an older release) on the folder."""
+    from clusters import Cluster, have_server_binaries
+
+    if not have_server_binaries():
+        pytest.skip("no PostgreSQL 15 server binaries")
+    cluster = Cluster()  # under /tmp: the server's user cannot enter pytest's folders
+    cluster.data = cluster.root / "pg"  # where PREFERANS_DATA_DIR=root keeps its cluster
+    cluster.init().start()
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        result = subprocess.run(
+            [sys.executable, "-m", "service.cli", "db", "upgrade"], cwd=tmp_path, text=True,
+            env={**env, "PREFERANS_DATA_DIR": str(cluster.root)}, capture_output=True,
+            timeout=60,
+        )  # fmt: skip
+        assert result.returncode == 8, result.stderr
+        (line,) = result.stderr.strip().splitlines()
+        assert "a PostgreSQL that preferans did not start" in line
+        assert cluster.psql("SELECT 1") == "1"  # left alone
+    finally:
+        cluster.remove()

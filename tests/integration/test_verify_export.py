@@ -4,15 +4,22 @@ says where: the first event whose link does not hold, the first deal that is not
 from __future__ import annotations
 
 import random
+import uuid
 from pathlib import Path
 
 import asyncpg
+import msgspec
 import pytest
 from test_independent_checker import play_fair_game
 
+from domain import game
 from service.cli import main
 from service.eventlog.codec import domain_codec
+from service.eventlog.log import game_log
+from service.eventlog.store import Metadata, uuid7
+from service.games.export import export_lines
 from service.games.proof import ExportUnreadable, Proof, from_export, prove
+from service.games.streams import game_stream
 
 pytestmark = pytest.mark.integration
 
@@ -102,3 +109,30 @@ def test_an_export_that_does_not_end_at_the_pinned_head_fails(
     path.write_bytes(b"".join(export[:-1]))  # the last event cut off: the header's head is gone
     assert main(["games", "verify", str(path)]) == 1
     assert "not at the head" in capsys.readouterr().out
+
+
+async def test_an_event_after_the_games_end_fails_verify_naming_it(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Issue 21, item 4: ``es.append`` takes any event, the chain stays valid; the export of a
+    game with a seat taken after its end used to verify."""
+    header = msgspec.json.decode((await play_fair_game(app_pool, 3))[0])
+    log = game_log(pool, announce=False)
+    stream = game_stream(uuid.UUID(header["game_id"]))
+    forged = log.new_events([game.PlayerSeated(seat=0, player="intruder")], [uuid7()], Metadata())
+    version = (await log.append(stream, forged)).first_version
+    records = [item.record for item in await log.read(stream)]
+    lines = list(export_lines(uuid.UUID(header["game_id"]), records, []))
+    proof = _prove(lines)
+    assert proof.chain_ok and proof.verdict == "failed" and not proof.rules_ok
+    assert proof.first_illegal_event is not None
+    assert (proof.first_illegal_event.version, proof.first_illegal_event.type) == (
+        version, "player_seated"
+    )  # fmt: skip
+    path = tmp_path / "game.ndjson"
+    path.write_bytes(b"".join(lines))
+    assert main(["games", "verify", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"rules: first illegal event {version} (player_seated)" in out
+    assert "illegal.game_over" in out

@@ -177,7 +177,13 @@ class EventPage(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Health(msgspec.Struct, frozen=True, kw_only=True):
-    status: Literal["ok"]
+    status: Literal["ok", "overloaded"]
+    """``overloaded``: the database answers, and every pooled connection is taken with
+    requests waiting for one (they wait up to PREFERANS_ACQUIRE_TIMEOUT, then 503)."""
     database: Literal["ok"]
     migration: str
     """The database's schema revision, the one this code expects."""
+    connections_in_use: int
+    """Pooled connections serving requests now (of PREFERANS_POOL_MAX_SIZE)."""
+    waiting: int
+    """Requests waiting for a pooled connection."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,69 @@ def one_line(result: subprocess.CompletedProcess[str]) -> str:
 def test_a_malformed_setting_names_its_variable_and_exits_3(tmp_path):
     result = preferans("serve", cwd=tmp_path, PREFERANS_PORT="abc")
     assert result.returncode == 3 == preflight.BadSetting.exit_code
-    assert one_line(result) == "preferans: PREFERANS_PORT='abc' is not valid: a whole number"
+    assert one_line(result) == (
+        "preferans: PREFERANS_PORT='abc' is not valid: a whole number from 1 to 65535"
+    )
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "wanted"),
+    [
+        ("PREFERANS_PORT", "99999", "a whole number from 1 to 65535"),
+        ("PREFERANS_PORT", "0", "a whole number from 1 to 65535"),
+        ("PREFERANS_WORKERS", "0", "a whole number of at least 1"),
+        ("PREFERANS_CONNECT_TIMEOUT", "-1", "a number above 0"),
+        ("PREFERANS_POOL_MIN_SIZE", "50", "at most PREFERANS_POOL_MAX_SIZE (20)"),
+    ],
+)
+def test_a_setting_out_of_range_exits_3_before_anything_starts(tmp_path, variable, value, wanted):
+    """PREFERANS_PORT=99999 used to start the embedded database (27 s) and then crash with a
+    traceback in the server: now it is one line, and no data folder was even made."""
+    result = preferans("serve", cwd=tmp_path, **{variable: value})
+    assert result.returncode == 3
+    assert one_line(result) == f"preferans: {variable}={value!r} is not valid: {wanted}"
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_port_option_out_of_range_is_bad_usage(tmp_path):
+    result = preferans("serve", "--port", "99999", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "'99999' is not a whole number from 1 to 65535" in result.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_port_in_use_is_one_line_and_exits_9_before_the_database_starts(tmp_path):
+    """granian binds with SO_REUSEPORT: a second service used to start on a port in use and
+    share its connections with the first. A listener with SO_REUSEPORT stands in for it."""
+    with socket.socket() as first:
+        first.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        first.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        first.bind(("127.0.0.1", 0))
+        first.listen()
+        port = first.getsockname()[1]
+        result = preferans("serve", cwd=tmp_path, PREFERANS_PORT=str(port))
+    assert result.returncode == 9 == preflight.ListenAddressTaken.exit_code
+    assert one_line(result) == (
+        f"preferans: 127.0.0.1:{port} is already in use (another preferans serve?): stop it, "
+        "or set PREFERANS_PORT (--port) to a free port"
+    )
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_claimed_port_is_refused_to_the_next_service_while_the_first_starts():
+    """The claim holds the port from before the database starts until the server is done,
+    and lets this service's own server (SO_REUSEPORT) bind beside it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with preflight.claim_listen_address("127.0.0.1", port):
+        with pytest.raises(preflight.ListenAddressTaken, match="already in use"):
+            preflight.claim_listen_address("127.0.0.1", port)
+        with socket.socket() as server:  # what granian does
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            server.bind(("127.0.0.1", port))
+            server.listen()
+    preflight.claim_listen_address("127.0.0.1", port).close()  # free again once released
 
 
 def test_a_setting_with_a_fixed_set_of_values_lists_them(tmp_path):
