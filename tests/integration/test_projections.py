@@ -423,7 +423,9 @@ async def test_while_a_rebuild_runs_the_old_generation_serves_and_a_second_rebui
     }, games, log)  # fmt: skip
 
 
-async def test_a_rebuild_waits_for_every_event_the_log_held_when_it_began(app_pool, pool):
+async def test_a_rebuild_waits_for_every_event_the_log_held_when_it_began(
+    app_pool, pool, projections_pool
+):
     """A transaction older than the newest events (anywhere on the server: the horizon is the
     server's) keeps them above the feed's horizon; a rebuild does not switch without them."""
     events = game_log(app_pool, announce=False)
@@ -435,7 +437,9 @@ async def test_a_rebuild_waits_for_every_event_the_log_held_when_it_began(app_po
         await transaction.start()
         await holder.fetchval("SELECT pg_current_xact_id()")  # holds the horizon from here
         await append_interleaved(events.store, games[2:], log, random.Random(17))
-        rebuild = asyncio.create_task(Projections(events).rebuild(["sheet"], batch_size=50))
+        rebuild = asyncio.create_task(
+            Projections(events.on(projections_pool)).rebuild(["sheet"], batch_size=50)
+        )
         await asyncio.sleep(0.5)
         assert not rebuild.done(), "the rebuild switched without the newest events"
         await transaction.rollback()
