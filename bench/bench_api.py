@@ -289,9 +289,9 @@ class Player:
     """The ETag of seat 0's last view (for the 304s)."""
 
     async def register(self, http: Connection) -> None:
-        for i in range(3):
-            body = expect(await http.request(b"POST", b"/v1/players", JSON,
-                                             b'{"name": "bench %d"}' % i), 201)  # fmt: skip
+        for i in range(3):  # names are unique: a run's players have a tag of their own
+            name = b'{"name": "bench %d %s"}' % (i, os.urandom(4).hex().encode())
+            body = expect(await http.request(b"POST", b"/v1/players", JSON, name), 201)
             self.auth.append(b"Authorization: Bearer %s\r\n" % body["token"].encode())
 
     async def new_game(self, http: Connection) -> None:

@@ -20,6 +20,7 @@ import os
 import statistics
 import sys
 import time
+import uuid
 
 import asyncpg
 
@@ -50,8 +51,10 @@ async def workload(client: AsyncTestClient, rounds: int, standby: asyncpg.Connec
                    ) -> list[float]:  # type: ignore[type-arg]  # fmt: skip
     """The rounds; with ``standby``, each action's lag until its event is there."""
     auth = []
-    for name in ("Anna", "Vera", "Kolya"):
-        body = (await client.post("/v1/players", json={"name": name})).json()
+    for name in ("Anna", "Vera", "Kolya"):  # names are unique: each round's its own
+        body = (
+            await client.post("/v1/players", json={"name": f"{name} {uuid.uuid4().hex[:8]}"})
+        ).json()
         auth.append({"Authorization": f"Bearer {body['token']}"})
     game_id = (await client.post("/v1/games", json={"seat": 0}, headers=auth[0])).json()["id"]
     for seat in (1, 2):

@@ -25,6 +25,10 @@ OBLIGATION = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
 """Tricks the defence must take between them (docs/rules.md §D.1)."""
 
 
+class NoLegalAction(ValueError):
+    """A strategy was asked to act for a seat that has no legal action."""
+
+
 def of_type(legal: Sequence[SeatCommand], kind: type[T]) -> list[T]:
     return [a for a in legal if isinstance(a, kind)]
 
@@ -47,6 +51,8 @@ def default_action(legal: Sequence[SeatCommand]) -> SeatCommand:
     for a in legal:
         if isinstance(a, ChoosePlay) and a.open:
             return a
+    if not legal:  # a seat with nothing to do was asked to act: say so, not IndexError
+        raise NoLegalAction("there is no legal action to choose from")
     return legal[0]
 
 
@@ -85,6 +91,7 @@ def within(bid: str, ceiling: str | None) -> bool:
 
 __all__ = [
     "OBLIGATION",
+    "NoLegalAction",
     "contract_ceiling",
     "default_action",
     "find_discard",

@@ -9,7 +9,8 @@ The tree, as httpx draws it::
     └── IllegalAction           well-formed, but the rules forbid it here
         ├── NotYourTurn         another seat is to act
         ├── WrongPhase          the command belongs to another phase of the deal
-        └── DealOver            the deal (or the pulka) has ended
+        ├── DealOver            the deal (or the pulka) has ended
+        └── ClaimLimited        a claim the table does not take now (one per trick, …)
 
 Every error carries a stable machine-readable ``code`` (``illegal.bid_not_higher``) and a human
 message naming the rule, so the service can map it to problem+json without knowing the rules.
@@ -73,6 +74,13 @@ class DealOver(IllegalAction):
     """The deal, or the whole pulka, has ended: nothing more may be done in it."""
 
     code = "illegal.deal_over"
+
+
+class ClaimLimited(IllegalAction):
+    """A claim (заявка) refused however many tricks it names: the seat already claimed in this
+    trick, or the dealer at four still plays the talon cards (`domain.deal.claims`)."""
+
+    code = "illegal.claim_limited"
 
 
 def refuse(code: str, message: str) -> IllegalAction:

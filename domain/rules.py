@@ -194,11 +194,14 @@ class Players4Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=T
     pass; or a half-whist that nobody returns) the deal is not scored at once: the dealer is asked
     last whether he whists, after looking at the cards of one of the declarer's opponents if he
     likes. His whist makes a half-whister a passer (3.8.8.2). Off: the dealer is never asked."""
-    dealer_whist_hand: Literal["looked", "open"] = "looked"
+    dealer_whist_hand: Literal["looked", "may_look", "open"] = "looked"
     """Whose cards a whisting dealer plays; the sources are silent. ``looked``: the hand of the
     opponent he looked at (he must look before he whists), and he then chooses open or closed play
-    as any single whister; ``open``: both opponents' hands are laid open at once and he plays
-    both, in the light, without looking first."""
+    as any single whister; ``may_look``: S4 3.8.8 as written («сдатчику, который может посмотреть
+    в карты одного из противников»): he may look first, and then plays as under ``looked``, or
+    whist without looking, and then plays both hands laid open as under ``open``; ``open``: both
+    opponents' hands are laid open at once and he plays both, in the light, without looking
+    first."""
     dealer_raspasy: Literal["sits_out", "plays_talon"] = "sits_out"
     """I-16. On an all-pass the dealer sits out (S0); or ([C6]) he turns the talon and plays its
     two cards in the first two tricks, taking a trick his talon card wins (up to two), written as

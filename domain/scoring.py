@@ -359,7 +359,7 @@ def _raspasy(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     label = f"all-pass #{sheet.raspasy_streak + 1} (trick price {base}{dark})"
     tricks = dict(o.taken())
     takers = dict(tricks)
-    dealer_played = _dealer_played_talon(o, rules)
+    dealer_played = dealer_played_talon(o, rules)
     if dealer_played:
         takers[o.dealer] = o.tricks[o.dealer]
     fewest = min(tricks.values())
@@ -397,11 +397,20 @@ def _raspasy(o: DealOutcome, sheet: PoolSheet, rules: Rules) -> list[Entry]:
     return w.entries
 
 
-def _dealer_played_talon(o: DealOutcome, rules: Rules) -> bool:
+def dealer_played_talon(o: DealOutcome, rules: Rules) -> bool:
     """At four, the dealer played the talon cards of the first two all-pass tricks (I-16)."""
     return (
-        o.seats == 4 and rules.players4.dealer_raspasy == "plays_talon" and rules.raspasy.use_talon
+        o.kind == "raspasy"
+        and o.seats == 4
+        and rules.players4.dealer_raspasy == "plays_talon"
+        and rules.raspasy.use_talon
     )
+
+
+def played_by(o: DealOutcome, rules: Rules) -> tuple[int, ...]:
+    """The seats that played the deal and whose tricks count: the three active hands, and at
+    four the dealer who played the talon of an all-pass (`dealer_played_talon`)."""
+    return (*o.hands, o.dealer) if dealer_played_talon(o, rules) else o.hands
 
 
 # --- the pool target (§G) ------------------------------------------------------------------------

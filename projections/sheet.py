@@ -19,6 +19,7 @@ from domain.deal.messages import DealEnded, DealStarted
 from domain.game import DealScored, Event, GameCreated, GameEnded, PlayerSeated
 from domain.outcome import DealOutcome
 from domain.rules import Rules
+from domain.scoring import played_by
 from domain.settlement import Settlement
 from domain.sheet import Entry, PoolSheet, apply_score, empty_sheet
 
@@ -100,10 +101,11 @@ HANDLED: frozenset[str] = frozenset(
 """Stored event types that change a sheet; the others need not even be decoded."""
 
 
-def _by_seat(outcome: DealOutcome) -> tuple[int | None, ...]:
-    """The deal's tricks by seat; null for a seat that did not play it."""
-    taken = dict(outcome.taken())
-    return tuple(taken.get(s) for s in range(len(outcome.tricks)))
+def _by_seat(outcome: DealOutcome, rules: Rules | None) -> tuple[int | None, ...]:
+    """The deal's tricks by seat; null for a seat that did not play it (a dealer at four who
+    played the talon of an all-pass did: his tricks are written, so they are shown)."""
+    seats = outcome.hands if rules is None else played_by(outcome, rules)
+    return tuple(outcome.tricks[s] if s in seats else None for s in range(len(outcome.tricks)))
 
 
 def _scored(model: GameSheet, event: DealScored) -> GameSheet:
@@ -115,7 +117,7 @@ def _scored(model: GameSheet, event: DealScored) -> GameSheet:
         kind=outcome.kind if outcome else "game",
         declarer=outcome.declarer if outcome else None,
         contract=outcome.contract if outcome else None,
-        tricks=_by_seat(outcome) if outcome else (),
+        tricks=_by_seat(outcome, model.rules) if outcome else (),
         entries=event.score.entries,
         raspasy_streak=event.score.raspasy_streak,
     )

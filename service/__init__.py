@@ -34,6 +34,7 @@ module is named here). docs/architecture.md draws it::
         group_commit    the commands that arrive together, sent in one round trip and commit
 
     players/            who plays
+        names           what a name may hold, and its TR39 skeleton: names that look alike
         accounts        players, their kinds and hashed bearer tokens
         invites         invite codes to private tables
         notifications   each player's notifications, paged or followed live

@@ -423,7 +423,9 @@ def run(settings: Settings, *, where: str | None = None) -> None:
         backlog=settings.max_connections,
         backpressure=settings.max_concurrency,
         http1_settings=HTTP1Settings(
-            header_read_timeout=int(settings.header_timeout * 1000), keep_alive=True
+            header_read_timeout=int(settings.header_timeout * 1000),
+            keep_alive=True,
+            max_buffer_size=64 * 1024,  # headers beyond: 431 before the app (the edge: 16 KiB)
         ),
         log_access=False,
         # granian's own lines go to the root logger, in PREFERANS_LOG_FORMAT like the app's.

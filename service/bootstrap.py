@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -257,11 +257,31 @@ def _bot_steward(services: Services) -> Steward:
     return steward
 
 
+def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
+    """What the key purger does besides the keys, on its schedule: old notifications and
+    invites, expired registration keys, and (once) the names of players registered before
+    names were compared."""
+
+    players = services.players
+    assert players is not None and services.purger_pool is not None
+    # The purges run as the purger's role (0016); the names' claim is the API's.
+    notes, registrations = Notes(services.purger_pool), Players(services.purger_pool)
+
+    async def purge() -> int:
+        purged = await notes.purge() + await registrations.purge_registrations()
+        await players.claim_names()
+        return purged
+
+    return purge
+
+
 async def _api(services: Services, live_poll_interval: float, live_queue_size: int) -> None:
     settings, pool, event_log = services.settings, services.pool, services.event_log
     services.lobby = Lobby(pool)
     # Cached tokens are trusted while the live poller hears revocations (its LISTEN).
-    services.players = players = Players(pool, hearing=lambda: event_log.heads.listening)
+    services.players = players = Players(
+        pool, hearing=lambda: event_log.heads.listening, key_ttl=settings.idempotency_ttl
+    )
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()
     await bots.ensure(pool)
@@ -308,7 +328,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         )
     purger = KeyPurger(
         event_log.on(services.purger_pool), interval=settings.key_purge_interval,
-        also=Notes(services.purger_pool).purge,
+        also=_other_purges(services),
     )  # fmt: skip
     bot_steward = _bot_steward(services) if settings.bot_worker == "inline" else None
     # The hints, wired once: an append here, or another process's heard on the hub's one

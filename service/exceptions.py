@@ -13,9 +13,11 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     │   ├── TokenNotFound
     │   └── InviteNotFound
     ├── InviteExpired        an invite code whose time is over
+    ├── NameTaken            a registered player's name, or one that looks like it
     ├── BadRequest           a malformed header, query parameter or body field (names it)
     │   ├── InvalidCursor    a page cursor this list did not hand out
     │   └── TooDeep          a JSON body nested deeper than any request of this API
+    ├── HeadersTooLarge      header fields larger than any request of this API needs
     ├── BadBody              what the edge refuses before reading a body into the API
     │   ├── RequestTimeout       the body did not arrive in time
     │   ├── PayloadTooLarge      larger than any request of this API
@@ -83,6 +85,10 @@ class PlayerNotFound(NotFound):
     """No player with this id."""
 
 
+class NameTaken(ServiceError):
+    """A player holds this name, or one that looks like it (`service.players.names`)."""
+
+
 class BadRequest(ServiceError, ValueError):
     """A malformed header, query parameter or body field."""
 
@@ -104,6 +110,10 @@ class TooDeep(BadRequest):
 
     def __init__(self, message: str, *, where: str | None = "body") -> None:
         super().__init__(message, where=where)
+
+
+class HeadersTooLarge(ServiceError):
+    """Header fields larger in all than any request of this API needs."""
 
 
 class BadBody(ServiceError):

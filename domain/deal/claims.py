@@ -6,6 +6,11 @@ play the other hands are asked (in open play the whister answers for the passer'
 waits for their answers. One rejection ends the claim and play goes on; when all accept, the deal
 ends with the claimer's tricks so and the rest divided among the others in equal shares, an odd
 one to the first of them in playing order after the claimer (docs/tables.md, Claims).
+
+Two limits (`ClaimLimited`): a seat makes at most one claim per trick, so that a rejected claim
+cannot be made again and again, each holding play up for an answer or a timeout; and in an
+all-pass at four where the dealer plays the talon, nobody claims while a talon card is still
+to be played: the dealer's talon cards may take those tricks, and he has no hand to answer with.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from domain.deal.messages import (
     DealEvent,
 )
 from domain.deal.state import PendingClaim, Playing
-from domain.errors import NotYourTurn, refuse
+from domain.errors import ClaimLimited, NotYourTurn, refuse
 from domain.outcome import DealOutcome
 
 
@@ -31,12 +36,38 @@ def remaining(state: Playing) -> int:
 
 
 def may_claim(state: Playing, seat: Seat) -> bool:
-    """Whether ``seat`` may claim now: no claim pending, his turn, and his the claiming role."""
+    """Whether ``seat`` may claim now: no claim pending, his turn, his the claiming role, and
+    no `limit` in the way."""
     if state.claim is not None or state.controllers[state.turn] != seat:
         return False
     if state.kind == "raspasy":
-        return seat in state.order
-    return seat == state.declarer
+        return seat in state.order and limit(state, seat) is None
+    return seat == state.declarer and limit(state, seat) is None
+
+
+def dealer_plays_talon_trick(state: Playing) -> bool:
+    """An all-pass at four whose dealer plays the talon: a talon trick (the first two) is not
+    yet played out."""
+    return (
+        state.kind == "raspasy"
+        and state.seats == 4
+        and state.rules.players4.dealer_raspasy == "plays_talon"
+        and state.rules.raspasy.use_talon
+        and state.tricks_played < 2
+    )
+
+
+def limit(state: Playing, seat: Seat) -> ClaimLimited | None:
+    """Why ``seat`` may make no claim now whatever it names, if he may not."""
+    if (seat, state.tricks_played) in state.claimed:
+        return ClaimLimited(
+            "one claim per trick: you claimed in this trick already; claim again in the next"
+        )
+    if dealer_plays_talon_trick(state):
+        return ClaimLimited(
+            "no claim while the dealer still plays the talon cards: claim from the third trick"
+        )
+    return None
 
 
 def asked_of(state: Playing, claimer: Seat) -> tuple[Seat, ...]:
@@ -53,6 +84,8 @@ def claim(command: Claim, state: Playing) -> list[DealEvent]:
         raise refuse("claim_not_yours", "in a contract or a misère only the declarer may claim")
     if state.controllers[state.turn] != seat:
         raise NotYourTurn("a claim is made on one's own turn")
+    if (limited := limit(state, seat)) is not None:
+        raise limited
     left = remaining(state)
     if command.tricks > left:
         raise refuse(

@@ -254,7 +254,7 @@ def _evolve_trick(state: Playing, e: TrickWon) -> Playing:
 
 def _evolve_claim(state: Playing, e: ClaimMade) -> Playing:
     claim = PendingClaim(seat=e.seat, tricks=e.tricks, remaining=e.remaining, asked=e.asked)
-    return _replace(state, claim=claim)
+    return _replace(state, claim=claim, claimed=(*state.claimed, (e.seat, state.tricks_played)))
 
 
 def _evolve_claim_answer(state: Playing, e: ClaimAnswered) -> Playing:

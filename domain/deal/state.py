@@ -156,6 +156,9 @@ class Playing(DealTable, frozen=True, kw_only=True):
     last_trick: tuple[tuple[Seat, str], ...] = ()
     claim: PendingClaim | None = None
     """A claim waiting for answers; play waits with it."""
+    claimed: tuple[tuple[Seat, int], ...] = ()
+    """``(seat, trick)`` of every claim made this deal, the trick counted from 0: a seat makes
+    at most one claim per trick (`domain.deal.claims`)."""
 
 
 class DealFinished(DealTable, frozen=True, kw_only=True):

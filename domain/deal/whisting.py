@@ -98,7 +98,7 @@ def call_whist(command: CallWhist, state: Whisting) -> list[DealEvent]:
         return [event, DealEnded(outcome=outcome)]
     if resolution.mode == "double":
         return [event, *_start_play(after, "game", resolution.roles, open_play=False)]
-    if resolution.whister == state.dealer and state.rules.players4.dealer_whist_hand == "open":
+    if resolution.whister == state.dealer and whisting_rules.dealer_whists_open(after):
         return [event, *_start_play(after, "game", resolution.roles, open_play=True)]
     return [event]  # a single whister now chooses open or closed play
 
@@ -109,7 +109,7 @@ def look_at_hand(command: LookAtHand, state: Whisting) -> list[DealEvent]:
     if not whisting_rules.dealer_asked(state) or opts is None or command.seat != opts[0]:
         raise NotYourTurn("only the dealer at a table of four, asked last whether he whists, "
                           "may look at an opponent's cards")  # fmt: skip
-    if state.rules.players4.dealer_whist_hand != "looked":
+    if not whisting_rules.dealer_may_look(state):
         raise refuse(
             "dealer_look_off", "here the dealer whists with both opponents' hands laid open"
         )

@@ -62,9 +62,22 @@ def may_look(state: Whisting, seat: Seat) -> bool:
     return (
         dealer_asked(state)
         and seat == state.dealer
-        and state.rules.players4.dealer_whist_hand == "looked"
+        and dealer_may_look(state)
         and dealer_look(state) is None
     )
+
+
+def dealer_may_look(state: Whisting) -> bool:
+    """Whether the table lets the asked dealer look at an opponent's cards (``looked``: he must
+    before he whists; ``may_look``: he may, S4 3.8.8)."""
+    return state.rules.players4.dealer_whist_hand in ("looked", "may_look")
+
+
+def dealer_whists_open(state: Whisting) -> bool:
+    """A whisting dealer plays both opponents' hands laid open at once: the table says so
+    (``open``), or (``may_look``) he whisted without looking at either hand."""
+    hand = state.rules.players4.dealer_whist_hand
+    return hand == "open" or (hand == "may_look" and dealer_look(state) is None)
 
 
 def options(state: Whisting) -> tuple[Seat, tuple[WhistChoice, ...]] | None:

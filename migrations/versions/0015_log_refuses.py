@@ -23,7 +23,7 @@
   principal that is no player (the steward's).
 
 Revision ID: 0015_log_refuses
-Revises: 0014_group_commit
+Revises: 0020_names_and_registrations
 Create Date: 2026-12-04
 """
 
@@ -32,7 +32,7 @@ from alembic import op
 from migrations import TAKE_OWNERSHIP
 
 revision = "0015_log_refuses"
-down_revision = "0014_group_commit"
+down_revision = "0020_names_and_registrations"
 branch_labels = None
 depends_on = None
 

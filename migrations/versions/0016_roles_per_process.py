@@ -17,9 +17,7 @@ privilege beyond those granted below (docs/operations.md has the table):
 
 Tokens change only through functions, all owned by the owner (SECURITY DEFINER):
 
-- ``api.first_token``: the first token of a player who has none yet (his registration), or
-  another for the player registered under this Idempotency-Key's hash (a registration's
-  repeat); ``play`` scope.
+- ``api.register_player`` (0020): a new player and his first token, in one call.
 - ``api.add_token``: a new token for the player whose unrevoked token calls; ``play`` only
   from a ``play`` token; at most 50 unrevoked per player.
 - ``api.touch_token``: a token's last use, moved forward at most once a minute.
@@ -62,10 +60,10 @@ COMMANDS_ARGS = (
 HASH_ARGS = "bytea, text, bigint, uuid, text, smallint, bytea, jsonb"
 SNAPSHOT_ARGS = "text[], text, bigint[], uuid[], bytea[]"
 TOKEN_FUNCTIONS = (
-    "api.first_token(uuid, bytea, uuid, bytea, text), "
     "api.add_token(bytea, uuid, bytea, text, text), api.touch_token(bytea), "
     "api.revoke_token(bytea, uuid)"
 )
+REGISTER_ARGS = "uuid, text, text, text, bytea, bytea, interval, uuid, bytea, text, text"
 
 ROLES = "\n".join(
     f"""
@@ -85,30 +83,6 @@ ALTER ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPA
 )
 
 TOKENS = """
--- The first token of a player: one who has none yet (he registers in this transaction), or
--- the player registered under p_registration (the hash of his registration's Idempotency-Key:
--- a repeat of that request). Null when he holds 50 unrevoked tokens.
-CREATE FUNCTION api.first_token(p_player uuid, p_registration bytea, p_id uuid, p_hash bytea,
-                                p_name text)
-RETURNS timestamptz
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-  created timestamptz;
-BEGIN
-  IF NOT EXISTS (
-       SELECT 1 FROM api.players p
-        WHERE p.player_id = p_player AND p.kind IN ('human', 'program')
-          AND (NOT EXISTS (SELECT 1 FROM api.tokens t WHERE t.player_id = p_player)
-               OR (p_registration IS NOT NULL AND p.registration = p_registration))) THEN
-    RAISE EXCEPTION USING ERRCODE = 'P0403', MESSAGE = 'token_not_the_callers';
-  END IF;
-  INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)
-  SELECT p_id, p_hash, p_player, p_name, 'play'
-   WHERE (SELECT count(*) FROM api.tokens WHERE player_id = p_player AND revoked_at IS NULL) < 50
-  RETURNING created_at INTO created;
-  RETURN created;
-END $$;
-
 -- Another token for the player of the calling token (p_caller, its sha256). A read token makes
 -- only read tokens. Null when he holds 50 unrevoked tokens.
 CREATE FUNCTION api.add_token(p_caller bytea, p_id uuid, p_hash bytea, p_name text,
@@ -185,12 +159,13 @@ GRANT SELECT ON es.events, es.streams, es.snapshots, es.projection_checkpoints T
 GRANT SELECT ON api.games, api.players, api.tokens, api.notifications, api.notification_heads
   TO {APP_ROLE};
 GRANT INSERT ON api.players TO {APP_ROLE};
+GRANT SELECT, INSERT ON api.player_names TO {APP_ROLE};
 GRANT UPDATE (due_at, bot_due_at) ON api.games TO {APP_ROLE};
 GRANT SELECT, INSERT, UPDATE, DELETE ON api.rate_counts TO {APP_ROLE};
 GRANT EXECUTE ON FUNCTION es.append({APPEND_ARGS}), es.command({COMMAND_ARGS}),
   es.commands({COMMANDS_ARGS}), es.event_hash({HASH_ARGS}), api.deal_source(uuid),
   api.invite_game(bytea), api.create_invite(bytea, uuid, uuid, uuid, interval),
-  {TOKEN_FUNCTIONS} TO {APP_ROLE};
+  api.register_player({REGISTER_ARGS}), {TOKEN_FUNCTIONS} TO {APP_ROLE};
 
 -- The bot worker.
 GRANT USAGE ON SCHEMA es, api TO {BOTS_ROLE};
@@ -212,8 +187,8 @@ GRANT EXECUTE ON FUNCTION es.save_snapshots({SNAPSHOT_ARGS}) TO {PROJECTIONS_ROL
 {RM_TABLES.format(app=APP_ROLE, projections=PROJECTIONS_ROLE)}
 -- The purger.
 GRANT USAGE ON SCHEMA es, api TO {PURGER_ROLE};
-GRANT EXECUTE ON FUNCTION es.purge_idempotency_keys(int), api.purge_notifications(interval, int)
-  TO {PURGER_ROLE};
+GRANT EXECUTE ON FUNCTION es.purge_idempotency_keys(int), api.purge_notifications(interval, int),
+  api.purge_registrations(int) TO {PURGER_ROLE};
 """
 
 # The grants of 0015's head, for the downgrade.
@@ -226,7 +201,7 @@ REVOKE ALL ON public.alembic_version FROM {BOTS_ROLE}, {PROJECTIONS_ROLE}, {PURG
 GRANT SELECT, INSERT, UPDATE ON api.tokens TO {APP_ROLE};
 GRANT SELECT, INSERT, UPDATE, DELETE ON es.projection_checkpoints TO {APP_ROLE};
 GRANT EXECUTE ON FUNCTION es.save_snapshots({SNAPSHOT_ARGS}), es.purge_idempotency_keys(int),
-  api.purge_notifications(interval, int) TO {APP_ROLE};
+  api.purge_notifications(interval, int), api.purge_registrations(int) TO {APP_ROLE};
 DO $$
 DECLARE
   item record;

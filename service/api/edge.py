@@ -11,7 +11,14 @@
   sent from here when that function knows the answer, before any of Litestar's per-request
   work (the request object, dependencies, the handler, the response object); otherwise the
   request goes the full way, which answers the same.
-- **Bodies**: a request with a body must say ``application/json`` (415), send it whole within
+- **Strict requests**: the headers stay within ``max_headers`` bytes in all (431; granian's own
+  buffer refuses far larger ones before the app), an id in the path is a UUID in its one
+  canonical spelling, 8-4-4-4-12 hex digits (Python's ``uuid.UUID`` that Litestar parses with
+  also reads ``{…}``, ``urn:uuid:…`` and bare hex: 404, as for any path the API does not
+  have), and no query parameter comes twice (400: every parameter of this API has one value,
+  and which one counted would be the framework's choice).
+- **Bodies**: a request with a body must say ``application/json`` (415; not even another
+  ``+json`` type, which would claim a meaning the body does not have), send it whole within
   ``body_timeout`` seconds (408; a client that announces ``Content-Length: 10`` and sends
   nothing no longer holds a connection open), stay under ``max_body`` bytes (413) and nest no
   deeper than ``max_depth`` (400: msgspec would recurse as deep as the JSON goes).
@@ -29,14 +36,20 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import time
+import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import unquote_plus
 
 from service.api.errors import raw_problem
 from service.api.observability import METRICS_PATH, log_access, request_id_of, request_metrics
 from service.api.rate_limits import RateLimiter, Verdict
 from service.exceptions import (
+    BadRequest,
+    HeadersTooLarge,
+    NotFound,
     PayloadTooLarge,
     RateLimited,
     RequestTimeout,
@@ -54,6 +67,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _READS = frozenset({"GET", "HEAD"})
 _LIMITED = "/v1/"
+_CANONICAL_UUID = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 
 
 class Edge:
@@ -68,9 +84,11 @@ class Edge:
         body_timeout: float = 10.0,
         max_body: int = 64 * 1024,
         max_depth: int = 32,
+        max_headers: int = 16 * 1024,
         metrics: bool = True,
     ) -> None:
         self.app = app
+        self.max_headers = max_headers
         self.limiter = limiter
         self.body_timeout = body_timeout
         self.max_body = max_body
@@ -103,6 +121,10 @@ class Edge:
             await send(message)
 
         try:
+            refusal = _strictly(scope, headers, self.max_headers)
+            if refusal is not None:
+                await _refuse(sending, refusal, path)
+                return
             limiter = self.limiter(scope) if path.startswith(_LIMITED) else None
             if limiter is not None and method != "OPTIONS":
                 verdict = limiter.hit(
@@ -142,7 +164,7 @@ class Edge:
 
     async def _body(self, headers: _Headers, receive: Receive) -> bytes:
         content_type = headers.content_type.split(b";", 1)[0].strip().lower()
-        if content_type != b"application/json" and not content_type.endswith(b"+json"):
+        if content_type != b"application/json":
             raise UnsupportedMediaType("request bodies are application/json")
         length = headers.content_length
         if length.isdigit() and int(length) > self.max_body:
@@ -177,7 +199,7 @@ class _Headers:
 
     __slots__ = (
         "authorization", "chunked", "content_length", "content_type", "if_none_match",
-        "request_id",
+        "request_id", "size",
     )  # fmt: skip
 
     def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
@@ -185,7 +207,10 @@ class _Headers:
         self.request_id: bytes | None = None
         self.if_none_match: bytes | None = None
         self.chunked = False
+        self.size = 0
+        """The bytes of every field, names and values (what a client made the server hold)."""
         for key, value in raw:
+            self.size += len(key) + len(value) + 4  # ": " and CRLF
             if key == b"authorization":
                 self.authorization = bytes(value)
             elif key == b"content-length":
@@ -203,6 +228,29 @@ class _Headers:
     def has_body(self) -> bool:
         length = self.content_length
         return (length != b"" and length != b"0") or self.chunked
+
+
+def _strictly(scope: Scope, headers: _Headers, max_headers: int) -> Exception | None:
+    """What the edge refuses of a request's head (see the module docstring), or None."""
+    if headers.size > max_headers:
+        return HeadersTooLarge(f"the request's header fields are at most {max_headers} bytes")
+    params = scope.get("path_params")
+    if params and any(isinstance(v, uuid.UUID) for v in params.values()):
+        template: str = scope.get("path_template", "")
+        for part, raw in zip(template.split("/"), scope["path"].split("/"), strict=False):
+            named = part[:1] == "{" and isinstance(params.get(part[1:-1]), uuid.UUID)
+            if named and _CANONICAL_UUID.fullmatch(raw) is None:
+                return NotFound("an id in the path is written 8-4-4-4-12 hex digits")
+    query: bytes = scope.get("query_string", b"")
+    if b"&" in query:
+        seen: set[bytes] = set()
+        for pair in query.split(b"&"):
+            name = pair.split(b"=", 1)[0]
+            if name in seen:
+                text = unquote_plus(name.decode("latin-1"))
+                return BadRequest(f"query parameter {text!r} comes twice", where=f"query.{text}")
+            seen.add(name)
+    return None
 
 
 def _subjects(scope: Scope, headers: _Headers) -> list[str]:

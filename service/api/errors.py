@@ -48,9 +48,11 @@ from service.exceptions import (
     BadRequest,
     Forbidden,
     GameNotFound,
+    HeadersTooLarge,
     ImportRefused,
     InviteExpired,
     InviteNotFound,
+    NameTaken,
     NotFound,
     NotSeated,
     NotYet,
@@ -187,6 +189,14 @@ _KINDS = (
         "The invite code was valid, and its time is over. Ask for a new one.",
     ),
     Kind("game-not-found", 404, "No such game", "No game has this id."),
+    Kind(
+        "name-taken",
+        409,
+        "The name is taken",
+        "A player holds this name, or one that looks like it: the same letters in another "
+        "case, another script's look-alikes (a Cyrillic «а» for a Latin «a»), full-width "
+        "forms (Unicode TR39 skeletons are compared). Choose another name.",
+    ),
     Kind("player-not-found", 404, "No such player", "No player has this id."),
     Kind("method-not-allowed", 405, "Method not allowed", "The path exists, not with this method."),
     Kind(
@@ -252,7 +262,15 @@ _KINDS = (
         "unsupported-media-type",
         415,
         "Unsupported media type",
-        "Send request bodies as `application/json`.",
+        "Send request bodies as `application/json` (a `charset` parameter may follow; no other "
+        "type, not even another `+json` one).",
+    ),
+    Kind(
+        "headers-too-large",
+        431,
+        "Request header fields too large",
+        "The request's header fields, names and values together, are larger than any request "
+        "of this API needs (16 KiB). Send fewer or shorter ones.",
     ),
     Kind(
         "rate-limited",
@@ -362,6 +380,7 @@ _HTTP_SLUGS = {
     405: "method-not-allowed",
     413: "payload-too-large",
     415: "unsupported-media-type",
+    431: "headers-too-large",
     503: "unavailable",
 }
 
@@ -413,6 +432,8 @@ def map_exception(exc: Exception) -> Mapped:
             problem = _problem("invite-not-found", exc.message)
         case InviteExpired():
             problem = _problem("invite-expired", exc.message)
+        case NameTaken():
+            problem = _problem("name-taken", exc.message)
         case GameNotFound():
             problem = _problem("game-not-found", exc.message)
         case PlayerNotFound():
@@ -448,6 +469,9 @@ def map_exception(exc: Exception) -> Mapped:
             headers["Connection"] = "close"
         case UnsupportedMediaType():
             problem = _problem("unsupported-media-type", exc.message)
+        case HeadersTooLarge():
+            problem = _problem("headers-too-large", exc.message)
+            headers["Connection"] = "close"
         case RateLimited():
             problem = _problem("rate-limited", exc.message)
             headers["Retry-After"] = str(exc.retry_after)

@@ -143,7 +143,8 @@ class EventsController(Controller):
         sse: NamedDependency[SseSettings],
         after: Annotated[int | None, QueryParameter(ge=0, le=10**12)] = None,
         last_event_id: Annotated[
-            str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=32)
+            str | None,
+            HeaderParameter(name="Last-Event-ID", required=False, pattern=r"^[0-9]{1,18}$"),
         ] = None,
     ) -> Stream:
         await games.state(game_id)  # a 404 now, not inside the stream

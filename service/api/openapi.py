@@ -100,8 +100,10 @@ def finish(document: Schema) -> Schema:
             operation["responses"]["200"]["content"]["text/event-stream"]["schema"] = {
                 "$ref": f"#/components/schemas/{frame}"
             }
-    schemas["GameStreamFrame"] = _game_frame(schemas)
-    schemas["NotificationFrame"] = _notification_frame()
+    schemas["StreamRetryFrame"] = copy.deepcopy(_RETRY_FRAME)
+    for frame, event in (_game_frames(schemas), _notification_frames()):
+        schemas[frame["title"]] = frame
+        schemas[event["title"]] = event
     raspasy_overrides = typing.get_args(
         typing.get_type_hints(wire_games.RulesOverrides)["raspasy"]
     )[0]
@@ -190,41 +192,75 @@ def _downloads(operation: Schema) -> None:
     content[OCTET_STREAM] = {"schema": {"type": "string", "format": "binary"}}
 
 
-def _game_frame(schemas: dict[str, Schema]) -> Schema:
+_RETRY_FRAME: Schema = {
+    "type": "object",
+    "title": "StreamRetryFrame",
+    "description": "A stream's opening message: `retry:` the reconnection delay a client "
+    "should wait before it reconnects.",
+    "required": ["retry"],
+    "additionalProperties": False,
+    "properties": {"retry": {"type": "integer", "description": "The reconnection delay (ms)."}},
+}
+
+
+def _frame(title: str, description: str, event: Schema) -> Schema:
+    """A stream's message: the event frame of its kind (``event``) or the opening retry."""
+    return {
+        "title": title,
+        "description": description,
+        "oneOf": [
+            {"$ref": f"#/components/schemas/{event['title']}"},
+            {"$ref": "#/components/schemas/StreamRetryFrame"},
+        ],
+    }
+
+
+def _game_frames(schemas: dict[str, Schema]) -> tuple[Schema, Schema]:
     events = schemas["SeenEvent"]["properties"]["event"]
     tags = sorted(str(cls.__struct_config__.tag) for cls in typing.get_args(game.Event))
-    return {
+    event: Schema = {
         "type": "object",
-        "title": "GameStreamFrame",
-        "description": "One message of the `text/event-stream`: `id:` the event's version, "
-        "`event:` its type, `data:` the caller's redacted event as JSON (the same shape as an "
-        "item's `event` in `/events`). The stream opens with a `retry:` line and sends a "
-        "`: ping` comment after 15 s of silence.",
+        "title": "GameEventFrame",
+        "description": "An event of the game: `id:` its version, `event:` its type, `data:` "
+        "the caller's redacted event as JSON (the same shape as an item's `event` in `/events`).",
         "required": ["id", "event", "data"],
+        "additionalProperties": False,
         "properties": {
             "id": {"type": "integer", "minimum": 1, "description": "The event's version."},
             "event": {"type": "string", "enum": tags, "description": "The event's `type`."},
             "data": events,
-            "retry": {"type": "integer", "description": "The reconnection delay (ms)."},
         },
     }
+    frame = _frame(
+        "GameStreamFrame",
+        "One message of the `text/event-stream`: a `GameEventFrame`, or the `StreamRetryFrame` "
+        "it opens with; a `: ping` comment comes after 15 s of silence.",
+        event,
+    )
+    return frame, event
 
 
-def _notification_frame() -> Schema:
-    return {
+def _notification_frames() -> tuple[Schema, Schema]:
+    event: Schema = {
         "type": "object",
-        "title": "NotificationFrame",
-        "description": "One message of the `text/event-stream`: `id:` the notification's `seq`, "
-        "`event:` its kind, `data:` the notification as JSON. The stream opens with a `retry:` "
-        "line and sends a `: ping` comment after 15 s of silence.",
+        "title": "NotificationEventFrame",
+        "description": "A notification: `id:` its `seq`, `event:` its kind, `data:` the "
+        "notification as JSON.",
         "required": ["id", "event", "data"],
+        "additionalProperties": False,
         "properties": {
             "id": {"type": "integer", "minimum": 1, "description": "The notification's seq."},
             "event": {"type": "string", "enum": list(typing.get_args(NoteKind))},
             "data": {"$ref": "#/components/schemas/Notification"},
-            "retry": {"type": "integer", "description": "The reconnection delay (ms)."},
         },
     }
+    frame = _frame(
+        "NotificationFrame",
+        "One message of the `text/event-stream`: a `NotificationEventFrame`, or the "
+        "`StreamRetryFrame` it opens with; a `: ping` comment comes after 15 s of silence.",
+        event,
+    )
+    return frame, event
 
 
 def _refs(node: Any) -> Iterator[str]:

@@ -82,11 +82,18 @@ class PlayersController(Controller):
         description=(
             "Returns the player's id and his first bearer token. The token is shown only here "
             "and stored only as a hash: keep it. Send it as `Authorization: Bearer <token>`. "
-            "With an `Idempotency-Key` a retry registers nobody new: it returns the same "
-            "player with a fresh token (a token is never shown twice). `kind: program` "
+            "With an `Idempotency-Key` (kept 24 h, like every key) a retry registers nobody new: "
+            "it returns the same player, with a fresh token only while the token answered "
+            "before was never used (the answer was lost; that token is revoked). Once it was "
+            "used, a retry returns the player with `token` and `token_id` null: a token is "
+            "never shown twice. A name that looks like a registered player's (another script's "
+            "look-alike letters, full-width forms, another case) is 409 `name-taken`. "
+            "`kind: program` "
             "registers a program that plays through the API: it is shown and rated as a bot."
         ),
-        responses=problem_responses("validation", "payload-too-large", "idempotency-key-reused"),
+        responses=problem_responses(
+            "validation", "payload-too-large", "idempotency-key-reused", "name-taken"
+        ),
     )
     async def create_player(
         self,
@@ -101,8 +108,9 @@ class PlayersController(Controller):
             data.name, kind=data.kind, device=data.device, key=key, request=fingerprint
         )
         created = PlayerCreated(
-            id=player.id, name=player.name, kind=data.kind, token=token, token_id=info.id
-        )
+            id=player.id, name=player.name, kind=data.kind, token=token,
+            token_id=info.id if info else None,
+        )  # fmt: skip
         return Response(created, status_code=201, headers=NO_STORE)  # a bearer token
 
     @get(
@@ -267,7 +275,8 @@ class PlayersController(Controller):
         sse: NamedDependency[SseSettings],
         after: Annotated[int | None, QueryParameter(ge=0, le=10**15)] = None,
         last_event_id: Annotated[
-            str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=32)
+            str | None,
+            HeaderParameter(name="Last-Event-ID", required=False, pattern=r"^[0-9]{1,18}$"),
         ] = None,
     ) -> Stream:
         start = resume_point(after, last_event_id)

@@ -113,6 +113,8 @@ class CommandContext:
     idempotency: IdempotencyKey | None = None
     at: int | None = None
     """When the service received the command, ms since the epoch (kept in its `Decision`)."""
+    thought: str | None = None
+    """How a program chose the command (`Metadata.thought`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -633,6 +635,7 @@ class CommandHandler(Generic[C, S, E]):
             correlation_id=context.correlation_id or request_id.get(),
             causation_id=context.causation_id,
             idempotency_key=key.key if key else None,
+            thought=context.thought,
         )
         ids = [
             event_id_for(key, stream_id, None if first_version is None else first_version + i, i)

@@ -211,6 +211,9 @@ class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     correlation_id: str | None = None
     causation_id: str | None = None
     idempotency_key: str | None = None
+    thought: str | None = None
+    """How a program chose the move (a bot's level, the seed of its generator, its budget), so
+    that the move can be thought again exactly from what its seat saw."""
     salt: str | None = None
     """The event's salt in the hash chain (hex, 16 bytes; `service.eventlog.chain`): es.append moves
     it out of the metadata into its own column, and draws one if none is given."""

@@ -323,10 +323,17 @@ class GameService:
         )
 
     async def play_as_bot(
-        self, game_id: uuid.UUID, bot: str, move: SeatCommand, version: int
+        self,
+        game_id: uuid.UUID,
+        bot: str,
+        move: SeatCommand,
+        version: int,
+        *,
+        thought: str | None = None,
     ) -> CommandResult[GameState, game.Event]:
         """A move of the service's bot player ``bot`` (`service.workers.steward`), at exactly
-        ``version``, under an idempotency key of game, version and bot."""
+        ``version``, under an idempotency key of game, version and bot; ``thought`` (how it was
+        chosen) is kept in its events' metadata."""
         command = Act(
             player=bot,
             source=await self.deal_source(game_id),
@@ -340,7 +347,7 @@ class GameService:
             command,
             context=CommandContext(
                 actor=bot, seat=move.seat, idempotency=IdempotencyKey(bot, key, key.encode()),
-                at=command.at,
+                at=command.at, thought=thought,
             ),
             expected=version,
         )  # fmt: skip

@@ -89,6 +89,22 @@ SNAPSHOT_MISMATCHES = Counter(
     "preferans_snapshot_mismatches",
     "Snapshots offered and discarded: a refold from the log's first event differed",
 )
+STEWARD_TABLE_FAILURES = Counter(
+    "preferans_steward_table_failures",
+    "Rounds of the steward at one table that failed (a bug or a refused stand-in move)",
+    ["duty"],
+)
+TABLES_FOR_ARBITER = Counter(
+    "preferans_tables_for_arbiter",
+    "Tables the steward gave up on after failing there round after round: an arbiter must look",
+    ["duty"],
+)
+TABLES_AWAITING_ARBITER = Gauge(
+    "preferans_tables_awaiting_arbiter",
+    "Tables marked for an arbiter that nothing has moved since",
+    ["duty"],
+    multiprocess_mode="livesum",
+)
 WORKER_ROUNDS = Counter(
     "preferans_worker_rounds", "Rounds of a background worker", ["worker"]
 )  # fmt: skip

@@ -25,18 +25,20 @@ import hashlib
 import logging
 import secrets
 import time
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 import asyncpg
 import msgspec
 
 from service.eventlog.store import NOTIFY_CHANNEL, IdempotencyKeyReused, uuid7
-from service.exceptions import BadRequest, Forbidden, PlayerNotFound, TokenNotFound
+from service.exceptions import Forbidden, NameTaken, PlayerNotFound, TokenNotFound
 from service.platform.lru import Lru
+from service.players.names import clean_name, skeleton
+
+__all__ = ["clean_name"]  # re-exported: where names were always checked
 
 log = logging.getLogger(__name__)
 
@@ -83,34 +85,12 @@ class TokenInfo(msgspec.Struct, frozen=True, kw_only=True):
     revoked_at: datetime | None = None
 
 
-NAME_LENGTH = 64
 TOKENS_PER_PLAYER = 50
 REVOKED = "revoked-token:"
 """The prefix of a revoked token's hash (hex) announced on the event store's hint channel: every
 process drops it from its cache (`Players.on_news`)."""
 TOKEN_TTL = 60.0
 """Seconds a token stays cached before it is looked up again (should news be lost)."""
-
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
-"""Control, format (bidi overrides, zero-width joiners and spaces), private-use, surrogate and
-unassigned code points, and line and paragraph separators: nothing a name shows or needs."""
-
-
-def clean_name(text: str, where: str = "body.name") -> str:
-    """A name as stored: NFC, trimmed, 1 to 64 printable characters. `BadRequest` naming the
-    fault otherwise (a name that reverses text, hides characters or is blank)."""
-    name = unicodedata.normalize("NFC", text).strip()
-    if not name:
-        raise BadRequest("a name needs at least one visible character", where=where)
-    if len(name) > NAME_LENGTH:
-        raise BadRequest(f"a name has at most {NAME_LENGTH} characters", where=where)
-    for char in name:
-        if unicodedata.category(char) in _REFUSED_CATEGORIES:
-            raise BadRequest(
-                f"a name may not hold U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})",
-                where=where,
-            )
-    return name
 
 
 def new_token() -> str:
@@ -123,17 +103,21 @@ def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-_REGISTER = """
-INSERT INTO api.players (player_id, name, kind, registration, registration_request)
-VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (registration) DO NOTHING
-RETURNING player_id"""
-_REGISTERED = """
-SELECT player_id::text, name, kind, registration_request FROM api.players WHERE registration = $1"""
-# Tokens change only through the owner's functions (migration 0016): a first token for a
-# player registering, another for the calling token's player, a touch, a revocation.
+_REGISTER = "SELECT * FROM api.register_player($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+_PURGE_REGISTRATIONS = "SELECT api.purge_registrations($1)"
+_UNCLAIMED = """
+SELECT p.player_id, p.name FROM api.players p
+ WHERE p.kind <> 'guest'
+   AND NOT EXISTS (SELECT FROM api.player_names n WHERE n.player_id = p.player_id)
+ ORDER BY p.created_at, p.player_id"""
+_CLAIM = """
+INSERT INTO api.player_names (skeleton, player_id)
+SELECT s, id FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS c(s, id, n) ORDER BY n
+ON CONFLICT DO NOTHING"""
+# Tokens change only through the owner's functions (migration 0016): another token for the
+# calling token's player, a touch, a revocation (a registration's first token is
+# api.register_player's).
 _TOKEN_REFUSED = ("P0401", "P0403")
-_FIRST_TOKEN = "SELECT api.first_token($1, $2, $3, $4, $5)"
 _ADD_TOKEN = "SELECT api.add_token($1, $2, $3, $4, $5)"
 _BY_TOKEN = """
 SELECT p.player_id::text, p.name, p.kind, t.token_id::text, t.scope
@@ -153,7 +137,11 @@ _GUESTS = """
 INSERT INTO api.players (player_id, name, kind)
 SELECT id, name, 'guest' FROM unnest($1::uuid[], $2::text[]) AS g(id, name)
 ON CONFLICT (player_id) DO NOTHING"""
-_BOT = "INSERT INTO api.players (player_id, name, kind) VALUES ($1, $2, 'bot')"
+_BOT = """
+WITH bot AS (INSERT INTO api.players (player_id, name, kind) VALUES ($1, $2, 'bot'))
+INSERT INTO api.player_names (skeleton, player_id) VALUES ($3, $1)"""
+_NAME_TAKEN = "player_names_pkey"
+_TAKEN = "a player with this name, or one that looks like it, exists"
 
 
 class Players:
@@ -165,8 +153,12 @@ class Players:
         *,
         token_cache: int = 16_384,
         hearing: Callable[[], bool] = lambda: True,
+        key_ttl: float = 86_400.0,
     ) -> None:
         self.pool = pool
+        self.key_ttl = key_ttl
+        """Seconds a registration's Idempotency-Key is kept (the TTL of every key)."""
+        self._names_claimed = False
         self.hearing = hearing
         """Whether the hint channel's news is heard now (the cached tokens are trusted only
         then)."""
@@ -183,58 +175,81 @@ class Players:
         device: str = "first device",
         key: bytes | None = None,
         request: bytes = b"",
-    ) -> tuple[Player, str, TokenInfo]:
+    ) -> tuple[Player, str | None, TokenInfo | None]:
         """A new player and his first token (returned this once, stored only as a hash).
 
-        With ``key`` (the sha256 of an Idempotency-Key) a repeat of the same request gives
-        the same player again, with a fresh token (the first one's response may never have
-        arrived, and the service cannot show it twice); the same key with another request is
-        `IdempotencyKeyReused`."""
+        Names are checked (`service.players.names`): one that looks like a registered
+        player's is `NameTaken`. With ``key`` (the sha256 of an Idempotency-Key, kept
+        ``key_ttl`` seconds) a repeat of the same request gives the same player again, and a
+        fresh token only while the token handed out last was never used: the answer may have
+        been lost, and the token it held is revoked. Once that token was used the answer had
+        arrived, and a repeat (whoever sends it) gets the player with no token (None, None).
+        The same key with another request is `IdempotencyKeyReused`; past its TTL a key is a
+        new request (and its name is then taken)."""
         name = clean_name(name)
         device = clean_name(device, "body.device")
-        async with self.pool.acquire() as conn, conn.transaction():
-            inserted = await conn.fetchval(_REGISTER, uuid7(), name, kind, key, request)
-            if inserted is not None:
-                player = Player(id=str(inserted), name=name, kind=kind)
-            else:
-                row = await conn.fetchrow(_REGISTERED, key)
-                assert row is not None
-                if row[3] != request:
-                    raise IdempotencyKeyReused(
-                        "the idempotency key was used before with another request"
-                    )
-                player = Player(id=row[0], name=row[1], kind=row[2])
-            token, info = await self._issue(conn, player, device, "play", registration=key)
+        token, token_id = new_token(), uuid7()
+        try:
+            row = await self.pool.fetchrow(
+                _REGISTER, uuid7(), name, skeleton(name), kind, key, request if key else None,
+                timedelta(seconds=self.key_ttl), token_id, token_hash(token), device,
+                NOTIFY_CHANNEL,
+            )  # fmt: skip
+        except asyncpg.UniqueViolationError as exc:
+            if exc.constraint_name == _NAME_TAKEN:
+                raise NameTaken(
+                    "a player with this name, or one that looks like it, exists"
+                ) from None
+            raise
+        except asyncpg.PostgresError as exc:
+            if exc.sqlstate == "P0422":
+                raise IdempotencyKeyReused(exc.args[0]) from None
+            raise
+        assert row is not None
+        player = Player(id=str(row[0]), name=row[1], kind=row[2])
         self._players.put(player.id, player)
+        if row[3] is None:
+            return player, None, None
+        info = TokenInfo(id=str(token_id), name=device, scope="play", created_at=row[3])
         return player, token, info
 
+    async def purge_registrations(self, batch: int = 5000) -> int:
+        """Delete expired registration keys, ``batch`` at a time; how many."""
+        total = 0
+        while True:
+            deleted: int = await self.pool.fetchval(_PURGE_REGISTRATIONS, batch)
+            total += deleted
+            if deleted < batch:
+                return total
+
+    async def claim_names(self) -> int:
+        """Enter the skeletons of players registered before names were compared, oldest
+        first (a later look-alike keeps his name and claims none); once per process, the
+        next calls do nothing. How many were entered."""
+        if self._names_claimed:
+            return 0
+        rows = await self.pool.fetch(_UNCLAIMED)
+        skeletons = [skeleton(r[1]) for r in rows]
+        if rows:
+            await self.pool.execute(_CLAIM, skeletons, [r[0] for r in rows])
+        self._names_claimed = True
+        return len(rows)
+
     async def issue(self, player: Caller, name: str, scope: Scope) -> tuple[str, TokenInfo]:
-        """Another token for ``player`` (a new device), and its listing."""
+        """Another token for the player of ``player``'s token (a new device), and its listing:
+        made from the calling token, so never for another player nor above its scope."""
         async with self.pool.acquire() as conn:
             return await self._issue(conn, player, clean_name(name), scope)
 
     async def _issue(
-        self,
-        conn: asyncpg.Connection,
-        player: Player,
-        name: str,
-        scope: Scope,
-        *,
-        registration: bytes | None = None,
+        self, conn: asyncpg.Connection, player: Caller, name: str, scope: Scope
     ) -> tuple[str, TokenInfo]:
-        """A token for ``player``: the calling token's player (a `Caller`), or one registering
-        (under ``registration``, his key's hash, if he gave one)."""
         token, token_id = new_token(), uuid7()
         digest = token_hash(token)
         try:
-            if isinstance(player, Caller):
-                created = await conn.fetchval(
-                    _ADD_TOKEN, player.token_hash, token_id, digest, name, scope
-                )
-            else:
-                created = await conn.fetchval(
-                    _FIRST_TOKEN, uuid.UUID(player.id), registration, token_id, digest, name
-                )
+            created = await conn.fetchval(
+                _ADD_TOKEN, player.token_hash, token_id, digest, name, scope
+            )
         except asyncpg.PostgresError as exc:
             if exc.sqlstate not in _TOKEN_REFUSED:  # the calling token revoked meanwhile, or
                 raise  # a scope above its own
@@ -370,7 +385,10 @@ class Players:
         """One of the service's own players (kind ``bot``: no token)."""
         player_id = uuid7()
         name = clean_name(name)
-        await self.pool.execute(_BOT, player_id, name)
+        try:
+            await self.pool.execute(_BOT, player_id, name, skeleton(name))
+        except asyncpg.UniqueViolationError:
+            raise NameTaken(_TAKEN) from None
         player = Player(id=str(player_id), name=name, kind="bot")
         self._players.put(player.id, player)
         return player

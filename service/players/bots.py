@@ -19,16 +19,23 @@ from domain.errors import refuse
 from domain.game import Pulka
 from service.platform.database import DatabaseUnavailable
 from service.players.accounts import Player
+from service.players.names import skeleton
 
 log = logging.getLogger(__name__)
 
 _NAMESPACE = uuid.UUID("8f1d7b52-6a0e-4c3d-9b2a-5e7f0c1d2a34")
 PER_LEVEL = 4
 
+# Each bot claims its name's skeleton too, so nobody registers a look-alike of a bot.
 _ENSURE = """
-INSERT INTO api.players (player_id, name, kind)
-SELECT id, name, 'bot' FROM unnest($1::uuid[], $2::text[]) AS b(id, name)
-ON CONFLICT (player_id) DO NOTHING"""
+WITH bots AS (
+  INSERT INTO api.players (player_id, name, kind)
+  SELECT id, name, 'bot' FROM unnest($1::uuid[], $2::text[]) AS b(id, name)
+  ON CONFLICT (player_id) DO NOTHING
+  RETURNING player_id)
+INSERT INTO api.player_names (skeleton, player_id)
+SELECT s, id FROM unnest($3::text[], $1::uuid[]) AS n(s, id) JOIN bots ON bots.player_id = n.id
+ON CONFLICT DO NOTHING"""
 
 
 def bot_id(level: str, number: int) -> str:
@@ -57,7 +64,7 @@ class BotPlayers:
         ids = [uuid.UUID(p.id) for p in self.players.values()]
         names = [p.name for p in self.players.values()]
         try:
-            await pool.execute(_ENSURE, ids, names)
+            await pool.execute(_ENSURE, ids, names, [skeleton(n) for n in names])
         except (asyncpg.PostgresError, OSError, DatabaseUnavailable) as exc:
             log.warning("the bots are not registered yet: %s", exc)
             return False

@@ -162,7 +162,8 @@ class SheetReadModel(ReadModel):
     """
 
     name = "sheet"
-    code_version = 2  # 2: a deal line's tricks by seat, a list (see `_deal_line`)
+    code_version = 3  # 2: a deal line's tricks by seat, a list (see `_deal_line`); 3: a dealer
+    # at four who played the talon of an all-pass has his tricks, not null
     handled = sheet.HANDLED
     tables = ("sheet", "sheet_deals")
 

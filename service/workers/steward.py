@@ -16,7 +16,17 @@ many processes see it, and a timeout racing a late human move resolves to one of
 domain refuses the move after the deadline, and the version refuses whichever comes second.
 
 The move made for a seat is the table's rule (``table.stand_in``): the ``basic`` bot, seeing
-exactly what the seat sees, or the simplest legal move.
+exactly what the seat sees at the version it acts on, or the simplest legal move; a bot's move
+that is not among the seat's legal moves gives way to the simplest. The rules always leave the
+seat to act a move (tests/property/test_stand_in_properties.py plays thousands of deals so).
+
+No table can stall the others or itself: a failure at one table (a bug, a stand-in move the
+rules refuse) is that table's alone, and the round serves the rest. After
+``failures_to_arbiter`` failed turns in a row the table is marked for an arbiter: logged once,
+counted (``preferans_tables_for_arbiter_total``, ``preferans_tables_awaiting_arbiter``), and its
+due time cleared, so that no steward leases it again every few seconds; a command that moves the
+game (a player back, an arbiter's) writes its due time anew and lifts the mark. A database that
+fails is no table's fault: that fails the round, which the worker kit retries after a backoff.
 """
 
 from __future__ import annotations
@@ -32,20 +42,27 @@ from typing import Literal
 import asyncpg
 
 from bots import LEVELS, Budget, seat_input
+from bots.budget import as_budget
 from bots.common import default_action
 from domain import game
 from domain import table as tbl
 from domain.deal.messages import AnswerClaim, Claim, SeatCommand
 from domain.errors import PreferansError
 from service.eventlog.store import IdempotencyKeyInFlight, StreamConflict
-from service.exceptions import GameNotFound
+from service.exceptions import GameNotFound, Unavailable
 from service.games.service import GameService
 from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.entropy import SYSTEM_ENTROPY, Entropy
 from service.platform.leases import Lease
 from service.platform.lru import Lru
-from service.platform.metrics import BOT_THINK_SECONDS, TIMEOUTS_PENDING
+from service.platform.metrics import (
+    BOT_THINK_SECONDS,
+    STEWARD_TABLE_FAILURES,
+    TABLES_AWAITING_ARBITER,
+    TABLES_FOR_ARBITER,
+    TIMEOUTS_PENDING,
+)
 from service.platform.worker_kit import Worker
 from service.players.bots import BotPlayers
 
@@ -82,12 +99,31 @@ UPDATE api.games
         self.clear = f"UPDATE api.games SET {column} = NULL WHERE game_id = $1 AND version <= $2"
 
 
+class NoMoveForSeat(Exception):
+    """The seat to act has no legal move: a fold the rules never produce (a bug, or a log the
+    rules could not have written). The table is then one for an arbiter."""
+
+
 def simplest(legal: list[SeatCommand]) -> SeatCommand:
     """The simplest legal move: a claim rejected, else the first move listed (never a claim)."""
     for action in legal:
         if isinstance(action, AnswerClaim) and not action.accept:
             return action
-    return default_action([a for a in legal if not isinstance(a, Claim)])
+    moves = [a for a in legal if not isinstance(a, Claim)]
+    if not moves:
+        raise NoMoveForSeat(f"no legal move among {legal!r}")
+    return default_action(moves)
+
+
+_DATABASE_TROUBLE = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,  # TimeoutError and ConnectionError among them
+    Unavailable,
+)
+"""Failures of the database, not of a table: the round fails and is retried."""
 
 
 @dataclass
@@ -95,6 +131,19 @@ class _Log:
     """A game's events as the steward last read them (tail reads bring it up to date)."""
 
     events: list[game.Event] = field(default_factory=list)
+
+
+def thought_of(level: str, seed: int, budget: Budget) -> str:
+    """How a bot's move was chosen, as its events' metadata keep it: ``strong seed=9f… nodes=4000
+    seconds=1.5``. ``LEVELS[level](seat_input(events[:version], seat), Random(int(seed, 16)),
+    Budget.of_nodes(…))`` thinks it again; under a wall-clock budget alone only as far as the
+    machine then got."""
+    parts = [level, f"seed={seed:016x}"]
+    if budget.nodes is not None:
+        parts.append(f"nodes={budget.nodes}")
+    if budget.seconds is not None:
+        parts.append(f"seconds={budget.seconds:g}")
+    return " ".join(parts)
 
 
 class Steward:
@@ -114,10 +163,13 @@ class Steward:
         pace: float = 0.0,
         clock: Clock = SYSTEM_CLOCK,
         entropy: Entropy = SYSTEM_ENTROPY,
+        failures_to_arbiter: int = 5,
     ) -> None:
         """``pace``: seconds at least from the moment a bot's turn comes to its move (a bot
         that answered at once would be hard to follow); counts for the ``bots`` duty.
-        ``entropy`` gives the generator the bots (and the stand-ins) think with."""
+        ``entropy`` gives the generator the bots (and the stand-ins) think with.
+        ``failures_to_arbiter``: failed turns in a row at one table before it is marked for
+        an arbiter (see the module docstring)."""
         self.games = games
         self.clock = clock
         """The time it judges a turn by: the clock the games stamp their commands with."""
@@ -131,13 +183,18 @@ class Steward:
         self.poll_interval = poll_interval
         self.lease = lease
         self.batch = batch
-        self.think_budget = think_budget
+        self.think_budget = as_budget(think_budget)
         self.worker = Worker(f"steward-{duty}", self._round, interval=poll_interval)
         """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
         self._logs: Lru[uuid.UUID, _Log] = Lru(256)
         self._rng = entropy.generator()
         self.acted = 0
         """Commands this steward has issued (timeouts, moves for absent seats, bot moves)."""
+        self.failures_to_arbiter = max(1, failures_to_arbiter)
+        self._failures: dict[uuid.UUID, int] = {}
+        """Failed turns in a row per table (none: its last turn went well)."""
+        self.for_arbiter: dict[uuid.UUID, int] = {}
+        """The tables marked for an arbiter, with the version they stalled at."""
 
     def _now(self) -> tuple[int, ...]:
         """The time the duty's statements compare with, if it is the steward's clock's."""
@@ -174,8 +231,53 @@ class Steward:
         return None if wait is None else float(wait)
 
     async def _serve(self, game_id: uuid.UUID) -> None:
+        """`_serve_table`, with a failure kept to this table (`_failed`) unless the database
+        failed: the other tables of the round go on."""
+        try:
+            await self._serve_table(game_id)
+        except _DATABASE_TROUBLE:
+            raise
+        except Exception as failure:  # any bug at one table is that table's alone
+            await self._failed(game_id, failure)
+        else:
+            self._recovered(game_id)
+
+    async def _failed(self, game_id: uuid.UUID, failure: BaseException) -> None:
+        """One more failed turn at ``game_id``; the ``failures_to_arbiter``-th in a row marks
+        it for an arbiter (logged once) and clears its due time, so it is leased no more."""
+        STEWARD_TABLE_FAILURES.labels(self.duty).inc()
+        count = self._failures.get(game_id, 0) + 1
+        self._failures[game_id] = count
+        if count == 1:
+            log.warning("steward: %s failed, will retry: %r", game_id, failure)
+        if count < self.failures_to_arbiter:
+            return
+        with contextlib.suppress(GameNotFound):
+            version, _ = await self.games.state(game_id)
+            await self.pool.execute(self._sql.clear, game_id, version)
+            if game_id not in self.for_arbiter:
+                self.for_arbiter[game_id] = version
+                TABLES_FOR_ARBITER.labels(self.duty).inc()
+                TABLES_AWAITING_ARBITER.labels(self.duty).inc()
+                log.error(
+                    "steward: table %s marked for an arbiter at version %d after %d failed "
+                    "turns in a row (%s duty): %r", game_id, version, count, self.duty, failure,
+                )  # fmt: skip
+        self._failures.pop(game_id, None)
+
+    def _recovered(self, game_id: uuid.UUID) -> None:
+        """A turn at ``game_id`` went well: its count of failures starts again, and a mark
+        for an arbiter is lifted (something moved the game, or it was due once more)."""
+        self._failures.pop(game_id, None)
+        if self.for_arbiter.pop(game_id, None) is not None:
+            TABLES_AWAITING_ARBITER.labels(self.duty).dec()
+            log.info("steward: table %s moves again, no longer for an arbiter", game_id)
+
+    async def _serve_table(self, game_id: uuid.UUID) -> None:
         """Act at ``game_id`` while there is something for the service to do now; then give
-        the game back its true ``due_at`` in place of the lease, unless a command did."""
+        the game back its true ``due_at`` in place of the lease, unless a command did.
+        A refusal of the domain fails the turn (`_failed`): the same state would be refused
+        the same move again at the next lease."""
         # The table's duties follow one another at once (a seat played for, then the next);
         # a bot moves once a claim, so that the next bot's move waits for its pace.
         for _ in range(1 if self.duty == "bots" else 64):
@@ -184,9 +286,10 @@ class Steward:
                     break
             except (StreamConflict, IdempotencyKeyInFlight):
                 continue  # someone acted first: look again
-            except (PreferansError, GameNotFound) as refusal:
-                log.info("steward: %s refused: %s", game_id, refusal)
-                break
+            except GameNotFound:
+                return
+            except PreferansError:
+                raise  # the stand-in's move was refused: counted against the table
         else:
             if self.duty == "table":
                 return  # still busy: the lease brings it back soon
@@ -225,13 +328,15 @@ class Steward:
             if self.duty == "bots":
                 if self.bots is None or player is None or not self.bots.is_bot(player):
                     continue
-                move = await self._bot_move(game_id, state, seat, self.bots.level(player))
-                await self.games.play_as_bot(game_id, player, move, version)
+                move, thought = await self._bot_move(
+                    game_id, version, seat, self.bots.level(player)
+                )
+                await self.games.play_as_bot(game_id, player, move, version, thought=thought)
             elif tbl.played_for(table, seat) is not None:
-                move = await self._stand_in(game_id, state, seat)
+                move = await self._stand_in(game_id, version, state, seat)
                 await self.games.steward(game_id, tbl.PlayFor(seat=seat, move=move), version, now)
             elif (due := tbl.deadline(rules, table, seat)) is not None and due <= now:
-                move = await self._stand_in(game_id, state, seat)
+                move = await self._stand_in(game_id, version, state, seat)
                 await self.games.steward(game_id, tbl.TimeOut(seat=seat, move=move), version, now)
             else:
                 continue
@@ -239,25 +344,38 @@ class Steward:
             return True
         return False
 
-    async def _stand_in(self, game_id: uuid.UUID, state: game.Pulka, seat: int) -> SeatCommand:
-        legal = game.legal_actions(state, seat)
-        if state.rules.table.stand_in == "basic":
-            return await self._bot_move(game_id, state, seat, "basic")
-        return simplest(legal)
-
-    async def _bot_move(
-        self, game_id: uuid.UUID, state: game.Pulka, seat: int, level: str
+    async def _stand_in(
+        self, game_id: uuid.UUID, version: int, state: game.Pulka, seat: int
     ) -> SeatCommand:
-        """The move of a bot at ``seat``, from exactly what the seat sees."""
+        """The move made for ``seat``: one of its legal moves at ``version``, always."""
+        legal = game.legal_actions(state, seat)
+        fallback = simplest(legal)  # raises NoMoveForSeat before any bot thinks
+        if state.rules.table.stand_in == "basic":
+            move, _ = await self._bot_move(game_id, version, seat, "basic")
+            if move in legal and not isinstance(move, Claim):
+                return move
+        return fallback
+
+    async def _bot_move(self, game_id: uuid.UUID, version: int, seat: int, level: str
+                        ) -> tuple[SeatCommand, str]:  # fmt: skip
+        """The move of a bot at ``seat``, from exactly what the seat sees at ``version``, and how
+        it was thought (`thought_of`): each move's generator has a seed of its own, so the move
+        can be thought again from the log alone."""
         events = await self._events(game_id)
-        view = seat_input(events, seat)
+        if len(events) < version:
+            # read behind the state (a reader lagging): look again, as after a conflict
+            raise StreamConflict(game_stream(game_id), version, len(events))
+        view = seat_input(events[:version], seat)
         decide = LEVELS[level]
         budget = self.think_budget
+        seed = self._rng.getrandbits(64)
+        rng = random.Random(seed)
         with BOT_THINK_SECONDS.labels(level).time():
             if level == "strong":  # search off the event loop: it takes up to the budget
-                rng = random.Random(self._rng.random())
-                return await asyncio.to_thread(decide, view, rng, budget)
-            return decide(view, self._rng, budget)
+                move = await asyncio.to_thread(decide, view, rng, budget)
+            else:
+                move = decide(view, rng, budget)
+        return move, thought_of(level, seed, budget)
 
     async def _events(self, game_id: uuid.UUID) -> list[game.Event]:
         held = self._logs.get(game_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,7 +56,13 @@ class Player:
 
 
 async def register(client: httpx.AsyncClient, name: str) -> Player:
+    """A new player named ``name``, or ``name`` and a random suffix once a look-alike is taken
+    (tests that share a database register "player 0" more than once)."""
     response = await client.post("/v1/players", json={"name": name})
+    if response.status_code == 409:
+        response = await client.post(
+            "/v1/players", json={"name": f"{name} {uuid.uuid4().hex}"[:64]}
+        )
     assert response.status_code == 201, response.text
     body = response.json()
     return Player(id=body["id"], token=body["token"], name=body["name"])

@@ -5,7 +5,7 @@ The client is generated once per module into a temporary directory, without a si
 live server: three players register, one creates a game with a small pool, all sit down, and
 each seat sends the first of its `legal_actions` with If-Match set from the ETag the read
 declared, until the game is over; then every message of the game's stream parses as the
-declared `GameStreamFrame`, and the export and the drawn sheet come back as bytes.
+declared `GameEventFrame`, and the export and the drawn sheet come back as bytes.
 """
 
 from __future__ import annotations
@@ -106,8 +106,9 @@ async def test_a_generated_client_plays_a_whole_game(
 
 
 async def _frames_are_the_declared_shape(base: str, game_id: str, last: int) -> None:
-    """Every message of the game's stream parses as the declared `GameStreamFrame`."""
-    from preferans_client.models import GameStreamFrame
+    """Every event message of the game's stream parses as the declared `GameEventFrame` (the
+    `GameStreamFrame` that is not the opening retry)."""
+    from preferans_client.models import GameEventFrame
 
     frame: dict[str, Any] = {}
     async with (
@@ -119,7 +120,7 @@ async def _frames_are_the_declared_shape(base: str, game_id: str, last: int) -> 
             if field in ("id", "event", "data"):
                 frame[field] = value
             elif not line and "data" in frame:
-                parsed = GameStreamFrame.from_dict(
+                parsed = GameEventFrame.from_dict(
                     {
                         "id": int(frame["id"]),
                         "event": frame["event"],

@@ -48,6 +48,48 @@ async def test_a_body_that_is_not_json_is_415(client: httpx.AsyncClient) -> None
     assert plain.status_code == 201
 
 
+async def test_a_body_of_another_json_type_is_415(client: httpx.AsyncClient) -> None:
+    for kind in ("application/json-patch+json", "application/problem+json", "text/json"):
+        refused = await client.post(
+            "/v1/players", content=b'{"name": "Ann"}', headers={"content-type": kind}
+        )
+        _problem(refused, 415, "unsupported-media-type")
+    charset = await client.post(
+        "/v1/players",
+        content=b'{"name": "Ann"}',
+        headers={"content-type": "application/json; charset=utf-8"},
+    )
+    assert charset.status_code == 201, charset.text
+
+
+async def test_an_id_in_the_path_is_only_the_canonical_uuid(client: httpx.AsyncClient) -> None:
+    game_id, players = await seated_game(client)
+    hexes = game_id.replace("-", "")
+    for spelling in (f"{{{game_id}}}", f"urn:uuid:{game_id}", hexes, f"{{{hexes}}}"):
+        _problem(await client.get(f"/v1/games/{spelling}"), 404, "not-found")
+        refused = await client.post(
+            f"/v1/games/{spelling}/actions", json={"type": "pass"}, headers=players[0].auth
+        )
+        _problem(refused, 404, "not-found")
+    _problem(await client.get(f"/v1/players/{{{players[0].id}}}"), 404, "not-found")
+    assert (await client.get(f"/v1/games/{game_id}")).status_code == 200
+    assert (await client.get(f"/v1/games/{game_id.upper()}")).status_code == 200
+
+
+async def test_a_query_parameter_given_twice_is_400(client: httpx.AsyncClient) -> None:
+    refused = await client.get("/v1/games?limit=1&limit=500")
+    body = _problem(refused, 400, "validation")
+    assert body["errors"][0]["path"] == "query.limit"
+    _problem(await client.get("/v1/games?status=playing&status=finished"), 400, "validation")
+    assert (await client.get("/v1/games?limit=1&status=playing")).status_code == 200
+
+
+async def test_header_fields_beyond_16_kib_are_431(client: httpx.AsyncClient) -> None:
+    for headers in ({"x-padding": "a" * 64 * 1024}, {f"x-pad-{i}": "a" * 1024 for i in range(17)}):
+        _problem(await client.get("/v1/games", headers=headers), 431, "headers-too-large")
+    assert (await client.get("/v1/games", headers={"x-padding": "a" * 8192})).status_code == 200
+
+
 async def test_json_nested_deeper_than_any_request_is_400_not_a_crash(
     client: httpx.AsyncClient,
 ) -> None:
@@ -57,7 +99,7 @@ async def test_json_nested_deeper_than_any_request_is_400_not_a_crash(
             path, content=deep, headers={"content-type": "application/json"}
         )
         assert _problem(refused, 400, "validation")["errors"][0]["path"] == "body"
-    strings = b'{"name": "' + b"[" * 60 + b'"}'  # brackets inside a string do not nest
+    strings = b'{"name": "x' + b"[" * 60 + b'"}'  # brackets inside a string do not nest
     named = await client.post(
         "/v1/players", content=strings, headers={"content-type": "application/json"}
     )

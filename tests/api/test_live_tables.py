@@ -5,6 +5,7 @@ notifications, tokens per device."""
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import Any
 
 import asyncpg
@@ -13,6 +14,9 @@ import pytest
 from apitools import PROBLEM, Player, layouts, make_app, register
 from litestar.testing import AsyncTestClient
 
+from bots import LEVELS, Budget, seat_input
+from domain import game
+from service.eventlog.log import game_log
 from service.platform.clock import ManualClock
 
 pytestmark = pytest.mark.integration
@@ -293,14 +297,26 @@ async def test_claims_are_listed_made_rejected_and_accepted_with_the_cards_open(
     rejected = await act(client, game_id, whister, {"type": "answer_claim", "accept": False})
     assert rejected.status_code == 200
     assert rejected.json()["view"]["deal"]["claim"] is None
-    # Play goes on; the declarer claims again, less, and it is accepted.
-    claimed = await act(client, game_id, declarer, {"type": "claim", "tricks": 9})
-    assert claimed.status_code == 200
+    # Play goes on; one claim per trick: the declarer claims again in the next trick.
+    again = await act(client, game_id, declarer, {"type": "claim", "tricks": 9})
+    assert again.status_code == 409 and again.json()["code"] == "illegal.claim_limited"
+    mine = (await view(client, game_id, declarer))["legal_actions"]
+    assert not any(a["type"] == "claim" for a in mine)
+    played = await act(client, game_id, declarer, first_move(mine))
+    assert played.status_code == 200, played.text
+    while (state := await view(client, game_id, declarer))["view"]["deal"]["to_act"] != [0]:
+        moved = await act(client, game_id, whister, first_move(
+            (await view(client, game_id, whister))["legal_actions"]
+        ))  # fmt: skip
+        assert moved.status_code == 200, moved.text
+    won = state["view"]["deal"]["tricks"][0]
+    claimed = await act(client, game_id, declarer, {"type": "claim", "tricks": 8})
+    assert claimed.status_code == 200, claimed.text
     accepted = await act(client, game_id, whister, {"type": "answer_claim", "accept": True})
     assert accepted.status_code == 200, accepted.text
     seen = [e["event"] for e in accepted.json()["events"]]
     ended = next(e for e in seen if e["type"] == "deal_ended")
-    assert ended["outcome"]["tricks"][0] == 9 and sum(ended["outcome"]["tricks"]) == 10
+    assert ended["outcome"]["tricks"][0] == won + 8 and sum(ended["outcome"]["tricks"]) == 10
     kinds = [e["type"] for e in await events_of(client, game_id)]
     assert kinds.count("claim_made") == 2 and kinds.count("claim_answered") == 2
 
@@ -407,11 +423,11 @@ async def test_tokens_per_device_scopes_revocation_and_idempotent_registration(
     again = await client.post("/v1/players", json={"name": "Ana"}, headers=key)
     assert first.status_code == again.status_code == 201
     assert first.json()["id"] == again.json()["id"]
-    assert first.json()["token"] != again.json()["token"]
+    assert first.json()["token"] != again.json()["token"]  # the first, never used, is revoked
     reused = await client.post("/v1/players", json={"name": "Other"}, headers=key)
     assert reused.status_code == 422 and reused.json()["type"].endswith("idempotency-key-reused")
 
-    auth = {"Authorization": f"Bearer {first.json()['token']}"}
+    auth = {"Authorization": f"Bearer {again.json()['token']}"}
     made = await client.post(
         "/v1/players/me/tokens", json={"name": "tablet", "scope": "read"}, headers=auth
     )
@@ -435,7 +451,8 @@ async def test_tokens_per_device_scopes_revocation_and_idempotent_registration(
     )
     assert missing.status_code == 404
     listed = (await client.get("/v1/players/me/tokens", headers=auth)).json()["items"]
-    assert listed[-1]["revoked_at"] is not None and listed[0]["last_used_at"] is not None
+    assert listed[-1]["revoked_at"] is not None and listed[1]["last_used_at"] is not None
+    assert listed[0]["revoked_at"] is not None  # the token of the answer that was repeated
 
 
 async def test_a_bot_cannot_be_logged_into_and_a_program_is_shown_as_a_bot(
@@ -515,3 +532,43 @@ async def test_a_game_created_with_bots_at_its_seats_starts_and_the_bots_play_at
     assert unknown.status_code == 400
     mine = (await client.get("/v1/players/me/games", headers=host.auth)).json()
     assert [g["game"]["id"] for g in mine["active"]] == [game_id]
+
+
+async def test_a_bots_move_keeps_how_it_was_thought_and_is_thought_again_from_the_log(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    """Each bot move's events keep its level, the seed of its generator and its budget
+    (`Metadata.thought`): the same decision from the same seat view gives the same move."""
+    host = await register(client, "host")
+    created = await client.post(
+        "/v1/games", json={"bots": [{"level": "basic"}, {"level": "random"}, {"level": "basic"}]},
+        headers=host.auth,
+    )  # fmt: skip
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    for _ in range(400):
+        if (await client.get(f"/v1/games/{game_id}")).json()["version"] >= 30:
+            break
+        await asyncio.sleep(0.05)
+    log = game_log(pool, announce=False)
+    stored = await log.store.read_stream(f"game-{game_id}")
+    events = [log.decode(r) for r in stored]
+    firsts: dict[str, Any] = {}  # a command's first event: its version follows the seat's view
+    for r in stored:
+        if r.metadata.get("thought"):
+            firsts.setdefault(r.metadata["idempotency_key"], r)
+    thought = list(firsts.values())
+    assert len(thought) >= 10, [r.metadata for r in stored]
+    for record in thought:
+        level, seed, *limits = record.metadata["thought"].split()
+        assert level in ("basic", "random") and seed.startswith("seed=")
+        budget = dict(limit.split("=") for limit in limits)
+        again = LEVELS[level](
+            seat_input(events[: record.version - 1], record.metadata["seat"]),
+            random.Random(int(seed[5:], 16)),
+            Budget(seconds=float(budget["seconds"]) if "seconds" in budget else None,
+                   nodes=int(budget["nodes"]) if "nodes" in budget else None),
+        )  # fmt: skip
+        at = record.version - 1
+        produced = game.decide(again, game.fold(events[:at]))
+        assert produced == events[at : at + len(produced)], record.metadata

@@ -133,6 +133,10 @@ def test_the_documented_headers_and_the_streams_frames() -> None:
     assert {"If-Match", "Idempotency-Key"} <= names
     stream = spec["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]["200"]["content"]
     frame = stream["text/event-stream"]["schema"]["$ref"].rsplit("/", 1)[1]
-    assert set(spec["components"]["schemas"][frame]["required"]) == {"id", "event", "data"}
+    schemas = spec["components"]["schemas"]
+    kinds = [  # an event, or the opening retry
+        schemas[k["$ref"].rsplit("/", 1)[1]] for k in schemas[frame]["oneOf"]
+    ]
+    assert [set(k["required"]) for k in kinds] == [{"id", "event", "data"}, {"retry"}]
     assert "security" not in read  # the default: a token is optional
     assert spec["security"] == [{}, {"bearer": []}]

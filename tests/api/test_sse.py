@@ -8,10 +8,12 @@ import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
+import jsonschema_rs
 import pytest
 from apitools import Player, SseLog, choose, make_app, read_sse, seated_game
 from litestar import Litestar
 
+from service.app import OPENAPI_PATH
 from service.games.streams import game_stream
 
 pytestmark = pytest.mark.integration
@@ -208,3 +210,45 @@ async def test_followers_share_one_poller_and_hold_no_connection_each(
     await _until(lambda: app.state.live.followed == 0)  # disconnects unsubscribe (litestar#3772)
     assert followed == 1
     assert during == before
+
+
+def _messages(log: SseLog) -> list[dict]:
+    """What a stream sent, one JSON object per message: the opening ``retry``, then events."""
+    events = [{"id": f.id, "event": f.event, "data": json.loads(f.data)} for f in log.frames]
+    return [{"retry": log.retry}, *events]
+
+
+async def test_every_frame_of_both_streams_matches_its_declared_schema(
+    http: httpx.AsyncClient,
+) -> None:
+    spec = json.loads(OPENAPI_PATH.read_text())
+
+    def validator(frame: str) -> jsonschema_rs.Validator:
+        schema = {"$ref": f"#/components/schemas/{frame}", "components": spec["components"]}
+        return jsonschema_rs.validator_for(schema)
+
+    game_id, players = await seated_game(http, seed="sse frames")
+    game_log, notes_log = SseLog(), SseLog()
+
+    async def follow_me() -> None:
+        async with http.stream("GET", "/v1/players/me/stream", headers=players[1].auth) as r:
+            async for _ in read_sse(r, notes_log):
+                pass
+
+    followers = [
+        await _background(_follow(http, game_id, game_log, players[0].auth)),
+        await _background(follow_me()),
+    ]
+    try:
+        version = await _play(http, game_id, players, 6, seed=5)
+        await _until(lambda: bool(game_log.frames) and game_log.frames[-1].id == version)
+        await _until(lambda: bool(notes_log.frames))
+    finally:
+        for task in followers:
+            task.cancel()
+    for frame, log in (("GameStreamFrame", game_log), ("NotificationFrame", notes_log)):
+        check = validator(frame)
+        for message in _messages(log):
+            errors = [str(e) for e in check.iter_errors(message)]
+            assert errors == [], (frame, message, errors)
+        assert not check.is_valid({"id": 1, "event": "your_turn"})  # the data is required

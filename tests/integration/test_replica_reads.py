@@ -6,6 +6,7 @@ it, even while the standby's replay is paused."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
@@ -70,8 +71,10 @@ async def statements(cluster: Cluster) -> int:
 
 async def a_game(client) -> tuple[str, list[dict[str, str]]]:  # type: ignore[no-untyped-def]
     auth = []
-    for name in ("Anna", "Vera", "Kolya"):
-        body = (await client.post("/v1/players", json={"name": name})).json()
+    for name in ("Anna", "Vera", "Kolya"):  # names are unique: each game's players their own
+        body = (
+            await client.post("/v1/players", json={"name": f"{name} {uuid.uuid4().hex[:8]}"})
+        ).json()
         auth.append({"Authorization": f"Bearer {body['token']}"})
     game_id = (await client.post("/v1/games", json={"seat": 0}, headers=auth[0])).json()["id"]
     for seat in (1, 2):

@@ -460,3 +460,32 @@ def test_a_numbered_document_s_own_sections_must_exist(defined: dict[str, frozen
     assert [f.split(": ", 1)[0] for f in found] == ["docs/bots.md:1", "docs/bots.md:2"]
     assert "§12.1 is not a section of this file" in found[0]
     assert "§4.20 is not a section of this file" in found[1]
+
+
+def test_the_conventions_overcall_misere_without_the_talon_as_the_auction_does() -> None:
+    """With `miser_without_talon` alone a ten overcalls `MISERWT`, never a nine without the
+    talon (those need `talonless_games`): the option's row said otherwise."""
+    from domain.cards import MISER, MISER_WT
+    from domain.deal.decider import decide, evolve, initial_state, legal_actions, to_act
+    from domain.deal.messages import MakeBid, Pass, StartDeal
+    from domain.rules import rules_for
+
+    rules = rules_for("sochi", {"bidding": {"miser_without_talon": True}})
+    deck = [f"{r}{s}" for s in "SCDH" for r in "789TJQKA"]
+    state = initial_state(rules)
+    hands = (tuple(deck[0:10]), tuple(deck[10:20]), tuple(deck[20:30]))
+    start = StartDeal(dealer=2, hands=hands, talon=(deck[30], deck[31]))
+    for command in (start, MakeBid(seat=0, bid=MISER), MakeBid(seat=1, bid="9S"),
+                    Pass(seat=2), MakeBid(seat=0, bid=MISER_WT)):  # fmt: skip
+        for event in decide(command, state):
+            state = evolve(state, event)
+    (seat,) = to_act(state)
+    overcalls = {a.bid for a in legal_actions(state, seat) if isinstance(a, MakeBid)}
+    assert overcalls == {"10S"}
+    row = next(
+        line
+        for line in (DOCS / "conventions.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `miser_without_talon` |")
+    )
+    assert "a nine without the talon or a ten overcalls" not in row
+    assert "`talonless_games`" in row

@@ -25,11 +25,13 @@ class PlayerCreated(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     name: str
     kind: Literal["human", "program"] = "human"
-    token: str
+    token: str | None
     """The bearer token: shown this once, stored only as a hash. Send it as
-    ``Authorization: Bearer <token>``."""
-    token_id: str
-    """The token's id, to revoke it (``DELETE /v1/players/me/tokens/{id}``)."""
+    ``Authorization: Bearer <token>``. Null on a repeat of the registration once the token
+    answered before was used (a token is never shown twice)."""
+    token_id: str | None
+    """The token's id, to revoke it (``DELETE /v1/players/me/tokens/{id}``); null with
+    ``token``."""
 
 
 class Me(msgspec.Struct, frozen=True, kw_only=True):

@@ -148,3 +148,12 @@ def test_every_level_meets_every_kind_of_decision_and_answers_it_legally() -> No
             assert met[f"{kind} ({level})"], f"{level} never met {kind}"
     for kind in ("PlayCard misère", "DeclareTotus", "Concede", "MakeBid dark"):
         assert met[f"{kind} (basic)"] or met[f"{kind} (random)"], kind
+
+
+def test_the_default_action_of_nothing_is_a_named_refusal_not_an_index_error():
+    import pytest
+
+    from bots.common import NoLegalAction, default_action
+
+    with pytest.raises(NoLegalAction):
+        default_action([])

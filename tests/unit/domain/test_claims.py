@@ -3,6 +3,7 @@ on his turn; the seats playing the other hands accept or reject; acceptance ends
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from test_game import HANDS, TALON, run, seated
 
@@ -23,7 +24,7 @@ from domain.deal.messages import (
     TakeTalon,
 )
 from domain.deal.view import visible_cards
-from domain.errors import IllegalAction
+from domain.errors import ClaimLimited, IllegalAction
 from domain.rules import rules_for
 
 
@@ -108,7 +109,8 @@ def test_a_rejected_claim_lets_play_go_on_from_where_it_stood():
     state, events = run(state, AnswerClaim(seat=2, accept=False))
     assert events == [ClaimAnswered(seat=2, accept=False)]
     assert g.to_act(state) == (0,)
-    assert state.deal == before.deal
+    assert msgspec.structs.replace(state.deal, claimed=()) == before.deal
+    assert state.deal.claimed == ((0, 0),)  # the claim is remembered, for the limit
     assert any(isinstance(a, PlayCard) for a in g.legal_actions(state, 0))
     refused(state, AnswerClaim(seat=1, accept=True), "no_claim")
 
@@ -155,3 +157,33 @@ def test_a_claim_shows_no_hidden_card():
     state, _ = run(state, Claim(seat=0, tricks=6))
     for seat, seen in before.items():
         assert visible_cards(g.game_view(state, seat).deal) == seen
+
+
+def test_a_seat_makes_at_most_one_claim_per_trick():
+    # 121 claims in 5 deals, each held up for an answer: one claim per trick and seat now.
+    state = to_declarers_turn(contract_play())
+    state, _ = run(state, Claim(seat=0, tricks=10), AnswerClaim(seat=1, accept=False))
+    assert g.to_act(state) == (0,)
+    assert not any(isinstance(a, Claim) for a in g.legal_actions(state, 0))
+    with pytest.raises(ClaimLimited) as refusal:
+        g.decide(Claim(seat=0, tricks=9), state)
+    assert refusal.value.code == "illegal.claim_limited"
+    # his card ends the first trick; in the next he may claim once more
+    state, _ = run(state, next(a for a in g.legal_actions(state, 0) if isinstance(a, PlayCard)))
+    state = to_declarers_turn(state)
+    assert state.deal.tricks_played == 1
+    assert any(isinstance(a, Claim) for a in g.legal_actions(state, 0))
+    state, _ = run(state, Claim(seat=0, tricks=9), AnswerClaim(seat=2, accept=False))
+    refused(state, Claim(seat=0, tricks=8), "claim_limited")
+
+
+def test_in_an_all_pass_each_seat_has_its_own_claim_per_trick():
+    state = seated()
+    state, _ = run(state, g.DealCards(hands=HANDS, talon=TALON), *(Pass(seat=s) for s in (1, 2, 0)))
+    (seat,) = g.to_act(state)
+    state, events = run(state, Claim(seat=seat, tricks=0))
+    state, _ = run(state, AnswerClaim(seat=events[0].asked[0], accept=False))
+    refused(state, Claim(seat=seat, tricks=1), "claim_limited")
+    state, _ = run(state, next(a for a in g.legal_actions(state, seat) if isinstance(a, PlayCard)))
+    (other,) = g.to_act(state)
+    assert any(isinstance(a, Claim) for a in g.legal_actions(state, other))

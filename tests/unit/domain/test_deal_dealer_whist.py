@@ -262,3 +262,39 @@ def test_a_deal_whisted_by_the_dealer_is_played_out_to_ten_tricks(rules):
     assert isinstance(state, DealFinished)
     assert sum(state.outcome.tricks) == 10 and state.outcome.tricks[DEALER] == 0
     assert state.outcome.defenders[-1] == DefenderRole(seat=DEALER, choice="whist", whist_rank=1)
+
+
+# --- may_look: S4 3.8.8 as written, the dealer *may* look --------------------------------------
+
+MAY_LOOK = with_rules(players=4, players4={"dealer_whist_hand": "may_look"})
+
+
+def test_the_dealer_may_whist_without_looking_where_the_source_says_he_may_look():
+    # S4 3.8.8: «сдатчику, который может посмотреть в карты одного из противников» — he may.
+    given = half_whist_let_stand(MAY_LOOK)
+    assert legal_actions(given, DEALER) == [
+        CallWhist(seat=DEALER, choice="whist"),
+        CallWhist(seat=DEALER, choice="pass"),
+        look(1),
+        look(2),
+    ]
+    # not having looked, he has no hand to play closed: both lie open, he plays both
+    events = events_of(given, whist(DEALER))
+    started = next(e for e in events if isinstance(e, PlayStarted))
+    assert started.open_play and started.controllers == (0, DEALER, DEALER, -1)
+    assert next(e for e in events if isinstance(e, HandsOpened)).seats == (1, 2)
+
+
+def test_a_dealer_who_looked_first_plays_as_under_looked():
+    state = after(half_whist_let_stand(MAY_LOOK), look(1))
+    assert [a.choice for a in legal_actions(state, DEALER)] == ["whist", "pass"]
+    state = after(state, whist(DEALER))
+    assert legal_actions(state, DEALER) == [open_play(DEALER), closed_play(DEALER)]
+    events = events_of(state, closed_play(DEALER))
+    started = next(e for e in events if isinstance(e, PlayStarted))
+    assert started.controllers == (0, DEALER, 2, -1)
+
+
+def test_under_may_look_the_dealer_may_pass_without_looking_too():
+    state = after(half_whist_let_stand(MAY_LOOK), whist_pass(DEALER))
+    assert isinstance(state, DealFinished) and not state.outcome.played

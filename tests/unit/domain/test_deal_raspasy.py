@@ -23,10 +23,13 @@ from deal_helpers import (
     with_rules,
 )
 
+from domain.deal import claims
 from domain.deal.decider import decide, evolve, legal_actions, to_act
 from domain.deal.messages import (
     AllPassed,
     CardPlayed,
+    Claim,
+    ClaimMade,
     Passed,
     PlayStarted,
     TalonCardTurned,
@@ -34,7 +37,7 @@ from domain.deal.messages import (
 )
 from domain.deal.play_rules import trick_winner
 from domain.deal.state import DealFinished, Playing
-from domain.errors import IllegalAction, InvalidRules
+from domain.errors import ClaimLimited, IllegalAction, InvalidRules
 from domain.outcome import DealOutcome
 from domain.rules import ROSTOV, rules_for
 
@@ -224,6 +227,30 @@ def test_the_dealer_takes_both_talon_tricks_when_both_talon_cards_win_and_no_oth
     finished = play_out(state)
     assert isinstance(finished, DealFinished)
     assert finished.outcome.tricks[3] == 2
+
+
+def test_nobody_claims_while_the_dealer_still_plays_a_talon_card():
+    # A claim in trick 1 or 2 would give every trick left to the other two players, the
+    # dealer's talon ace included, and he is not asked: no claim until the talon is played.
+    state = four_all_pass(DEALER_TALON)
+    for cards in ("", "7S 9C 7H"):
+        state = play_cards(state, cards) if cards else state
+        (seat,) = to_act(state)
+        assert claims.claim_offers(state, seat) == []
+        with pytest.raises(ClaimLimited):
+            decide(Claim(seat=seat, tricks=0), state)
+    state = play_cards(state, "8S 8D QD")
+    (seat,) = to_act(state)
+    assert state.tricks == (0, 0, 1, 1) and state.tricks_played == 2
+    assert claims.claim_offers(state, seat)[-1] == Claim(seat=seat, tricks=0)
+    (made,) = decide(Claim(seat=seat, tricks=8), state)
+    assert isinstance(made, ClaimMade) and made.remaining == 8 and 3 not in made.asked
+
+
+def test_when_the_dealer_sits_out_claims_are_open_from_the_first_all_pass_trick():
+    state = four_all_pass(with_rules(players=4))
+    (seat,) = to_act(state)
+    assert claims.claim_offers(state, seat)
 
 
 def test_when_the_dealer_sits_out_the_same_talon_trick_goes_to_the_highest_follower():

@@ -15,7 +15,7 @@ from pulkas import flat, play_pulka, small_rules
 from domain import game as g
 from domain.deal.messages import DealEnded, DealStarted
 from domain.outcome import DealOutcome, DefenderRole
-from domain.rules import SOCHI
+from domain.rules import SOCHI, rules_for
 from domain.scoring import score_deal
 from domain.settlement import settle
 from domain.sheet import DealScore, Entry, PoolSheet, apply_score, empty_sheet
@@ -195,3 +195,27 @@ def test_events_that_write_nothing_leave_the_model_unchanged():
     quiet = [e for e in flat(appends) if type(e).__struct_config__.tag not in sheet.HANDLED]
     assert quiet, "a deal in play has bids and cards"
     assert all(sheet.apply(model, e) is model for e in quiet)
+
+
+@pytest.mark.parametrize(
+    ("dealer_raspasy", "shown"), [("plays_talon", (1, 0, 4, 5)), ("sits_out", (None, 0, 4, 5))]
+)
+def test_a_dealer_at_four_who_played_the_talon_has_his_all_pass_tricks_on_the_sheet(
+    dealer_raspasy, shown
+):
+    # Seat 0 deals at four; under plays_talon he took a talon trick and is charged for it, so
+    # the sheet shows it (it used to show null beside the trick written to his mountain).
+    rules = rules_for("sochi", {"players": 4, "players4": {"dealer_raspasy": dealer_raspasy}})
+    players = [*PLAYERS, "p-north"]
+    outcome = DealOutcome(kind="raspasy", dealer=0, seats=4, hands=(1, 2, 3), tricks=(1, 0, 4, 5))
+    score = score_deal(outcome, empty_sheet(4), rules)
+    model = fold([
+        g.GameCreated(rules=rules, first_dealer=0),
+        *(g.PlayerSeated(seat=i, player=p) for i, p in enumerate(players)),
+        DealStarted(dealer=0, hands=((), (), (), ()), talon=()),
+        DealEnded(outcome=outcome),
+        g.DealScored(deal_no=1, score=score, next_dealer=1),
+    ])  # fmt: skip
+    assert model.deals[-1].tricks == shown
+    dealer_mountain = sum(e.amount for e in score.entries if e.seat == 0 and e.kind == "mountain")
+    assert (dealer_mountain > 0) == (dealer_raspasy == "plays_talon")
