@@ -173,6 +173,7 @@ GRANT SELECT ON public.alembic_version TO {BOTS_ROLE};
 GRANT SELECT ON es.events, es.streams, es.snapshots TO {BOTS_ROLE};
 GRANT SELECT ON api.games, api.players TO {BOTS_ROLE};
 GRANT INSERT ON api.players TO {BOTS_ROLE};
+GRANT SELECT, INSERT ON api.player_names TO {BOTS_ROLE};  -- the bots' names, at their registration
 GRANT UPDATE (due_at, bot_due_at) ON api.games TO {BOTS_ROLE};
 GRANT EXECUTE ON FUNCTION es.command({COMMAND_ARGS}), es.commands({COMMANDS_ARGS}),
   es.event_hash({HASH_ARGS}), api.deal_source(uuid) TO {BOTS_ROLE};
