@@ -36,6 +36,7 @@ from typing import Any, Literal
 import asyncpg
 
 from bots.budget import Budget
+from migrations import APP_ROLE, BOTS_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
 from service.api.rate_limits import Policy, RateLimiter
 from service.eventlog.hints import HintHub
 from service.eventlog.log import EventLog, game_log
@@ -49,6 +50,7 @@ from service.platform.database import (
     app_dsn,
     pool_from_settings,
     resolve_dsn,
+    role_dsn,
     upgrade_async,
 )
 from service.platform.entropy import SYSTEM_ENTROPY, Entropy
@@ -64,7 +66,17 @@ from service.workers.steward import Steward
 
 log = logging.getLogger(__name__)
 
-Role = Literal["api", "bots", "cli"]
+Role = Literal["api", "bots", "cli", "projections"]
+
+LOGINS: dict[str, str] = {
+    "api": APP_ROLE, "cli": APP_ROLE, "bots": BOTS_ROLE, "projections": PROJECTIONS_ROLE,
+}  # fmt: skip
+"""The database role each kind of process logs in as (migration 0016; docs/operations.md). The
+API process's projections, analyst and snapshots' writer log in as the projections' role and
+its purger as the purger's, each on a small pool of its own."""
+
+WORKER_POOL_SIZE = 8
+"""Connections at most of a worker's own pool (a projection's leadership holds one each)."""
 
 SHUTDOWN_TIMEOUT = 5.0
 """Seconds a background worker (or a busy connection) may take to stop before it is dropped."""
@@ -97,6 +109,10 @@ class Services:
     analyst: Analyst | None = None
     limiter: RateLimiter | None = None
     replica_pool: asyncpg.Pool | None = None
+    projections_pool: asyncpg.Pool | None = None
+    """The projections' role's pool: the read models, their checkpoints, the snapshots."""
+    purger_pool: asyncpg.Pool | None = None
+    """The purger's role's pool: expired keys and old notifications."""
     health: HealthProbe | None = None
     """/health's reserved connection (the API role), outside the pool."""
     background: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -139,7 +155,9 @@ async def open_services(
     """The collaborators of a process of ``role``, open until the block ends.
 
     ``dsn`` is the administrator's URL (default: DATABASE_URL, or the embedded server); the
-    pool logs in as the least-privileged role (`service.platform.database.app_dsn`).
+    pool logs in as the role's own least-privileged login (`LOGINS`,
+    `service.platform.database.role_dsn`); ``projections`` is the CLI with the projections'
+    role (``preferans projections …``).
     ``migrate`` brings the schema up to date first. ``clock`` is the one clock of every
     command's stamp and every deadline (tests hand a `service.platform.clock.ManualClock`).
     ``entropy`` is the one source of every game's random draws: secrets, client seeds, the
@@ -150,8 +168,8 @@ async def open_services(
         admin = await asyncio.to_thread(resolve_dsn, settings)
     if migrate:
         await upgrade_async(admin, app_password=settings.app_password)
-    # The request path logs in as the least-privileged role, never as the administrator.
-    pool = await pool_from_settings(settings, app_dsn(admin, settings))
+    # Each process kind logs in as its own least-privileged role, never as the administrator.
+    pool = await pool_from_settings(settings, role_dsn(admin, settings, LOGINS[role]))
     if role == "api":
         event_log = game_log(
             pool,
@@ -174,6 +192,8 @@ async def open_services(
         log.warning("the services draw from %r: every deal is predictable (tests only)", entropy)
     try:
         if role == "api":
+            services.projections_pool = await _worker_pool(settings, admin, PROJECTIONS_ROLE)
+            services.purger_pool = await _worker_pool(settings, admin, PURGER_ROLE)
             await _api(services, live_poll_interval, live_queue_size)
         elif role == "bots":
             await _bots(services)
@@ -205,8 +225,22 @@ def bots_main(settings: Settings) -> int:
     return 0
 
 
-def _snapshots(settings: Settings, pool: asyncpg.Pool) -> Snapshots[Any] | None:
-    return game_snapshots(pool, every=settings.snapshot_every) if settings.snapshots else None
+async def _worker_pool(settings: Settings, admin: str, role: str) -> asyncpg.Pool:
+    """A small pool of a background worker's own role."""
+    return await pool_from_settings(
+        settings, role_dsn(admin, settings, role),
+        max_size=min(settings.pool_max_size, WORKER_POOL_SIZE),
+    )  # fmt: skip
+
+
+def _snapshots(
+    settings: Settings, pool: asyncpg.Pool, writer: asyncpg.Pool | None
+) -> Snapshots[Any] | None:
+    """Snapshots read on ``pool``, written (after their audit) on ``writer``'s role only; a
+    process without one only reads them."""
+    if not settings.snapshots:
+        return None
+    return game_snapshots(pool, every=settings.snapshot_every, writer=writer)
 
 
 def _bot_steward(services: Services) -> Steward:
@@ -228,11 +262,13 @@ def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
     invites, expired registration keys, and (once) the names of players registered before
     names were compared."""
 
-    notes, players = services.notes, services.players
-    assert notes is not None and players is not None
+    players = services.players
+    assert players is not None and services.purger_pool is not None
+    # The purges run as the purger's role (0016); the names' claim is the API's.
+    notes, registrations = Notes(services.purger_pool), Players(services.purger_pool)
 
     async def purge() -> int:
-        purged = await notes.purge() + await players.purge_registrations()
+        purged = await notes.purge() + await registrations.purge_registrations()
         await players.claim_names()
         return purged
 
@@ -255,7 +291,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     if settings.replica_database_url:
         services.replica_pool = await pool_from_settings(settings, settings.replica_database_url)
         replica = event_log.on(services.replica_pool)
-    services.snapshots = _snapshots(settings, pool)
+    services.snapshots = _snapshots(settings, pool, services.projections_pool)
     services.games = games = GameService(
         event_log,
         services.lobby,
@@ -278,8 +314,10 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
     )  # fmt: skip
-    services.projections = projections = Projections(event_log)
-    services.analyst = Analyst(event_log) if settings.analysis else None
+    assert services.projections_pool is not None and services.purger_pool is not None
+    read_models = event_log.on(services.projections_pool)
+    services.projections = projections = Projections(read_models)
+    services.analyst = Analyst(read_models) if settings.analysis else None
     if settings.rate_limits:
         services.limiter = RateLimiter(
             pool,
@@ -289,8 +327,9 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
             ],
         )
     purger = KeyPurger(
-        event_log, interval=settings.key_purge_interval, also=_other_purges(services)
-    )
+        event_log.on(services.purger_pool), interval=settings.key_purge_interval,
+        also=_other_purges(services),
+    )  # fmt: skip
     bot_steward = _bot_steward(services) if settings.bot_worker == "inline" else None
     # The hints, wired once: an append here, or another process's heard on the hub's one
     # LISTEN connection, wakes whoever waits on one; a revoked token's news reaches the players.
@@ -331,7 +370,7 @@ async def _bots(services: Services) -> None:
     services.bots = bots = BotPlayers()
     services.players = Players(pool)
     services.lobby = Lobby(pool)
-    services.snapshots = _snapshots(settings, pool)
+    services.snapshots = _snapshots(settings, pool, None)  # it reads them; the API's writer writes
     services.games = GameService(
         event_log, services.lobby, players=services.players, cache_size=settings.state_cache_size,
         snapshots=services.snapshots, clock=services.clock, entropy=services.entropy,
@@ -349,6 +388,13 @@ async def _bots(services: Services) -> None:
         services.start(services.snapshots.run(), "snapshots")
 
 
+async def _close_pool(pool: asyncpg.Pool) -> None:
+    try:
+        await asyncio.wait_for(pool.close(), SHUTDOWN_TIMEOUT)
+    except TimeoutError:
+        pool.terminate()
+
+
 async def _close(services: Services) -> None:
     """Stop the background, then close the log, the caches' writers and the pools."""
     await services.event_log.close()
@@ -362,6 +408,9 @@ async def _close(services: Services) -> None:
         await stop_task(task)
     if services.replica_pool is not None:
         services.replica_pool.terminate()
+    for own in (services.projections_pool, services.purger_pool):
+        if own is not None:
+            await _close_pool(own)
     if services.health is not None:
         await services.health.close()
     try:

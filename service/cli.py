@@ -27,7 +27,7 @@ import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -58,15 +58,19 @@ EXIT_CODES = {
 either signal exits 0)."""
 
 
-def _with_log(settings: Settings, action: Callable[[EventLog[Any]], Awaitable[int]]) -> int:
+def _with_log(
+    settings: Settings,
+    action: Callable[[EventLog[Any]], Awaitable[int]],
+    role: Literal["cli", "projections"] = "cli",
+) -> int:
     """Run ``action`` with the games' event log on the configured database (the ``cli`` role
-    of `service.bootstrap.open_services`)."""
+    of `service.bootstrap.open_services`, or ``projections`` for the read models' commands)."""
     from service.bootstrap import open_services
 
     dsn = preflight.database_dsn(settings)
 
     async def main() -> int:
-        async with open_services(settings, "cli", dsn=dsn) as services:
+        async with open_services(settings, role, dsn=dsn) as services:
             return await action(services.event_log)
 
     return asyncio.run(main())
@@ -219,7 +223,7 @@ def _with_projections(settings: Settings, action: Callable[[Projections], Awaita
         return await action(Projections(event_log))
 
     try:
-        return _with_log(settings, run)
+        return _with_log(settings, run, "projections")
     except ProjectionError as exc:
         print(f"preferans projections: {exc}", file=sys.stderr)
         return 1

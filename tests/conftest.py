@@ -41,7 +41,7 @@ import _hypothesis  # noqa: F401  (registers and loads the Hypothesis profiles)
 import asyncpg
 import pytest
 
-from migrations import APP_ROLE
+from migrations import APP_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
 from service.platform.database import create_pool, upgrade_async, with_database, with_user
 
 pytest_plugins = ("_interrupt",)  # SIGTERM stops the run with its summary, as Ctrl-C does
@@ -291,6 +291,27 @@ async def empty_database_dsn(pg_server_dsn: str) -> AsyncIterator[str]:
 async def pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """A service pool (msgspec jsonb codecs) on this test's database, as the schema owner."""
     created = await create_pool(database_dsn, min_size=1, max_size=10)
+    try:
+        yield created
+    finally:
+        await created.close()
+
+
+@pytest.fixture
+async def projections_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    """A service pool running as ``preferans_projections``: the read models' and snapshots'
+    writer (migration 0016)."""
+    created = await create_pool(with_user(database_dsn, PROJECTIONS_ROLE), min_size=1, max_size=20)
+    try:
+        yield created
+    finally:
+        await created.close()
+
+
+@pytest.fixture
+async def purger_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    """A service pool running as ``preferans_purger``: expired keys and notifications only."""
+    created = await create_pool(with_user(database_dsn, PURGER_ROLE), min_size=1, max_size=4)
     try:
         yield created
     finally:

@@ -38,6 +38,7 @@ from service.eventlog.store import (
     IdempotencyKeyInFlight,
     IdempotencyKeyReused,
     InvalidIdempotencyKey,
+    LogRefused,
     StreamConflict,
     StreamUnreadable,
     WriteRefused,
@@ -420,6 +421,8 @@ def map_exception(exc: Exception) -> Mapped:
             problem = _problem("not-seated", exc.message)
         case Forbidden():
             problem = _problem("forbidden", exc.message, code=exc.code)
+        case LogRefused():
+            problem = _problem("forbidden", str(exc), code="log_refused")
         case WriteRefused():
             problem = _problem("unauthenticated", "this bearer token was revoked")
             headers["WWW-Authenticate"] = 'Bearer realm="preferans", error="invalid_token"'

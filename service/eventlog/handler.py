@@ -63,6 +63,7 @@ from service.eventlog.store import (
     EventStore,
     FeedCursor,
     IdempotencyKey,
+    LogRefused,
     Metadata,
     NewEvent,
     RecordedEvent,
@@ -406,8 +407,9 @@ class CommandHandler(Generic[C, S, E]):
                     raise
                 refused = Decision(version=loaded.version, at=context.at, refusal=refusal_of(exc))
                 stored = await self.store.command(
-                    stream_id, [], None, key=key, key_ttl=self.key_ttl, decision=refused
-                )
+                    stream_id, [], None, key=key, key_ttl=self.key_ttl, decision=refused,
+                    summary=self._unchanged(stream_id, command, loaded),
+                )  # fmt: skip
                 if stored.outcome == "replayed":
                     return self._replayed(stream_id, stored)
                 raise
@@ -487,8 +489,9 @@ class CommandHandler(Generic[C, S, E]):
             if key is None:
                 return result
             stored = await self.store.command(
-                stream_id, [], None, key=key, key_ttl=self.key_ttl, decision=result.decision
-            )
+                stream_id, [], None, key=key, key_ttl=self.key_ttl, decision=result.decision,
+                summary=self._unchanged(stream_id, command, loaded),
+            )  # fmt: skip
             if stored.outcome == "replayed":
                 return self._replayed(stream_id, stored)
             return result
@@ -537,6 +540,13 @@ class CommandHandler(Generic[C, S, E]):
         self.log.committed(stream_id, result.version)
         return result
 
+    def _unchanged(self, stream_id: str, command: C, loaded: _Loaded[S]) -> Any:
+        """The effects of a command that appends nothing: its caller's token alone, with which
+        the log's writer vouches that the key is the caller's (migration 0015)."""
+        if self.effects is None:
+            return None
+        return self.effects(stream_id, command, loaded.state, loaded.state, loaded.version)
+
     async def _stored(self, stream_id: str, key: IdempotencyKey) -> CommandResult[S, E] | None:
         """The decision stored under ``key`` if an earlier attempt committed one, else None.
 
@@ -550,6 +560,8 @@ class CommandHandler(Generic[C, S, E]):
                 outcome = await self.store.command(
                     stream_id, [], ANY, key=key, key_ttl=self.key_ttl, conn=conn
                 )
+            except LogRefused:  # no decision stored: the writer asked who claims a new key
+                return None
             finally:
                 await transaction.rollback()
         return self._replayed(stream_id, outcome) if outcome.outcome == "replayed" else None

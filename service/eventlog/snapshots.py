@@ -14,7 +14,13 @@ A snapshot is what it says, a cache, never the truth:
   does not hold, is ignored and written again from the fold;
 - written after the commit, in the background, in batches (`Snapshots.offer`, `Snapshots.run`):
   never on a command's path, and through ``es.save_snapshots``, which stores only a snapshot
-  of an event the log holds.
+  of an event the log holds. Only the snapshots' writer's role may call it (the projections'
+  role, migration 0016): the request path reads snapshots and offers states, it cannot write;
+- audited: the writer refolds a sample of what it is offered (``audit_every``: one in so
+  many; 1, the default, is every one) from the log's first event, and writes only a state
+  equal to that refold: a mismatch is discarded, logged and counted
+  (``preferans_snapshot_mismatches_total``). A process with no writer (``writer`` None) only
+  reads.
 
 `StateCodec` turns a `domain.game` state into bytes (msgpack) and back.
 """
@@ -26,20 +32,26 @@ import hashlib
 import logging
 import typing
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import asyncpg
 import msgspec
 
 from domain import game
 from domain.deal.state import DealState
+from service.eventlog.codec import domain_codec
+from service.platform.metrics import SNAPSHOT_MISMATCHES
 from service.platform.worker_kit import Worker
 
 log = logging.getLogger(__name__)
 
 S = TypeVar("S")
+
+Refold = Callable[[str, int, uuid.UUID], Awaitable["S | None"]]
+"""``refold(stream, version, event_id)``: the state folded from the stream's first event up to
+that one, None if the log does not hold that event at that version."""
 
 SNAPSHOT_EVERY = 100
 """Events between two snapshots of a stream: a cold load folds fewer than this many (about
@@ -47,6 +59,9 @@ SNAPSHOT_EVERY = 100
 
 _READ = """
 SELECT version, event_id, state FROM es.snapshots WHERE stream_id = $1 AND fold_version = $2"""
+_FOLD = """
+SELECT event_id, event_type, schema_version, data FROM es.events
+ WHERE stream_id = $1 AND version <= $2 ORDER BY version"""
 _SAVE = "SELECT es.save_snapshots($1::text[], $2::text, $3::bigint[], $4::uuid[], $5::bytea[])"
 
 
@@ -132,7 +147,10 @@ class Snapshots(Generic[S]):
 
     ``every``: events between two snapshots of a stream. ``pending``: snapshots waiting to be
     written, at most (one per stream: a newer one replaces an older); beyond it an offer is
-    dropped, which costs only a longer fold later.
+    dropped, which costs only a longer fold later. ``writer``: the pool of the role that may
+    write snapshots (default ``pool``; None: this process only reads them). ``refold(stream,
+    version, event_id)``: the stream's state folded from its first event up to that one (None
+    if the log does not hold it there), for the audit of one offer in ``audit_every``.
     """
 
     def __init__(
@@ -145,10 +163,19 @@ class Snapshots(Generic[S]):
         every: int = SNAPSHOT_EVERY,
         pending: int = 10_000,
         flush_interval: float = 0.2,
+        writer: asyncpg.Pool | Literal["same"] | None = "same",
+        refold: Refold[S] | None = None,
+        audit_every: int = 1,
     ) -> None:
         if every < 1:
             raise ValueError(f"a snapshot every {every} events is no snapshot")
+        if audit_every < 1:
+            raise ValueError(f"an audit of one snapshot in {audit_every} audits none")
         self.pool = pool
+        self.writer = pool if writer == "same" else writer
+        self.refold = refold
+        self.audit_every = audit_every
+        self._offered = 0
         self.encode = encode
         self.decode = decode
         self.version = version
@@ -160,6 +187,7 @@ class Snapshots(Generic[S]):
         self.worker = Worker("snapshots", self._round, interval=3600.0, pace=flush_interval)
         self.saved = 0
         self.dropped = 0
+        self.mismatched = 0
 
     async def read(self, stream_id: str, *, conn: asyncpg.Connection | None = None
                    ) -> Snapshot[S] | None:  # fmt: skip
@@ -181,6 +209,8 @@ class Snapshots(Generic[S]):
 
     def offer(self, stream_id: str, version: int, event_id: uuid.UUID, state: S) -> None:
         """Write this state as the stream's snapshot soon (never on the caller's path)."""
+        if self.writer is None:
+            return
         held = self._pending.get(stream_id)
         if held is not None and held[0] >= version:
             return
@@ -195,10 +225,15 @@ class Snapshots(Generic[S]):
         if not self._pending:
             return 0
         batch, self._pending = self._pending, {}
+        assert self.writer is not None, "a process that only reads snapshots holds no offers"
         streams, versions, ids, states = [], [], [], []
         for stream_id, (version, event_id, state) in batch.items():
             data = self.encode(state)
             if data is None:
+                continue
+            self._offered += 1
+            audit = self.refold is not None and self._offered % self.audit_every == 0
+            if audit and not await self._audited(stream_id, version, event_id, data):
                 continue
             streams.append(stream_id)
             versions.append(version)
@@ -206,9 +241,26 @@ class Snapshots(Generic[S]):
             states.append(data)
         if not streams:
             return 0
-        stored: int = await self.pool.fetchval(_SAVE, streams, self.version, versions, ids, states)
+        stored: int = await self.writer.fetchval(
+            _SAVE, streams, self.version, versions, ids, states
+        )
         self.saved += stored
         return stored
+
+    async def _audited(
+        self, stream_id: str, version: int, event_id: uuid.UUID, data: bytes
+    ) -> bool:
+        """Whether ``data`` is the state the log folds to at that event, from its first."""
+        assert self.refold is not None
+        folded = await self.refold(stream_id, version, event_id)
+        if folded is not None and self.encode(folded) == data:
+            return True
+        self.mismatched += 1
+        SNAPSHOT_MISMATCHES.inc()
+        log.error(
+            "snapshot of %s at %s discarded: it is not the log's fold from zero", stream_id, version
+        )
+        return False
 
     async def run(self) -> None:
         """Write what is offered, every ``flush_interval`` at most, for ever."""
@@ -227,7 +279,28 @@ class Snapshots(Generic[S]):
             await self.flush()
 
 
-def game_snapshots(pool: asyncpg.Pool, *, every: int = SNAPSHOT_EVERY) -> Snapshots[Any]:
-    """The snapshots of the games' states on ``pool``."""
+def game_snapshots(
+    pool: asyncpg.Pool,
+    *,
+    every: int = SNAPSHOT_EVERY,
+    writer: asyncpg.Pool | Literal["same"] | None = "same",
+    audit_every: int = 1,
+) -> Snapshots[Any]:
+    """The snapshots of the games' states, read on ``pool`` and written on ``writer`` (see
+    `Snapshots`), each offer refolded from the log (on the writer's pool) one in
+    ``audit_every``."""
     codec = StateCodec()
-    return Snapshots(pool, codec.encode, codec.decode, version=fold_version(), every=every)
+    writing = pool if writer == "same" else writer
+
+    async def refold(stream_id: str, version: int, event_id: uuid.UUID) -> Any:
+        assert writing is not None
+        rows = await writing.fetch(_FOLD, stream_id, version)
+        if len(rows) != version or rows[-1]["event_id"] != event_id:
+            return None
+        decode = domain_codec().decode
+        return game.fold([decode(r[1], r[2], r[3]) for r in rows])  # type: ignore[misc]
+
+    return Snapshots(
+        pool, codec.encode, codec.decode, version=fold_version(), every=every, writer=writer,
+        refold=refold if writing is not None else None, audit_every=audit_every,
+    )  # fmt: skip

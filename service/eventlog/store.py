@@ -29,6 +29,7 @@ Errors::
     ├── DuplicateEventId          an event id is already stored (a replay after its key expired)
     ├── IdempotencyKeyReused      the key was used before with another request (HTTP 422)
     ├── IdempotencyKeyInFlight    the key's first request is still running (HTTP 409)
+    ├── LogRefused                what the log can never hold: only a forged command (HTTP 403)
     ├── InvalidIdempotencyKey     empty or over-long principal or key (HTTP 400)
     ├── CommitUnknown             the command was sent, and the connection failed before its
     │                             outcome came back: it may or may not have committed (HTTP 503)
@@ -75,6 +76,7 @@ _CONFLICT = "P0409"
 _KEY_REUSED = "P0422"
 _KEY_IN_FLIGHT = "P0423"
 _WRITE_REFUSED = "P0401"
+_LOG_REFUSED = ("P0400", "P0403")  # es.admit, api.command_effects (migration 0015)
 _LOCK_TIMEOUT = "55P03"
 _DEADLOCK = "40P01"
 
@@ -95,6 +97,13 @@ class StreamConflict(EventStoreError):
         self.expected = expected
         self.actual = actual
         """The stream's version when the append was refused; None if it did not exist."""
+
+
+class LogRefused(EventStoreError):
+    """The log refused what it can never hold (migration 0015): an event its stream's kind does
+    not know or after the stream's end, effects for another stream, a notification of an
+    unknown kind or shape, a key not the caller's. The service never sends such a command: only
+    a forged one meets it. Nothing was written; the message and detail name why."""
 
 
 class WriteRefused(EventStoreError):
@@ -814,6 +823,8 @@ def _translate(exc: asyncpg.PostgresError, stream_id: str) -> EventStoreError | 
         return IdempotencyKeyReused("the idempotency key was used before with another request")
     if exc.sqlstate == _WRITE_REFUSED:
         return WriteRefused(exc.message)
+    if exc.sqlstate in _LOG_REFUSED:
+        return LogRefused(f"{exc.message}: {exc.detail}" if exc.detail else exc.message)
     if exc.sqlstate == _KEY_IN_FLIGHT or (
         # es.command's claim of the key waited out its lock_timeout (2 s) on a concurrent
         # first request with the key: PostgreSQL names the statement in the error's context.

@@ -5,7 +5,9 @@
   That is the administrator's connection: it runs the migrations.
 - `app_dsn` is the request path's: the same server as the login role ``preferans_app``
   (PREFERANS_APP_DATABASE_URL overrides it), which may only read the log and append through the
-  owner's functions (migration ``0005_least_privilege``).
+  owner's functions (migration ``0005_least_privilege``). `role_dsn` is any process kind's:
+  the bot worker, the projections (with the analyst and the snapshots' writer) and the purger
+  each log in as a role of their own (``0016_roles_per_process``, docs/operations.md).
 - `upgrade` runs the alembic migrations of the ``migrations`` package under a session-level
   advisory lock: idempotent, and safe when several processes start at once.
 - `create_pool` builds the asyncpg pool the service uses, with jsonb decoded by msgspec and
@@ -29,7 +31,7 @@ import asyncpg
 import msgspec
 
 import migrations
-from migrations import APP_ROLE
+from migrations import APP_ROLE, SERVICE_ROLES
 from service.platform.settings import Settings
 
 if TYPE_CHECKING:
@@ -98,6 +100,21 @@ def app_dsn(admin_dsn: str, settings: Settings) -> str:
     return with_user(admin_dsn, APP_ROLE, settings.app_password)
 
 
+def role_dsn(admin_dsn: str, settings: Settings, role: str) -> str:
+    """The DSN of the login role ``role`` (one of `migrations.SERVICE_ROLES`): `app_dsn` for
+    the API's; the others on the same server as the API's (PREFERANS_APP_DATABASE_URL, else
+    ``admin_dsn``), with PREFERANS_APP_PASSWORD, which the migrations give every service role."""
+    if role == APP_ROLE:
+        return app_dsn(admin_dsn, settings)
+    if role not in SERVICE_ROLES:
+        raise ValueError(f"{role!r} is no role of the service")
+    base = settings.app_database_url or admin_dsn
+    password = settings.app_password
+    if password is None and settings.app_database_url:
+        password = urlsplit(settings.app_database_url).password
+    return with_user(base, role, password)
+
+
 def with_user(dsn: str, user: str, password: str | None = None) -> str:
     """The same server and database as ``dsn``, as another user."""
     parts = urlsplit(dsn)
@@ -138,7 +155,7 @@ def head_revision() -> str:
 
 def upgrade(dsn: str, revision: str = "head", *, app_password: str | None = None) -> None:
     """Migrate the database at ``dsn`` to ``revision``; a no-op when it is already there.
-    With ``app_password``, the request path's role logs in with it from then on.
+    With ``app_password``, every login role of the service logs in with it from then on.
 
     A session-level advisory lock makes concurrent callers queue: the second one finds the schema
     current and does nothing. The lock goes with the connection, so a failed migration (rolled
@@ -161,7 +178,11 @@ def upgrade(dsn: str, revision: str = "head", *, app_password: str | None = None
                 quoted = conn.exec_driver_sql(
                     "SELECT quote_literal(%(p)s)", {"p": app_password}
                 ).scalar_one()
-                conn.exec_driver_sql(f"ALTER ROLE {APP_ROLE} PASSWORD {quoted}")
+                for role in SERVICE_ROLES:  # those the migrations made so far
+                    if conn.exec_driver_sql(
+                        "SELECT 1 FROM pg_roles WHERE rolname = %(r)s", {"r": role}
+                    ).scalar():
+                        conn.exec_driver_sql(f"ALTER ROLE {role} PASSWORD {quoted}")
             conn.commit()
     finally:
         engine.dispose()
@@ -482,12 +503,16 @@ async def schema_revision(pool: asyncpg.Pool) -> str | None:
     return revision
 
 
-async def pool_from_settings(settings: Settings, dsn: str) -> asyncpg.Pool:
-    """`create_pool` with the sizes and timeouts of ``settings``."""
+async def pool_from_settings(
+    settings: Settings, dsn: str, *, max_size: int | None = None
+) -> asyncpg.Pool:
+    """`create_pool` with the sizes and timeouts of ``settings`` (at most ``max_size``
+    connections if given: a background worker's own pool)."""
+    largest = settings.pool_max_size if max_size is None else max_size
     return await create_pool(
         dsn,
-        min_size=settings.pool_min_size,
-        max_size=settings.pool_max_size,
+        min_size=min(settings.pool_min_size, largest),
+        max_size=largest,
         idle_tx_timeout=settings.idle_tx_timeout,
         statement_timeout=settings.statement_timeout,
         lock_timeout=settings.lock_timeout,

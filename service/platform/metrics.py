@@ -85,6 +85,10 @@ TIMEOUTS_PENDING = Gauge(
     "Clocks running at the tables a steward watches (a timeout will fire when one runs out)",
     multiprocess_mode="max",
 )
+SNAPSHOT_MISMATCHES = Counter(
+    "preferans_snapshot_mismatches",
+    "Snapshots offered and discarded: a refold from the log's first event differed",
+)
 STEWARD_TABLE_FAILURES = Counter(
     "preferans_steward_table_failures",
     "Rounds of the steward at one table that failed (a bug or a refused stand-in move)",

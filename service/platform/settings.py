@@ -8,7 +8,8 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_REPLICA_DATABASE_URL  a streaming standby for the request path's reads (views,
                                   event pages), as preferans_app; read-your-writes is kept by
                                   the version the client holds (unset: the primary reads all)
-    PREFERANS_APP_PASSWORD        preferans_app's password, set by the migrations when given
+    PREFERANS_APP_PASSWORD        every service role's password (preferans_app, _bots,
+                                  _projections, _purger), set by the migrations when given
     PREFERANS_DATA_DIR            data folder (default ``./data``), embedded server in ``pg/``
     PREFERANS_POOL_MIN_SIZE       asyncpg pool bounds (default 2 … 20)
     PREFERANS_POOL_MAX_SIZE
@@ -31,7 +32,7 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_SNAPSHOT_EVERY      events between two snapshots of a game (100)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
     PREFERANS_PROJECTIONS         run the projection runner in this process (true)
-    PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400)
+    PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400; at most 604800)
     PREFERANS_KEY_PURGE_INTERVAL  seconds between purges of expired keys (60)
     PREFERANS_STEWARD             run the steward in this process: timeouts, moves for absent
                                   seats and bots (true)
@@ -90,6 +91,11 @@ _UNPREFIXED = {
 """Settings whose variables carry the names other tools give them."""
 
 
+KEY_TTL_LIMIT = 604_800.0
+"""The longest an Idempotency-Key may be kept, in seconds (7 days): the log refuses a
+longer one (migration 0015), so that no key outlives its use by much."""
+
+
 class SettingsError(ValueError):
     """A setting's value is malformed: the message names the variable and what it wants."""
 
@@ -102,6 +108,7 @@ AtLeastOne = Annotated[int, msgspec.Meta(ge=1)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
 Seconds = Annotated[float, msgspec.Meta(gt=0)]
+KeySeconds = Annotated[float, msgspec.Meta(gt=0, le=KEY_TTL_LIMIT)]
 """The ranges a setting's number must lie in (checked by `Settings.from_env`)."""
 
 
@@ -133,7 +140,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     snapshot_every: AtLeastOne = 100
     notify: bool = True
     projections: bool = True
-    idempotency_ttl: Seconds = 86_400.0
+    idempotency_ttl: KeySeconds = 86_400.0
     key_purge_interval: Seconds = 60.0
     steward: bool = True
     steward_poll_interval: Seconds = 1.0
@@ -213,6 +220,8 @@ def _range(meta: msgspec.Meta) -> str:
     """A number's range in words: `` from 1 to 65535``, `` above 0``, `` of at least 1``."""
     if meta.ge is not None and meta.le is not None:
         return f" from {meta.ge} to {meta.le}"
+    if meta.gt is not None and meta.le is not None:
+        return f" above {meta.gt} and at most {meta.le:g}"
     if meta.gt is not None:
         return f" above {meta.gt}"
     return f" of at least {meta.ge}" if meta.ge is not None else ""

@@ -114,25 +114,20 @@ _CLAIM = """
 INSERT INTO api.player_names (skeleton, player_id)
 SELECT s, id FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS c(s, id, n) ORDER BY n
 ON CONFLICT DO NOTHING"""
-_ADD_TOKEN = """
-INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)
-SELECT $1, $2, $3, $4, $5
- WHERE (SELECT count(*) FROM api.tokens WHERE player_id = $3 AND revoked_at IS NULL) < $6
-RETURNING created_at"""
+# Tokens change only through the owner's functions (migration 0016): another token for the
+# calling token's player, a touch, a revocation (a registration's first token is
+# api.register_player's).
+_TOKEN_REFUSED = ("P0401", "P0403")
+_ADD_TOKEN = "SELECT api.add_token($1, $2, $3, $4, $5)"
 _BY_TOKEN = """
 SELECT p.player_id::text, p.name, p.kind, t.token_id::text, t.scope
   FROM api.tokens t JOIN api.players p USING (player_id)
  WHERE t.token_hash = $1 AND t.revoked_at IS NULL"""
-_TOUCH = """
-UPDATE api.tokens SET last_used_at = now()
- WHERE token_hash = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')"""
+_TOUCH = "SELECT api.touch_token($1)"
 _TOKENS = """
 SELECT token_id::text, name, scope, created_at, last_used_at, revoked_at
   FROM api.tokens WHERE player_id = $1 ORDER BY created_at, token_id"""
-_REVOKE = """
-UPDATE api.tokens SET revoked_at = now()
- WHERE token_id = $1 AND player_id = $2 AND revoked_at IS NULL
-RETURNING token_hash"""
+_REVOKE = "SELECT api.revoke_token($1, $2)"
 _OWNED = "SELECT revoked_at FROM api.tokens WHERE token_id = $1 AND player_id = $2"
 _NOTIFY_REVOKED = "SELECT pg_notify($1, $2)"
 _BY_ID = "SELECT player_id::text, name, kind FROM api.players WHERE player_id = $1"
@@ -240,19 +235,25 @@ class Players:
         self._names_claimed = True
         return len(rows)
 
-    async def issue(self, player: Player, name: str, scope: Scope) -> tuple[str, TokenInfo]:
-        """Another token for ``player`` (a new device), and its listing."""
+    async def issue(self, player: Caller, name: str, scope: Scope) -> tuple[str, TokenInfo]:
+        """Another token for the player of ``player``'s token (a new device), and its listing:
+        made from the calling token, so never for another player nor above its scope."""
         async with self.pool.acquire() as conn:
             return await self._issue(conn, player, clean_name(name), scope)
 
     async def _issue(
-        self, conn: asyncpg.Connection, player: Player, name: str, scope: Scope
+        self, conn: asyncpg.Connection, player: Caller, name: str, scope: Scope
     ) -> tuple[str, TokenInfo]:
         token, token_id = new_token(), uuid7()
         digest = token_hash(token)
-        created = await conn.fetchval(
-            _ADD_TOKEN, token_id, digest, uuid.UUID(player.id), name, scope, TOKENS_PER_PLAYER
-        )
+        try:
+            created = await conn.fetchval(
+                _ADD_TOKEN, player.token_hash, token_id, digest, name, scope
+            )
+        except asyncpg.PostgresError as exc:
+            if exc.sqlstate not in _TOKEN_REFUSED:  # the calling token revoked meanwhile, or
+                raise  # a scope above its own
+            raise Forbidden(f"no such token may be made: {exc}", code="token_refused") from exc
         if created is None:
             raise Forbidden(
                 f"a player holds at most {TOKENS_PER_PLAYER} tokens: revoke one first",
@@ -284,11 +285,11 @@ class Players:
             for r in rows
         ]
 
-    async def revoke(self, player: Player, token_id: uuid.UUID) -> None:
+    async def revoke(self, player: Caller, token_id: uuid.UUID) -> None:
         """Revoke one of ``player``'s tokens, in every process at once; `TokenNotFound` if he
         has no such token. Revoking a revoked token again changes nothing."""
         async with self.pool.acquire() as conn:
-            digest = await conn.fetchval(_REVOKE, token_id, uuid.UUID(player.id))
+            digest = await conn.fetchval(_REVOKE, player.token_hash, token_id)
             if digest is None:
                 if await conn.fetchrow(_OWNED, token_id, uuid.UUID(player.id)) is None:
                     raise TokenNotFound("none of your tokens has this id")

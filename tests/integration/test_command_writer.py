@@ -79,6 +79,15 @@ def _events(count: int) -> list[NewEvent]:
     ]
 
 
+def _game_events(count: int) -> list[NewEvent]:
+    """A game's first events, as its stream's kind admits them (0015): created, then seated."""
+    types = ["game_created"] + ["player_seated"] * (count - 1)
+    return [
+        NewEvent(event_id=uuid7(), event_type=t, schema_version=1, data=msgspec.Raw(b"{}"))
+        for t in types
+    ]
+
+
 async def _player_with_token(owner: asyncpg.Connection, *, revoked: bool) -> tuple[uuid.UUID, str]:
     player = uuid.uuid4()
     token = hashlib.sha256(player.bytes).digest()
@@ -100,7 +109,8 @@ def _new_game(player: uuid.UUID, token: str) -> tuple[str, dict[str, object]]:
         "op": "insert", "game_id": str(game), "status": "seating", "preset": "sochi",
         "seats": 3, "players": [str(player), None, None], "created_by": str(player),
         "token": token, "dealing": "random", "secret": "ab" * 16,
-        "notes": [{"player": str(player), "kind": "game_created", "game_id": str(game)}],
+        "notes": [{"player": str(player), "kind": "game_started", "game_id": str(game),
+                   "data": {"version": 2}}],
     }  # fmt: skip
 
 
@@ -111,7 +121,7 @@ async def _writes_through_the_writer(dsn: str, store_type: type[EventStore] = Ev
         store = store_type(app)
         player, token = await _player_with_token(owner, revoked=False)
         stream, summary = _new_game(player, token)
-        outcome = await store.command(stream, _events(2), -1, summary=summary)
+        outcome = await store.command(stream, _game_events(2), -1, summary=summary)
         assert outcome.outcome == "appended"
         game = uuid.UUID(str(summary["game_id"]))
         row = await owner.fetchrow(
@@ -121,7 +131,7 @@ async def _writes_through_the_writer(dsn: str, store_type: type[EventStore] = Ev
         )
         assert (row[0], row[1], bytes(row[2]).hex()) == (2, "random", "ab" * 16)
         notes = await owner.fetch("SELECT kind FROM api.notifications WHERE player_id = $1", player)
-        assert [n[0] for n in notes] == ["game_created"]
+        assert [n[0] for n in notes] == ["game_started"]
         assert await owner.fetchval(
             "SELECT last_used_at IS NOT NULL FROM api.tokens WHERE player_id = $1", player
         )
@@ -129,7 +139,7 @@ async def _writes_through_the_writer(dsn: str, store_type: type[EventStore] = Ev
         revoked, dead = await _player_with_token(owner, revoked=True)
         stream, summary = _new_game(revoked, dead)
         with pytest.raises(WriteRefused, match="token_revoked"):
-            await store.command(stream, _events(1), -1, summary=summary)
+            await store.command(stream, _game_events(1), -1, summary=summary)
         assert (
             await owner.fetchval("SELECT count(*) FROM es.events WHERE stream_id = $1", stream) == 0
         )
@@ -181,8 +191,8 @@ async def test_without_a_writer_a_command_with_effects_is_refused(database_dsn: 
         store = EventStore(await create_pool(database_dsn, min_size=1, max_size=1))
         try:
             with pytest.raises(asyncpg.InvalidParameterValueError, match="no writer"):
-                await store.command("game-x", _events(1), -1, summary={"op": "update"})
-            outcome = await store.command("game-x", _events(1), -1)  # no effects: no writer needed
+                await store.command("table-x", _events(1), -1, summary={"op": "update"})
+            outcome = await store.command("table-x", _events(1), -1)  # no effects: no writer needed
             assert outcome.outcome == "appended"
         finally:
             await store.pool.close()

@@ -68,6 +68,10 @@ class Started(Event, tag="started"):
     limit: int = 100
 
 
+class Opened(Event, tag="game_created"):
+    """What a game's stream opens with (its kind's catalog, migration 0015)."""
+
+
 def decide(command: Command, total: int) -> Sequence[Event]:
     match command:
         case Add(amount=amount) if amount <= 0:
@@ -87,7 +91,7 @@ def evolve(total: int, event: Event) -> int:
     match event:
         case Added(amount=amount):
             return total + amount
-        case Started():
+        case Started() | Opened():
             return total
     raise TypeError(f"unknown event {event!r}")
 
@@ -130,7 +134,7 @@ class SpyStore(EventStore):
         return await super().command(stream_id, events, *args, **kwargs)
 
 
-codec = EventCodec(Added | Started)
+codec = EventCodec(Added | Started | Opened)
 counted_decides: list[Command] = []
 
 
@@ -362,23 +366,30 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
         rows = await pool.fetch("SELECT status, version FROM api.games")
         return [(r[0], r[1]) for r in rows]
 
+    # The counter stands in for a game: its stream opens as a game's, and the game's kind
+    # admits its events (migration 0015's catalog).
+    await pool.execute(
+        'UPDATE es.stream_kinds SET events = events || \'{"added": {"v": 1, "place": "any"}}\''
+        " WHERE stream_type = 'game'"
+    )
+    await CommandHandler(log, decider).append_events(GAME, [Opened()], NO_STREAM)
     await CommandHandler(log, decider, effects=lobby_effects("seating")).handle(
         GAME, Add(amount=5), context=context("k-1")
     )
-    assert await lobby() == [("seating", 1)]
+    assert await lobby() == [("seating", 2)]
     # A row the database refuses (here a status its CHECK forbids) takes the events with it.
     broken = CommandHandler(log, decider, effects=lobby_effects("bogus"))
     with pytest.raises(asyncpg.CheckViolationError):
         await broken.handle(GAME, Add(amount=2), context=context("k-2"))
-    assert await store.stream_version(GAME) == 1
-    assert await lobby() == [("seating", 1)]
+    assert await store.stream_version(GAME) == 2
+    assert await lobby() == [("seating", 2)]
     if keyed:  # the key went with them: a retry is decided anew
         assert await pool.fetchval("SELECT count(*) FROM es.idempotency_keys") == 1
     # The next good command writes both again.
     good = CommandHandler(log, decider, effects=lobby_effects("playing"))
     await good.handle(GAME, Add(amount=1), context=context("k-3"))
-    assert await store.stream_version(GAME) == 2
-    assert await lobby() == [("playing", 2)]
+    assert await store.stream_version(GAME) == 3
+    assert await lobby() == [("playing", 3)]
 
 
 # --- idempotency keys -------------------------------------------------------------------------
@@ -471,7 +482,7 @@ async def test_a_key_is_one_to_255_characters(handler: CommandHandler[Command, i
 
 
 async def test_a_retry_after_its_key_expired_is_decided_as_a_new_request(
-    handler: CommandHandler[Command, int, Event], store: SpyStore, pool: asyncpg.Pool
+    handler: CommandHandler[Command, int, Event], pool: asyncpg.Pool, purger_pool: asyncpg.Pool
 ) -> None:
     await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     await pool.execute("UPDATE es.idempotency_keys SET expires_at = now() - interval '1 second'")
@@ -479,7 +490,7 @@ async def test_a_retry_after_its_key_expired_is_decided_as_a_new_request(
     again = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     assert (again.replayed, again.version, again.state) == (False, 2, 10)
     await pool.execute("UPDATE es.idempotency_keys SET expires_at = now() - interval '1 second'")
-    assert await store.purge_idempotency_keys(batch=1) == 1
+    assert await EventStore(purger_pool).purge_idempotency_keys(batch=1) == 1  # the purger's role
     assert await pool.fetchval("SELECT count(*) FROM es.idempotency_keys") == 0
     third = await handler.handle("table-1", Add(amount=5), context=keyed("k-1"))
     assert (third.replayed, third.version, third.state) == (False, 3, 15)

@@ -24,6 +24,14 @@ from service.eventlog.store import (
 pytestmark = pytest.mark.integration
 
 
+def _created() -> list[NewEvent]:
+    """A game stream's first event, as its kind admits it (0015)."""
+    return [
+        NewEvent(event_id=uuid7(), event_type="game_created", schema_version=1,
+                 data=msgspec.Raw(b"{}"))
+    ]  # fmt: skip
+
+
 def _events(count: int) -> list[NewEvent]:
     return [
         NewEvent(event_id=uuid7(), event_type="ticked", schema_version=1, data=msgspec.Raw(b"{}"))
@@ -108,10 +116,15 @@ async def test_a_command_rolled_back_as_a_deadlocks_victim_runs_again_alone(
     )
 
     def notify(player: str) -> tuple[str, dict[str, object]]:
+        # A new game of the player's, and his turn in it: since 0015 a note goes only to a
+        # player of the written stream's game, with its kind's data.
         game = str(uuid7())
-        return f"game-{game}", {"notes": [
-            {"player": player, "kind": "your_turn", "game_id": game, "data": {}, "order": 0},
-        ]}  # fmt: skip
+        return f"game-{game}", {
+            "op": "insert", "game_id": game, "status": "seating", "preset": "sochi",
+            "seats": 3, "players": [player, None, None], "dealing": "random",
+            "notes": [{"player": player, "kind": "your_turn", "game_id": game, "order": 0,
+                       "data": {"version": 1, "seat": 0, "deadline": None}}],
+        }  # fmt: skip
 
     def batch(first: str, second: str) -> list[tuple[str, dict[str, object]]]:
         return [notify(first), notify(second)]
@@ -122,8 +135,8 @@ async def test_a_command_rolled_back_as_a_deadlocks_victim_runs_again_alone(
     deadlocks = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
     before = await pool.fetchval(deadlocks)
     outcomes = await asyncio.gather(
-        *(grouped.command(stream, _events(1), NO_STREAM, summary=s) for stream, s in one),
-        *(other.command(stream, _events(1), NO_STREAM, summary=s) for stream, s in two),
+        *(grouped.command(stream, _created(), NO_STREAM, summary=s) for stream, s in one),
+        *(other.command(stream, _created(), NO_STREAM, summary=s) for stream, s in two),
         return_exceptions=True,
     )
     assert [type(o).__name__ for o in outcomes] == ["CommandOutcome"] * 4, outcomes

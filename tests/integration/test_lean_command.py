@@ -24,7 +24,7 @@ COMMAND = (
     "es.command(text, text, bigint, uuid[], text[], smallint[], jsonb[], jsonb[], text, text,"
     " bytea, interval, jsonb, jsonb)"
 )
-WRITER = "api.command_effects(text, bigint, jsonb)"
+WRITER = "api.command_effects(text, bigint, jsonb, text)"
 HOT_TABLES = ("es.streams", "api.games", "api.tokens", "api.notification_heads")
 
 

@@ -1,5 +1,7 @@
 """The request path's role is held by PostgreSQL itself: every escalation and forgery a hostile
-request-path connection could try is refused, and the log stays as it was."""
+request-path connection could try is refused, and the log stays as it was. Each process kind
+logs in as its own role (migration 0016): each may do what its process needs, and the list of
+what it may not do is checked here too."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import asyncpg
 import msgspec
 import pytest
 
-from migrations import APP_ROLE, OWNER_ROLE
+from migrations import APP_ROLE, BOTS_ROLE, OWNER_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
 from service.eventlog.store import EventStore, NewEvent, StreamConflict, uuid7
 from service.platform.database import with_user
 
@@ -86,7 +88,7 @@ async def test_no_escalation_from_a_request_path_connection(
 async def test_no_forgery_of_the_log_keys_or_deal_sources(
     hostile: asyncpg.Connection, pool: asyncpg.Pool, statement: str
 ) -> None:
-    await EventStore(pool).append("game-x", _events(2))
+    await EventStore(pool).append("table-x", _events(2))
     before = await _log(pool)
     with pytest.raises(asyncpg.InsufficientPrivilegeError):
         await hostile.execute(statement)
@@ -97,13 +99,13 @@ async def test_the_owners_functions_append_only_gaplessly_at_the_expected_versio
     app_pool: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:
     store = EventStore(app_pool)
-    await store.append("game-x", _events(2))
+    await store.append("table-x", _events(2))
     for expected in (0, 1, 5, 1_000_000):  # a stale or a far-future version is refused
         with pytest.raises(StreamConflict):
-            await store.append("game-x", _events(1), expected)
+            await store.append("table-x", _events(1), expected)
         with pytest.raises(StreamConflict):
-            await store.command("game-x", _events(1), expected)
-    await store.command("game-x", _events(3), 2)
+            await store.command("table-x", _events(1), expected)
+    await store.command("table-x", _events(3), 2)
     assert [v for _, v in await _log(pool)] == [1, 2, 3, 4, 5]
     # The function's search_path is pinned: a shadowing object in the caller's path is not used.
     definers = await pool.fetch(
@@ -139,3 +141,188 @@ async def test_seeds_and_layouts_are_read_only_while_the_game_is_dealt(
         " WHERE table_schema = 'api' AND table_name = 'games'"
     )}  # fmt: skip
     assert not {"seed", "layouts"} & columns
+
+
+# --- one role per process kind (migration 0016) ----------------------------------------------
+
+SNAPSHOT = "SELECT es.save_snapshots(ARRAY['table-x'], 'x', ARRAY[1::bigint], ARRAY[gen_random_uuid()], ARRAY['\\x00'::bytea])"  # noqa: E501
+CHECKPOINT = "UPDATE es.projection_checkpoints SET position = 0"
+RATINGS = "INSERT INTO rm.ratings_a (player_id, mu, sigma, games, rating, updated_at) VALUES (gen_random_uuid(), 25, 8, 0, 0, now())"  # noqa: E501
+TOKEN = (
+    "INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)"
+    " SELECT gen_random_uuid(), sha256('x'), player_id, 'mine', 'play' FROM api.players LIMIT 1"
+)
+PURGE_KEYS = "SELECT es.purge_idempotency_keys(1)"
+PURGE_NOTES = "SELECT api.purge_notifications(interval '1 day', 1)"
+
+ROLES: dict[str, tuple[list[str], list[str]]] = {
+    # role: (what it may do, what it may not)
+    APP_ROLE: (
+        [
+            "SELECT count(*) FROM es.events", "SELECT count(*) FROM es.snapshots",
+            "SELECT count(*) FROM api.tokens", "SELECT count(*) FROM rm.ratings_a",
+            "SELECT count(*) FROM rm.projections", "SELECT count(*) FROM api.notifications",
+            "INSERT INTO api.players (player_id, name, kind)"
+            " VALUES (gen_random_uuid(), 'A', 'human')",
+            "UPDATE api.games SET due_at = NULL, bot_due_at = NULL",
+            "SELECT api.touch_token(sha256('x'))",
+        ],
+        [
+            "UPDATE api.tokens SET revoked_at = NULL", "UPDATE api.tokens SET scope = 'play'",
+            "UPDATE api.tokens SET player_id = gen_random_uuid()", TOKEN,
+            "DELETE FROM api.tokens", RATINGS, "TRUNCATE rm.ratings_a",
+            "DELETE FROM rm.sheet_a", "UPDATE rm.projections SET active = 2", CHECKPOINT,
+            "DELETE FROM es.projection_checkpoints",
+            "INSERT INTO es.projection_checkpoints (projection) VALUES ('forged')",
+            SNAPSHOT, "DELETE FROM es.snapshots", PURGE_KEYS, PURGE_NOTES,
+            "UPDATE api.games SET status = 'finished'",
+        ],
+    ),
+    BOTS_ROLE: (
+        [
+            "SELECT count(*) FROM es.events", "SELECT count(*) FROM es.snapshots",
+            "SELECT count(*) FROM api.games", "SELECT count(*) FROM api.players",
+            "UPDATE api.games SET bot_due_at = NULL",
+            "INSERT INTO api.players (player_id, name, kind)"
+            " VALUES (gen_random_uuid(), 'B', 'bot')",
+        ],
+        [
+            "SELECT count(*) FROM api.tokens", "SELECT count(*) FROM api.notifications",
+            "SELECT count(*) FROM rm.ratings_a", TOKEN, RATINGS, CHECKPOINT, SNAPSHOT,
+            PURGE_KEYS, PURGE_NOTES, "SELECT api.touch_token(sha256('x'))",
+            "SELECT api.create_invite(sha256('x'), gen_random_uuid(), gen_random_uuid(), NULL,"
+            " interval '1 day')",
+            "SELECT es.append('table-x', 'table', NULL, ARRAY[gen_random_uuid()], ARRAY['t'],"
+            " ARRAY[1::smallint], ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])",
+            "UPDATE api.games SET status = 'finished'",
+        ],
+    ),
+    PROJECTIONS_ROLE: (
+        [
+            "SELECT count(*) FROM es.events", RATINGS, "TRUNCATE rm.ratings_a",
+            "UPDATE rm.projections SET active = active", CHECKPOINT, SNAPSHOT,
+            "DELETE FROM es.snapshots",
+        ],
+        [
+            "SELECT count(*) FROM api.tokens", "SELECT count(*) FROM api.players",
+            "SELECT seed FROM api.deal_source(gen_random_uuid())",
+            "SELECT count(*) FROM es.idempotency_keys", TOKEN, PURGE_KEYS, PURGE_NOTES,
+            "INSERT INTO es.snapshots (stream_id, fold_version, version, event_id, state)"
+            " VALUES ('table-x', 'x', 1, gen_random_uuid(), '\\x00')",
+            "UPDATE es.snapshots SET version = 1",
+            "SELECT es.append('table-x', 'table', NULL, ARRAY[gen_random_uuid()], ARRAY['t'],"
+            " ARRAY[1::smallint], ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])",
+        ],
+    ),
+    PURGER_ROLE: (
+        [PURGE_KEYS, PURGE_NOTES],
+        [
+            "SELECT count(*) FROM es.events", "SELECT count(*) FROM api.tokens",
+            "SELECT count(*) FROM rm.ratings_a", "DELETE FROM es.idempotency_keys",
+            "DELETE FROM api.notifications", TOKEN, RATINGS, CHECKPOINT, SNAPSHOT,
+        ],
+    ),
+}  # fmt: skip
+
+
+async def _as(database_dsn: str, role: str) -> asyncpg.Connection:
+    return await asyncpg.connect(with_user(database_dsn, role))
+
+
+@pytest.mark.parametrize(
+    ("role", "statement", "allowed"),
+    [(r, s, True) for r, (may, _) in ROLES.items() for s in may]
+    + [(r, s, False) for r, (_, may_not) in ROLES.items() for s in may_not],
+)
+async def test_each_role_may_do_what_its_process_needs_and_nothing_else(
+    database_dsn: str, role: str, statement: str, allowed: bool
+) -> None:
+    conn = await _as(database_dsn, role)
+    try:
+        assert (
+            await conn.fetchval(
+                "SELECT rolsuper OR rolinherit FROM pg_roles WHERE rolname = current_user"
+            )
+            is False
+        )
+        assert (
+            await conn.fetchval(
+                "SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member"
+                " WHERE r.rolname = current_user"
+            )
+            == 0
+        )
+        transaction = conn.transaction()
+        await transaction.start()
+        try:
+            if allowed:
+                await conn.execute(statement)
+            else:
+                with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                    await conn.execute(statement)
+        finally:
+            await transaction.rollback()
+    finally:
+        await conn.close()
+
+
+@pytest.mark.parametrize(
+    ("role", "commands"), [(APP_ROLE, True), (BOTS_ROLE, True), (PROJECTIONS_ROLE, False),
+                           (PURGER_ROLE, False)],
+)  # fmt: skip
+async def test_only_the_api_and_the_bots_command(
+    pool: asyncpg.Pool, role: str, commands: bool
+) -> None:
+    for function in ("command", "commands"):
+        granted = await pool.fetch(
+            "SELECT has_function_privilege($1, p.oid, 'EXECUTE') FROM pg_proc p"
+            " WHERE p.pronamespace = 'es'::regnamespace AND p.proname = $2", role, function
+        )  # fmt: skip
+        assert [r[0] for r in granted] == [commands]
+
+
+async def test_tokens_change_only_through_their_functions(
+    hostile: asyncpg.Connection, pool: asyncpg.Pool
+) -> None:
+    anna, vera = uuid.uuid4(), uuid.uuid4()
+    for player, name in ((anna, "Anna"), (vera, "Vera")):
+        await pool.execute(
+            "INSERT INTO api.players (player_id, name, kind) VALUES ($1, $2, 'human')", player, name
+        )
+    for player, token, scope in ((anna, b"anna", "play"), (vera, b"vera", "play"),
+                                 (anna, b"anna-read", "read")):  # fmt: skip
+        await pool.execute(
+            "INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)"
+            " VALUES (gen_random_uuid(), sha256($1), $2, 'd', $3)", token, player, scope
+        )  # fmt: skip
+    mine = await pool.fetchval("SELECT token_id FROM api.tokens WHERE token_hash = sha256('anna')")
+    revoked = await hostile.fetchval("SELECT api.revoke_token(sha256('anna'), $1)", mine)
+    assert revoked is not None
+    before = await pool.fetch("SELECT * FROM api.tokens ORDER BY token_hash")
+    # A revoked token is revoked for good: no function takes it back, and it makes nothing.
+    assert await hostile.fetchval("SELECT api.revoke_token(sha256('anna'), $1)", mine) is None
+    with pytest.raises(asyncpg.PostgresError, match="token_revoked"):
+        await hostile.fetchval(
+            "SELECT api.add_token(sha256('anna'), gen_random_uuid(), sha256('new'), 'n', 'play')"
+        )
+    # Another's token is not revoked from mine; a read token makes no play token.
+    theirs = await pool.fetchval(
+        "SELECT token_id FROM api.tokens WHERE token_hash = sha256('vera')"
+    )
+    assert (
+        await hostile.fetchval("SELECT api.revoke_token(sha256('anna-read'), $1)", theirs) is None
+    )
+    with pytest.raises(asyncpg.PostgresError, match="scope"):
+        await hostile.fetchval(
+            "SELECT api.add_token(sha256('anna-read'), gen_random_uuid(), sha256('n'), 'n', 'play')"
+        )
+    assert await pool.fetch("SELECT * FROM api.tokens ORDER BY token_hash") == before
+    # What the functions are for: a token for the caller's own player, at most its scope.
+    created = await hostile.fetchval(
+        "SELECT api.add_token(sha256('vera'), gen_random_uuid(), sha256('v2'), 'tablet', 'read')"
+    )
+    assert created is not None
+    row = await pool.fetchrow(
+        "SELECT player_id, scope FROM api.tokens WHERE token_hash = sha256('v2')"
+    )
+    assert tuple(row) == (vera, "read")

@@ -170,18 +170,20 @@ async def active_slot(pool: asyncpg.Pool, name: str) -> str:
 # --- following the feed ---------------------------------------------------------------------------
 
 
-async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool):
+async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool, projections_pool):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(8, PLAYERS, seed=SEED, unfinished=2)
     log = Log()
     rng = random.Random(2)
-    runner = Projections(events, batch_size=37)  # small batches: many batch edges
+    runner = Projections(
+        events.on(projections_pool), batch_size=37
+    )  # small batches: many batch edges
     # Catch up while the games are still being appended, several times.
     while await append_interleaved(store, games, log, rng, limit=90):
         await runner.catch_up()  # as far as the feed's horizon allows now
     await runner.catch_up(until=log.cursor)
-    live = await tables(app_pool, "a")
+    live = await tables(projections_pool, "a")
     assert_matches_pure_folds(live, games, log)
     assert any(isinstance(gm.state, g.PulkaClosed) for gm in games)
     assert live["ratings"], "finished games were rated"
@@ -193,16 +195,16 @@ async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool
     assert report.generations == {"sheet": 2, "stats": 2, "ratings": 2, "analysis": 2}
     for name in report.generations:
         assert await active_slot(app_pool, name) == "b"
-    assert await tables(app_pool, "b") == live
+    assert await tables(projections_pool, "b") == live
     # The old generation is gone: its checkpoint deleted, its tables emptied.
     names = {r[0] for r in await app_pool.fetch("SELECT projection FROM es.projection_checkpoints")}
     assert names == {"sheet@2", "stats@2", "ratings@2", "analysis@2"}
-    assert not (await tables(app_pool, "a"))["sheet"]
+    assert not (await tables(projections_pool, "a"))["sheet"]
     # And the new generation keeps following the feed.
     more = random_games(10, PLAYERS, seed=SEED)[8:]  # two new games
     await append_interleaved(store, more, log, rng)
     await runner.catch_up(until=log.cursor)
-    assert_matches_pure_folds(await tables(app_pool, "b"), games + more, log)
+    assert_matches_pure_folds(await tables(projections_pool, "b"), games + more, log)
 
 
 class Crash(BaseException):  # a dying process, not an error the runner handles
@@ -211,6 +213,7 @@ class Crash(BaseException):  # a dying process, not an error the runner handles
 
 async def test_a_crash_between_the_writes_and_the_checkpoint_applies_every_event_exactly_once(
     app_pool,
+    projections_pool,
 ):
     events = game_log(app_pool, announce=False)
     store = events.store
@@ -225,21 +228,23 @@ async def test_a_crash_between_the_writes_and_the_checkpoint_applies_every_event
             raise Crash(f"killed while committing {worker.checkpoint}")
 
     crashes = 0
-    flaky = Projections(events, batch_size=50, fault=crash_sometimes)
+    flaky = Projections(events.on(projections_pool), batch_size=50, fault=crash_sometimes)
     while True:
         try:
             await flaky.catch_up(until=log.cursor)
             break
         except Crash:
             crashes += 1  # restart from the checkpoints, as a new process would
-            flaky = Projections(events, batch_size=50, fault=crash_sometimes)
+            flaky = Projections(events.on(projections_pool), batch_size=50, fault=crash_sometimes)
     assert crashes >= 3
-    assert_matches_pure_folds(await tables(app_pool, "a"), games, log)
+    assert_matches_pure_folds(await tables(projections_pool, "a"), games, log)
     status = {s.name: s for s in await flaky.status()}
     assert all(s.lag == 0 and s.status == "running" for s in status.values())
 
 
-async def test_a_runner_cancelled_at_any_moment_resumes_and_applies_everything_once(app_pool):
+async def test_a_runner_cancelled_at_any_moment_resumes_and_applies_everything_once(
+    app_pool, projections_pool
+):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(5, PLAYERS, seed=SEED)
@@ -247,18 +252,18 @@ async def test_a_runner_cancelled_at_any_moment_resumes_and_applies_everything_o
     rng = random.Random(7)
     for _ in range(12):
         await append_interleaved(store, games, log, rng, limit=40)
-        runner = Projections(events, batch_size=25, idle_interval=0.01)
+        runner = Projections(events.on(projections_pool), batch_size=25, idle_interval=0.01)
         task = asyncio.create_task(runner.run())
         await asyncio.sleep(rng.uniform(0.0, 0.05))
         task.cancel()  # kill it wherever it is: mid-batch, mid-transaction, idle
         with pytest.raises(asyncio.CancelledError):
             await task
     await append_interleaved(store, games, log, rng)
-    await Projections(events).catch_up(until=log.cursor)
-    assert_matches_pure_folds(await tables(app_pool, "a"), games, log)
+    await Projections(events.on(projections_pool)).catch_up(until=log.cursor)
+    assert_matches_pure_folds(await tables(projections_pool, "a"), games, log)
 
 
-async def test_handlers_are_idempotent_per_stream_version(app_pool):
+async def test_handlers_are_idempotent_per_stream_version(app_pool, projections_pool):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(2, PLAYERS, seed=SEED)
@@ -272,21 +277,23 @@ async def test_handlers_are_idempotent_per_stream_version(app_pool):
         Decoded(r, CODEC.decode(r.event_type, r.schema_version, r.data))  # type: ignore[arg-type]
         for r in records
     ]
-    async with app_pool.acquire() as conn:
+    async with projections_pool.acquire() as conn:
         for cls in READ_MODELS:
             model = cls()
             items = [d for d in batch if d.record.event_type in model.handled]
             async with conn.transaction():
                 await model.apply(conn, "a", items)
-            once = await tables(app_pool, "a")
+            once = await tables(projections_pool, "a")
             async with conn.transaction():
                 await model.apply(conn, "a", items)  # the same events again: nothing changes
                 await model.apply(conn, "a", items[: len(items) // 2])
-            assert await tables(app_pool, "a") == once
-    assert_matches_pure_folds(await tables(app_pool, "a"), games, log)
+            assert await tables(projections_pool, "a") == once
+    assert_matches_pure_folds(await tables(projections_pool, "a"), games, log)
 
 
-async def test_the_background_runner_follows_new_events_and_catches_up_after_a_restart(app_pool):
+async def test_the_background_runner_follows_new_events_and_catches_up_after_a_restart(
+    app_pool, projections_pool
+):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(3, PLAYERS, seed=SEED)
@@ -295,7 +302,7 @@ async def test_the_background_runner_follows_new_events_and_catches_up_after_a_r
 
     async def until_caught_up() -> None:
         for _ in range(1500):  # 30 s: an open transaction elsewhere holds the horizon back
-            rows = await Projections(events).status()
+            rows = await Projections(events.on(projections_pool)).status()
             if all(s.lag == 0 for s in rows) and {s.name for s in rows} == {
                 m.name for m in READ_MODELS
             }:
@@ -303,7 +310,7 @@ async def test_the_background_runner_follows_new_events_and_catches_up_after_a_r
             await asyncio.sleep(0.02)
         raise AssertionError("the runner did not catch up")
 
-    runner = Projections(events, idle_interval=0.05)
+    runner = Projections(events.on(projections_pool), idle_interval=0.05)
     task = asyncio.create_task(runner.run())
     await append_interleaved(store, games, log, rng, limit=60)
     await until_caught_up()
@@ -311,20 +318,22 @@ async def test_the_background_runner_follows_new_events_and_catches_up_after_a_r
     with pytest.raises(asyncio.CancelledError):
         await task
     await append_interleaved(store, games, log, rng)  # while nobody is running
-    task = asyncio.create_task(Projections(events, idle_interval=0.05).run())
+    task = asyncio.create_task(Projections(events.on(projections_pool), idle_interval=0.05).run())
     try:
         await until_caught_up()
     finally:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    assert_matches_pure_folds(await tables(app_pool, "a"), games, log)
+    assert_matches_pure_folds(await tables(projections_pool, "a"), games, log)
 
 
 # --- poison events ----------------------------------------------------------------------------
 
 
-async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skipping_it(app_pool):
+async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skipping_it(
+    app_pool, projections_pool
+):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(3, PLAYERS, seed=SEED)
@@ -341,7 +350,7 @@ async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skip
     bad = await store.append(bad_game.stream_id, [poison], 4)
     await append_interleaved(store, games[2:], log, rng)  # after the poison
 
-    runner = Projections(events, batch_size=1000)
+    runner = Projections(events.on(projections_pool), batch_size=1000)
     await runner.catch_up(until=log.cursor)
     status = {s.name: s for s in await runner.status()}
     for name in ("sheet", "stats"):  # both read deal_scored
@@ -351,7 +360,7 @@ async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skip
         assert status[name].position < bad.positions[0]
         assert status[name].lag == len(games[2].events) + 1
     assert status["ratings"].status == "running" and status["ratings"].lag == 0
-    rows = await tables(app_pool, "a")
+    rows = await tables(projections_pool, "a")
     assert set(rows["sheet"]) == {games[0].game_id, bad_game.game_id}
     assert rows["sheet"][bad_game.game_id][0] == 4
     assert games[2].game_id in rows["rating_games"]
@@ -371,13 +380,14 @@ async def test_a_poison_event_stops_only_the_projections_that_need_it_never_skip
 
 async def test_while_a_rebuild_runs_the_old_generation_serves_and_a_second_rebuild_is_refused(
     app_pool,
+    projections_pool,
 ):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(5, PLAYERS, seed=SEED)
     log = Log()
     await append_interleaved(store, games, log, random.Random(15))
-    runner = Projections(events)
+    runner = Projections(events.on(projections_pool))
     await runner.catch_up(until=log.cursor)
     served: list[int | None] = []
 
@@ -408,12 +418,14 @@ async def test_while_a_rebuild_runs_the_old_generation_serves_and_a_second_rebui
     report = await runner.rebuild(["sheet"])
     assert report.generations == {"sheet": 3}
     assert await active_slot(app_pool, "sheet") == "a"
-    assert_matches_pure_folds(await tables(app_pool, "a") | {
-        k: v for k, v in (await tables(app_pool, "a")).items() if k != "sheet"
+    assert_matches_pure_folds(await tables(projections_pool, "a") | {
+        k: v for k, v in (await tables(projections_pool, "a")).items() if k != "sheet"
     }, games, log)  # fmt: skip
 
 
-async def test_a_rebuild_waits_for_every_event_the_log_held_when_it_began(app_pool, pool):
+async def test_a_rebuild_waits_for_every_event_the_log_held_when_it_began(
+    app_pool, pool, projections_pool
+):
     """A transaction older than the newest events (anywhere on the server: the horizon is the
     server's) keeps them above the feed's horizon; a rebuild does not switch without them."""
     events = game_log(app_pool, announce=False)
@@ -425,7 +437,9 @@ async def test_a_rebuild_waits_for_every_event_the_log_held_when_it_began(app_po
         await transaction.start()
         await holder.fetchval("SELECT pg_current_xact_id()")  # holds the horizon from here
         await append_interleaved(events.store, games[2:], log, random.Random(17))
-        rebuild = asyncio.create_task(Projections(events).rebuild(["sheet"], batch_size=50))
+        rebuild = asyncio.create_task(
+            Projections(events.on(projections_pool)).rebuild(["sheet"], batch_size=50)
+        )
         await asyncio.sleep(0.5)
         assert not rebuild.done(), "the rebuild switched without the newest events"
         await transaction.rollback()
@@ -440,15 +454,18 @@ class SheetV2(SheetReadModel):
 
 async def test_a_projection_whose_code_changed_is_rebuilt_blue_green_when_the_service_starts(
     app_pool,
+    projections_pool,
 ):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(2, PLAYERS, seed=SEED)
     log = Log()
     await append_interleaved(store, games, log, random.Random(17))
-    await Projections(events).catch_up(until=log.cursor)
+    await Projections(events.on(projections_pool)).catch_up(until=log.cursor)
     models = [SheetV2(), *(cls() for cls in READ_MODELS[1:])]
-    task = asyncio.create_task(Projections(events, models=models, idle_interval=0.05).run())
+    task = asyncio.create_task(
+        Projections(events.on(projections_pool), models=models, idle_interval=0.05).run()
+    )
     try:
         for _ in range(1500):  # 30 s: an open transaction elsewhere holds the horizon back
             row = await app_pool.fetchrow("SELECT * FROM rm.projections WHERE name = 'sheet'")
@@ -460,17 +477,17 @@ async def test_a_projection_whose_code_changed_is_rebuilt_blue_green_when_the_se
         with pytest.raises(asyncio.CancelledError):
             await task
     assert (row["active"], row["active_code"], row["building"]) == (2, SheetV2.code_version, None)
-    rows = await tables(app_pool, "b")
+    rows = await tables(projections_pool, "b")
     assert set(rows["sheet"]) == {gm.game_id for gm in games}
 
 
-async def test_status_shows_position_and_lag(app_pool):
+async def test_status_shows_position_and_lag(app_pool, projections_pool):
     events = game_log(app_pool, announce=False)
     store = events.store
     games = random_games(1, PLAYERS, seed=SEED)
     log = Log()
     await append_interleaved(store, games, log, random.Random(19))
-    runner = Projections(events)
+    runner = Projections(events.on(projections_pool))
     await runner.ensure()
     before = {s.name: s for s in await runner.status()}
     assert all(s.lag == len(log.order) and s.position == 0 for s in before.values())
@@ -538,21 +555,26 @@ async def test_an_export_imports_into_another_server_as_the_same_game_exactly_on
 
 async def test_the_analyst_leaves_a_leased_game_alone_and_takes_it_over_once_the_lease_expires(
     app_pool,
+    projections_pool,
 ):
     events = game_log(app_pool, announce=False)
     games = random_games(3, PLAYERS, seed=SEED)
     log = Log()
     await append_interleaved(events.store, games, log, random.Random(22))
-    await Projections(events).catch_up(until=log.cursor)
+    await Projections(events.on(projections_pool)).catch_up(until=log.cursor)
     queued = await app_pool.fetch("SELECT game_id FROM rm.analysis_games_a ORDER BY version")
     assert queued, "finished games are queued for analysis"
     # Another process holds a live lease on every game: nothing is analysed here.
-    await app_pool.execute("UPDATE rm.analysis_games_a SET leased_until = now() + interval '1 h'")
-    assert await Analyst(game_log(app_pool)).drain() == 0
+    await projections_pool.execute(
+        "UPDATE rm.analysis_games_a SET leased_until = now() + interval '1 h'"
+    )
+    assert await Analyst(game_log(projections_pool)).drain() == 0
     assert await app_pool.fetchval("SELECT count(*) FROM rm.analysis_deals_a") == 0
     # That process died: its leases expire, and each game is analysed once.
-    await app_pool.execute("UPDATE rm.analysis_games_a SET leased_until = now() - interval '1 s'")
-    assert await Analyst(game_log(app_pool)).drain() == len(queued)
-    assert await Analyst(game_log(app_pool)).drain() == 0
+    await projections_pool.execute(
+        "UPDATE rm.analysis_games_a SET leased_until = now() - interval '1 s'"
+    )
+    assert await Analyst(game_log(projections_pool)).drain() == len(queued)
+    assert await Analyst(game_log(projections_pool)).drain() == 0
     assert await app_pool.fetchval("SELECT bool_and(done) FROM rm.analysis_games_a")
-    assert_matches_pure_folds(await tables(app_pool, "a"), games, log)
+    assert_matches_pure_folds(await tables(projections_pool, "a"), games, log)

@@ -60,7 +60,7 @@ async def test_hits_admitted_while_a_sync_is_on_its_way_still_count(
 
 
 async def test_exactly_one_process_purges_expired_keys(
-    app_pool: asyncpg.Pool, pool: asyncpg.Pool
+    purger_pool: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:
     await pool.execute(
         "INSERT INTO es.idempotency_keys (principal_id, idem_key, request_hash, expires_at)"
@@ -70,7 +70,7 @@ async def test_exactly_one_process_purges_expired_keys(
         "INSERT INTO es.idempotency_keys (principal_id, idem_key, request_hash)"
         " VALUES ('p', 'fresh', '\\x00')"
     )
-    purgers = [KeyPurger(game_log(app_pool), interval=0.05, batch=1000) for _ in range(2)]
+    purgers = [KeyPurger(game_log(purger_pool), interval=0.05, batch=1000) for _ in range(2)]
     tasks = [asyncio.create_task(p.run()) for p in purgers]
     try:
         deadline = time.monotonic() + 10

@@ -6,9 +6,11 @@ ignored and written again; the request path's role may save them only through th
 from __future__ import annotations
 
 import random
+import uuid
 
 import asyncpg
 import pytest
+from prometheus_client import REGISTRY
 
 from domain import game as g
 from domain.rules import rules_for
@@ -24,8 +26,12 @@ DOMAIN = Decider(initial_state=lambda: g.INITIAL_STATE, decide=g.decide, evolve=
 STREAM = "game-0190aaaa-0000-7000-8000-000000000001"
 
 
-def handler(pool: asyncpg.Pool, every: int = 50) -> tuple[CommandHandler, Snapshots]:  # type: ignore[type-arg]
-    snapshots = game_snapshots(pool, every=every)
+def handler(  # type: ignore[type-arg]
+    pool: asyncpg.Pool, writer: asyncpg.Pool | None = None, every: int = 50
+) -> tuple[CommandHandler, Snapshots]:
+    """A handler on ``pool`` whose snapshots are written on ``writer`` (the projections' role):
+    none written without one."""
+    snapshots = game_snapshots(pool, every=every, writer=writer)
     return CommandHandler(game_log(pool, announce=False), DOMAIN, snapshots=snapshots), snapshots
 
 
@@ -60,24 +66,28 @@ async def stored(pool: asyncpg.Pool) -> asyncpg.Record | None:
     return await pool.fetchrow("SELECT * FROM es.snapshots WHERE stream_id = $1", STREAM)
 
 
-async def test_a_cold_load_starts_from_the_snapshot_and_equals_the_fold_from_zero(app_pool):
+async def test_a_cold_load_starts_from_the_snapshot_and_equals_the_fold_from_zero(
+    app_pool, projections_pool
+):
     events = await a_game(app_pool)
-    first, snapshots = handler(app_pool)
+    first, snapshots = handler(app_pool, projections_pool)
     version, state = await first.load(STREAM)
     assert (version, state) == (len(events), g.fold(events))
     assert await snapshots.flush() == 1  # a whole-stream fold offers one
     row = await stored(app_pool)
     assert row is not None and row["version"] == len(events)
 
-    second, _ = handler(app_pool)
+    second, _ = handler(app_pool, projections_pool)
     reads = reads_from(second)
     assert await second.load(STREAM) == (len(events), g.fold(events))
     assert reads == [len(events)]  # only the snapshot's own event, checked against the log
 
 
-async def test_commands_offer_a_snapshot_every_so_many_events_after_they_commit(app_pool):
+async def test_commands_offer_a_snapshot_every_so_many_events_after_they_commit(
+    app_pool, projections_pool
+):
     rules = rules_for("sochi", {"players": 3, "pool": {"target": 10}})
-    writer, snapshots = handler(app_pool, every=20)
+    writer, snapshots = handler(app_pool, projections_pool, every=20)
     await writer.handle(STREAM, g.CreateGame(rules=rules, first_dealer=0))
     for seat in range(3):
         await writer.handle(STREAM, g.TakeSeat(seat=seat, player=f"p{seat}"))
@@ -95,7 +105,7 @@ async def test_commands_offer_a_snapshot_every_so_many_events_after_they_commit(
     await snapshots.flush()
     row = await stored(app_pool)
     assert row is not None and row["version"] >= 40
-    cold, _ = handler(app_pool, every=20)
+    cold, _ = handler(app_pool, projections_pool, every=20)
     _, state = await writer.load(STREAM)
     assert await cold.load(STREAM) == (version, state)
 
@@ -111,26 +121,41 @@ async def test_commands_offer_a_snapshot_every_so_many_events_after_they_commit(
     ],
     ids=["undecodable", "another-fold-version", "not-the-logs-event", "past-the-head", "stale"],
 )
-async def test_a_spoilt_snapshot_is_ignored_and_written_again(app_pool, pool, spoil):
+async def test_a_spoilt_snapshot_is_ignored_and_written_again(
+    app_pool, pool, spoil, projections_pool
+):
     events = await a_game(app_pool)
-    first, snapshots = handler(app_pool)
+    first, snapshots = handler(app_pool, projections_pool)
     await first.load(STREAM)
     await snapshots.flush()
     await pool.execute(spoil)  # as the owner: the request path's role cannot write the table
 
-    cold, snapshots = handler(app_pool)
+    cold, snapshots = handler(app_pool, projections_pool)
     assert await cold.load(STREAM) == (len(events), g.fold(events))
     await snapshots.flush()
     row = await stored(app_pool)
     assert row is not None and row["version"] == len(events)
-    again, _ = handler(app_pool)
+    again, _ = handler(app_pool, projections_pool)
     reads = reads_from(again)
     assert await again.load(STREAM) == (len(events), g.fold(events))
     assert reads == [len(events)]
 
 
-async def test_the_request_paths_role_saves_only_snapshots_of_events_the_log_holds(app_pool):
+async def test_only_the_projections_role_saves_snapshots_and_only_of_events_the_log_holds(
+    app_pool, projections_pool
+):
     events = await a_game(app_pool, events=30)
+    save = (
+        "SELECT es.save_snapshots(ARRAY[$1], 'x', ARRAY[$2::bigint], ARRAY[$3::uuid],"
+        " ARRAY['\\x00'::bytea])"
+    )
+    head = await app_pool.fetchval(
+        "SELECT event_id FROM es.events WHERE stream_id = $1 AND version = $2", STREAM, len(events)
+    )
+    # The request path's role writes no snapshot at all (a forged state of a real event was
+    # accepted before 0016), by the function or by hand.
+    with pytest.raises(asyncpg.InsufficientPrivilegeError):
+        await app_pool.fetchval(save, STREAM, len(events), head)
     with pytest.raises(asyncpg.InsufficientPrivilegeError):
         await app_pool.execute(
             "INSERT INTO es.snapshots (stream_id, fold_version, version, event_id, state)"
@@ -139,14 +164,40 @@ async def test_the_request_paths_role_saves_only_snapshots_of_events_the_log_hol
                       "UPDATE es.snapshots SET version = 1"):  # fmt: skip
         with pytest.raises(asyncpg.InsufficientPrivilegeError):
             await app_pool.execute(statement)
-    saved = await app_pool.fetchval(
-        "SELECT es.save_snapshots(ARRAY[$1], 'x', ARRAY[$2::bigint], ARRAY[gen_random_uuid()],"
-        " ARRAY['\\x00'::bytea])", STREAM, len(events))  # fmt: skip
-    assert saved == 0
+    # The writer's role saves only a snapshot of an event the log holds there.
+    with pytest.raises(asyncpg.InsufficientPrivilegeError):
+        await projections_pool.execute("UPDATE es.snapshots SET version = 1")
+    assert await projections_pool.fetchval(save, STREAM, len(events), uuid.uuid4()) == 0
     assert await stored(app_pool) is None
+    assert await projections_pool.fetchval(save, STREAM, len(events), head) == 1
 
 
-async def test_a_replay_is_recalled_from_the_snapshot_below_its_command(app_pool, pool):
+async def test_an_offered_state_that_is_not_the_logs_fold_is_discarded_and_counted(
+    app_pool, projections_pool
+):
+    events = await a_game(app_pool, events=60)
+    _, snapshots = handler(app_pool, projections_pool)
+    head = await app_pool.fetchval(
+        "SELECT event_id FROM es.events WHERE stream_id = $1 AND version = $2", STREAM, len(events)
+    )
+    before = REGISTRY.get_sample_value("preferans_snapshot_mismatches_total") or 0.0
+    forged = g.fold(events[:-1])  # a state one event short of the one it claims
+    snapshots.offer(STREAM, len(events), head, forged)
+    assert await snapshots.flush() == 0
+    assert await stored(app_pool) is None
+    assert snapshots.mismatched == 1
+    assert REGISTRY.get_sample_value("preferans_snapshot_mismatches_total") == before + 1
+    snapshots.offer(STREAM, len(events), head, g.fold(events))  # the log's own fold: written
+    assert await snapshots.flush() == 1
+    # A process without the writer's role offers nothing and writes nothing.
+    _, reader = handler(app_pool)
+    reader.offer(STREAM, len(events), head, g.fold(events))
+    assert await reader.flush() == 0
+
+
+async def test_a_replay_is_recalled_from_the_snapshot_below_its_command(
+    app_pool, pool, projections_pool
+):
     rules = rules_for("sochi", {"players": 3, "pool": {"target": 10}})
     _, appends = play_random_pulka(rules, random.Random(3))
     writer, _ = handler(app_pool)
@@ -154,7 +205,7 @@ async def test_a_replay_is_recalled_from_the_snapshot_below_its_command(app_pool
     for batch in appends[:40]:
         await writer.append_events(STREAM, batch)
         written += batch
-    cold, snapshots = handler(app_pool, every=10)
+    cold, snapshots = handler(app_pool, projections_pool, every=10)
     await cold.load(STREAM)
     assert await snapshots.flush() == 1  # a snapshot at the head: below the next command
     key = CommandContext(idempotency=IdempotencyKey("p", "k", b"h"), at=5)
