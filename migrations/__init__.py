@@ -4,7 +4,7 @@ Run them with ``preferans db upgrade`` or `service.platform.database.upgrade`; b
 alembic configuration in code, so no ``alembic.ini`` is needed. The migrations run as an
 administrator (a superuser, or a role with CREATEROLE that owns the database), hand every object to
 the ``preferans_owner`` role (`TAKE_OWNERSHIP`, at the end of each migration that creates one) and
-grant each login role of `SERVICE_ROLES` only what its process needs (0016_roles_per_process).
+grant each login role of `SERVICE_ROLES` only what its process needs (0017_roles_per_process).
 """
 
 APP_ROLE = "preferans_app"
@@ -15,7 +15,7 @@ BOTS_ROLE = "preferans_bots"
 
 PROJECTIONS_ROLE = "preferans_projections"
 """The projections' and the analyst's login role: the only writer of the read models, their
-checkpoints and the snapshots (migration 0016)."""
+checkpoints and the snapshots (migration 0017)."""
 
 PURGER_ROLE = "preferans_purger"
 """The purger's login role: deletes expired keys and old notifications, nothing else."""

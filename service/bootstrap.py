@@ -71,7 +71,7 @@ Role = Literal["api", "bots", "cli", "projections"]
 LOGINS: dict[str, str] = {
     "api": APP_ROLE, "cli": APP_ROLE, "bots": BOTS_ROLE, "projections": PROJECTIONS_ROLE,
 }  # fmt: skip
-"""The database role each kind of process logs in as (migration 0016; docs/operations.md). The
+"""The database role each kind of process logs in as (migration 0017; docs/operations.md). The
 API process's projections, analyst and snapshots' writer log in as the projections' role and
 its purger as the purger's, each on a small pool of its own."""
 
@@ -264,7 +264,7 @@ def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
 
     players = services.players
     assert players is not None and services.purger_pool is not None
-    # The purges run as the purger's role (0016); the names' claim is the API's.
+    # The purges run as the purger's role (0017); the names' claim is the API's.
     notes, registrations = Notes(services.purger_pool), Players(services.purger_pool)
 
     async def purge() -> int:

@@ -300,7 +300,7 @@ async def pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
 @pytest.fixture
 async def projections_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """A service pool running as ``preferans_projections``: the read models' and snapshots'
-    writer (migration 0016)."""
+    writer (migration 0017)."""
     created = await create_pool(with_user(database_dsn, PROJECTIONS_ROLE), min_size=1, max_size=20)
     try:
         yield created

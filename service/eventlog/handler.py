@@ -542,7 +542,7 @@ class CommandHandler(Generic[C, S, E]):
 
     def _unchanged(self, stream_id: str, command: C, loaded: _Loaded[S]) -> Any:
         """The effects of a command that appends nothing: its caller's token alone, with which
-        the log's writer vouches that the key is the caller's (migration 0015)."""
+        the log's writer vouches that the key is the caller's (migration 0016)."""
         if self.effects is None:
             return None
         return self.effects(stream_id, command, loaded.state, loaded.state, loaded.version)

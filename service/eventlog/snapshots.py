@@ -15,7 +15,7 @@ A snapshot is what it says, a cache, never the truth:
 - written after the commit, in the background, in batches (`Snapshots.offer`, `Snapshots.run`):
   never on a command's path, and through ``es.save_snapshots``, which stores only a snapshot
   of an event the log holds. Only the snapshots' writer's role may call it (the projections'
-  role, migration 0016): the request path reads snapshots and offers states, it cannot write;
+  role, migration 0017): the request path reads snapshots and offers states, it cannot write;
 - audited: the writer refolds a sample of what it is offered (``audit_every``: one in so
   many; 1, the default, is every one) from the log's first event, and writes only a state
   equal to that refold: a mismatch is discarded, logged and counted

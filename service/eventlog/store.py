@@ -76,7 +76,7 @@ _CONFLICT = "P0409"
 _KEY_REUSED = "P0422"
 _KEY_IN_FLIGHT = "P0423"
 _WRITE_REFUSED = "P0401"
-_LOG_REFUSED = ("P0400", "P0403")  # es.admit, api.command_effects (migration 0015)
+_LOG_REFUSED = ("P0400", "P0403")  # es.admit, api.command_effects (migration 0016)
 _LOCK_TIMEOUT = "55P03"
 _DEADLOCK = "40P01"
 
@@ -100,7 +100,7 @@ class StreamConflict(EventStoreError):
 
 
 class LogRefused(EventStoreError):
-    """The log refused what it can never hold (migration 0015): an event its stream's kind does
+    """The log refused what it can never hold (migration 0016): an event its stream's kind does
     not know or after the stream's end, effects for another stream, a notification of an
     unknown kind or shape, a key not the caller's. The service never sends such a command: only
     a forged one meets it. Nothing was written; the message and detail name why."""

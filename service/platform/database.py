@@ -7,7 +7,7 @@
   (PREFERANS_APP_DATABASE_URL overrides it), which may only read the log and append through the
   owner's functions (migration ``0005_least_privilege``). `role_dsn` is any process kind's:
   the bot worker, the projections (with the analyst and the snapshots' writer) and the purger
-  each log in as a role of their own (``0016_roles_per_process``, docs/operations.md).
+  each log in as a role of their own (``0017_roles_per_process``, docs/operations.md).
 - `upgrade` runs the alembic migrations of the ``migrations`` package under a session-level
   advisory lock: idempotent, and safe when several processes start at once.
 - `create_pool` builds the asyncpg pool the service uses, with jsonb decoded by msgspec and

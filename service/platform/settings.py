@@ -93,7 +93,7 @@ _UNPREFIXED = {
 
 KEY_TTL_LIMIT = 604_800.0
 """The longest an Idempotency-Key may be kept, in seconds (7 days): the log refuses a
-longer one (migration 0015), so that no key outlives its use by much."""
+longer one (migration 0016), so that no key outlives its use by much."""
 
 
 class SettingsError(ValueError):

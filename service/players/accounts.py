@@ -114,7 +114,7 @@ _CLAIM = """
 INSERT INTO api.player_names (skeleton, player_id)
 SELECT s, id FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS c(s, id, n) ORDER BY n
 ON CONFLICT DO NOTHING"""
-# Tokens change only through the owner's functions (migration 0016): another token for the
+# Tokens change only through the owner's functions (migration 0017): another token for the
 # calling token's player, a touch, a revocation (a registration's first token is
 # api.register_player's).
 _TOKEN_REFUSED = ("P0401", "P0403")

@@ -2,10 +2,10 @@
 game whose log cannot be folded is quarantined (409 ``game-quarantined``), never a 500.
 
 The forgeries are written straight into ``es.*`` with the schema owner's pool, as a
-compromised request path could before migration 0015 (``es.append`` accepted any events):
+compromised request path could before migration 0016 (``es.append`` accepted any events):
 another seat's card, a secret revealed early, an event of an unknown type, an event after the
-game's end. Since 0015 the log refuses all but the first (tests/integration/test_log_refusals.py),
-so `_forge` lifts the games' catalog first: a log written before 0015 can still hold them."""
+game's end. Since 0016 the log refuses all but the first (tests/integration/test_log_refusals.py),
+so `_forge` lifts the games' catalog first: a log written before 0016 can still hold them."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ async def _forge(pool: asyncpg.Pool, game_id: str, *events: g.Event | NewEvent) 
     log = game_log(pool, announce=False)
     stream = game_stream(uuid.UUID(game_id))
     # The log refuses an unknown type, a reveal before the end and anything after it since
-    # 0015 (es.admit): forge them as a log written before it could hold them.
+    # 0016 (es.admit): forge them as a log written before it could hold them.
     await pool.execute("DELETE FROM es.stream_kinds WHERE stream_type = 'game'")
     new = [
         e if isinstance(e, NewEvent) else log.new_events([e], [uuid7()], Metadata())[0]

@@ -80,7 +80,7 @@ def _events(count: int) -> list[NewEvent]:
 
 
 def _game_events(count: int) -> list[NewEvent]:
-    """A game's first events, as its stream's kind admits them (0015): created, then seated."""
+    """A game's first events, as its stream's kind admits them (0016): created, then seated."""
     types = ["game_created"] + ["player_seated"] * (count - 1)
     return [
         NewEvent(event_id=uuid7(), event_type=t, schema_version=1, data=msgspec.Raw(b"{}"))

@@ -69,7 +69,7 @@ class Started(Event, tag="started"):
 
 
 class Opened(Event, tag="game_created"):
-    """What a game's stream opens with (its kind's catalog, migration 0015)."""
+    """What a game's stream opens with (its kind's catalog, migration 0016)."""
 
 
 def decide(command: Command, total: int) -> Sequence[Event]:
@@ -367,7 +367,7 @@ async def test_the_lobby_row_commits_with_the_events_or_not_at_all(
         return [(r[0], r[1]) for r in rows]
 
     # The counter stands in for a game: its stream opens as a game's, and the game's kind
-    # admits its events (migration 0015's catalog).
+    # admits its events (migration 0016's catalog).
     await pool.execute(
         'UPDATE es.stream_kinds SET events = events || \'{"added": {"v": 1, "place": "any"}}\''
         " WHERE stream_type = 'game'"

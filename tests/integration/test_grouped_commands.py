@@ -25,7 +25,7 @@ pytestmark = pytest.mark.integration
 
 
 def _created() -> list[NewEvent]:
-    """A game stream's first event, as its kind admits it (0015)."""
+    """A game stream's first event, as its kind admits it (0016)."""
     return [
         NewEvent(event_id=uuid7(), event_type="game_created", schema_version=1,
                  data=msgspec.Raw(b"{}"))
@@ -116,7 +116,7 @@ async def test_a_command_rolled_back_as_a_deadlocks_victim_runs_again_alone(
     )
 
     def notify(player: str) -> tuple[str, dict[str, object]]:
-        # A new game of the player's, and his turn in it: since 0015 a note goes only to a
+        # A new game of the player's, and his turn in it: since 0016 a note goes only to a
         # player of the written stream's game, with its kind's data.
         game = str(uuid7())
         return f"game-{game}", {

@@ -1,6 +1,6 @@
 """The request path's role is held by PostgreSQL itself: every escalation and forgery a hostile
 request-path connection could try is refused, and the log stays as it was. Each process kind
-logs in as its own role (migration 0016): each may do what its process needs, and the list of
+logs in as its own role (migration 0017): each may do what its process needs, and the list of
 what it may not do is checked here too."""
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ async def test_seeds_and_layouts_are_read_only_while_the_game_is_dealt(
     assert not {"seed", "layouts"} & columns
 
 
-# --- one role per process kind (migration 0016) ----------------------------------------------
+# --- one role per process kind (migration 0017) ----------------------------------------------
 
 SNAPSHOT = "SELECT es.save_snapshots(ARRAY['table-x'], 'x', ARRAY[1::bigint], ARRAY[gen_random_uuid()], ARRAY['\\x00'::bytea])"  # noqa: E501
 CHECKPOINT = "UPDATE es.projection_checkpoints SET position = 0"

@@ -1,8 +1,8 @@
-"""The log refuses what can never be legal (migration 0015), whoever asks: a request-path
+"""The log refuses what can never be legal (migration 0016), whoever asks: a request-path
 connection calling ``es.append`` / ``es.command`` by hand gets every forgery below refused, and
 the log, the lobby, the notifications and the keys stay as they were.
 
-Each forgery here went through before 0015 (issue 21, finding 5)."""
+Each forgery here went through before 0016 (issue 21, finding 5)."""
 
 from __future__ import annotations
 

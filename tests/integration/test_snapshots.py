@@ -153,7 +153,7 @@ async def test_only_the_projections_role_saves_snapshots_and_only_of_events_the_
         "SELECT event_id FROM es.events WHERE stream_id = $1 AND version = $2", STREAM, len(events)
     )
     # The request path's role writes no snapshot at all (a forged state of a real event was
-    # accepted before 0016), by the function or by hand.
+    # accepted before 0017), by the function or by hand.
     with pytest.raises(asyncpg.InsufficientPrivilegeError):
         await app_pool.fetchval(save, STREAM, len(events), head)
     with pytest.raises(asyncpg.InsufficientPrivilegeError):

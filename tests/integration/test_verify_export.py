@@ -120,7 +120,7 @@ async def test_an_event_after_the_games_end_fails_verify_naming_it(
     header = msgspec.json.decode((await play_fair_game(app_pool, 3))[0])
     log = game_log(pool, announce=False)
     stream = game_stream(uuid.UUID(header["game_id"]))
-    # The log refuses this since 0015 (nothing after a game's end): forge it as a log written
+    # The log refuses this since 0016 (nothing after a game's end): forge it as a log written
     # before, or imported from a server that refused nothing, could hold it.
     await pool.execute("DELETE FROM es.stream_kinds WHERE stream_type = 'game'")
     forged = log.new_events([game.PlayerSeated(seat=0, player="intruder")], [uuid7()], Metadata())

@@ -1,4 +1,4 @@
-"""An Idempotency-Key is kept at most 7 days (migration 0015 refuses a longer one): the setting
+"""An Idempotency-Key is kept at most 7 days (migration 0016 refuses a longer one): the setting
 says so at start, naming the variable, instead of every keyed command failing later."""
 
 from __future__ import annotations

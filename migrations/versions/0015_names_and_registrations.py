@@ -24,7 +24,7 @@
 The request path may read ``api.player_names`` and enter names in it (the bots' own), and run
 the two functions; it writes ``api.registrations`` only through them.
 
-Revision ID: 0020_names_and_registrations
+Revision ID: 0015_names_and_registrations
 Revises: 0014_group_commit
 Create Date: 2026-12-05
 """
@@ -33,7 +33,7 @@ from alembic import op
 
 from migrations import APP_ROLE, TAKE_OWNERSHIP
 
-revision = "0020_names_and_registrations"
+revision = "0015_names_and_registrations"
 down_revision = "0014_group_commit"
 branch_labels = None
 depends_on = None

@@ -4,7 +4,7 @@ Four login roles, made here if missing (cluster-wide), none a member of any role
 privilege beyond those granted below (docs/operations.md has the table):
 
 - ``preferans_app``, the API: reads the log, the lobby, the players, the read models; writes
-  the log only through ``es.command`` / ``es.append`` (0005, 0015); registers players; changes
+  the log only through ``es.command`` / ``es.append`` (0005, 0016); registers players; changes
   tokens only through the functions below; leases due tables (the steward); counts requests.
   It no longer writes a read model, a checkpoint or a snapshot, nor purges anything.
 - ``preferans_bots``, the bot worker: reads the log and the lobby, commands through
@@ -17,7 +17,7 @@ privilege beyond those granted below (docs/operations.md has the table):
 
 Tokens change only through functions, all owned by the owner (SECURITY DEFINER):
 
-- ``api.register_player`` (0020): a new player and his first token, in one call.
+- ``api.register_player`` (0015): a new player and his first token, in one call.
 - ``api.add_token``: a new token for the player whose unrevoked token calls; ``play`` only
   from a ``play`` token; at most 50 unrevoked per player.
 - ``api.touch_token``: a token's last use, moved forward at most once a minute.
@@ -27,8 +27,8 @@ Tokens change only through functions, all owned by the owner (SECURITY DEFINER):
 A token's scope, player and revocation are never updated otherwise: no role may UPDATE or
 INSERT ``api.tokens``.
 
-Revision ID: 0016_roles_per_process
-Revises: 0015_log_refuses
+Revision ID: 0017_roles_per_process
+Revises: 0016_log_refuses
 Create Date: 2026-12-04
 """
 
@@ -43,8 +43,8 @@ from migrations import (
     TAKE_OWNERSHIP,
 )
 
-revision = "0016_roles_per_process"
-down_revision = "0015_log_refuses"
+revision = "0017_roles_per_process"
+down_revision = "0016_log_refuses"
 branch_labels = None
 depends_on = None
 
@@ -192,7 +192,7 @@ GRANT EXECUTE ON FUNCTION es.purge_idempotency_keys(int), api.purge_notification
   api.purge_registrations(int) TO {PURGER_ROLE};
 """
 
-# The grants of 0015's head, for the downgrade.
+# The grants of 0016's head, for the downgrade.
 GRANTS_BEFORE = f"""
 REVOKE ALL ON ALL TABLES IN SCHEMA es, api, rm FROM {BOTS_ROLE}, {PROJECTIONS_ROLE}, {PURGER_ROLE};
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA es, api, rm

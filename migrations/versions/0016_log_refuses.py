@@ -22,8 +22,8 @@
   and a key is the caller's: the token's player; without a token, a bot of the service or a
   principal that is no player (the steward's).
 
-Revision ID: 0015_log_refuses
-Revises: 0020_names_and_registrations
+Revision ID: 0016_log_refuses
+Revises: 0015_names_and_registrations
 Create Date: 2026-12-04
 """
 
@@ -31,8 +31,8 @@ from alembic import op
 
 from migrations import TAKE_OWNERSHIP
 
-revision = "0015_log_refuses"
-down_revision = "0020_names_and_registrations"
+revision = "0016_log_refuses"
+down_revision = "0015_names_and_registrations"
 branch_labels = None
 depends_on = None
 
@@ -452,7 +452,7 @@ AS $$
 -- A key is kept at most 7 days; the events must fit their stream's kind (es.admit).
 -- outcome: 'appended', 'refused' (no events, the decision stored), 'replayed' (the key's
 -- earlier decision; nothing else done) or 'nothing' (no events, no key).
--- The append is es.append's (0015), written out: one lock, one definer, one stream write.
+-- The append is es.append's (0016), written out: one lock, one definer, one stream write.
 DECLARE
   n int := coalesce(cardinality(p_ids), 0);
   cur bigint;
