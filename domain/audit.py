@@ -74,12 +74,19 @@ def _explain(
     refusal: str | None = None
     differs: tuple[int, str] | None = None
     tried = False
-    for command in _commands(events, at, state):
+    try:
+        commands = list(_commands(events, at, state))
+    except _UNREADABLE as exc:  # a forged event no command of the rules could be built from
+        return [], Illegal(index=at, type=_tag(first), reason=_unreadable(exc))
+    for command in commands:
         tried = True
         try:
             produced = g.decide(command, state)
         except PreferansError as exc:
             refusal = refusal or _refusal(exc)
+            continue
+        except _UNREADABLE as exc:  # e.g. a seat or a card out of any range the rules know
+            refusal = refusal or _unreadable(exc)
             continue
         logged = list(events[at : at + len(produced)])
         if produced and produced == logged:
@@ -93,6 +100,14 @@ def _explain(
     if not tried:
         refusal = f"no command of the rules begins with '{_tag(first)}' here"
     return [], Illegal(index=at, type=_tag(first), reason=refusal or "the rules refuse it")
+
+
+_UNREADABLE = (IndexError, KeyError, LookupError, TypeError, ValueError, AttributeError)
+"""What the rules' code raises on values no legal log holds (an audit reads forged logs too)."""
+
+
+def _unreadable(exc: Exception) -> str:
+    return f"the rules cannot read it ({type(exc).__name__}: {exc})"
 
 
 def _refusal(exc: PreferansError) -> str:

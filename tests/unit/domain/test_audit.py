@@ -128,3 +128,27 @@ def test_a_log_cut_inside_a_command_is_named() -> None:
     assert checked.illegal is not None
     assert checked.illegal.index == at
     assert "the log ends" in checked.illegal.reason
+
+
+def test_no_value_an_event_field_can_take_makes_the_audit_raise() -> None:
+    """Every int field of every event of a log set out of any range (a seat 7 or -1, a trick
+    count of 99), every str field set to nonsense: the audit answers, it never raises (and names
+    an event for nearly all; a time or a client's seed may take any value)."""
+    events = _committed(_log(seed=4))
+    forged = named = 0
+    for at, event in enumerate(events):
+        for field in msgspec.structs.fields(type(event)):
+            value = getattr(event, field.name)
+            if isinstance(value, bool) or not isinstance(value, int | str):
+                continue
+            for wrong in (7, -1, 99) if isinstance(value, int) else ("ZZ", ""):
+                try:
+                    changed = msgspec.structs.replace(event, **{field.name: wrong})
+                except (TypeError, ValueError):
+                    continue
+                if changed == event:
+                    continue
+                checked = audit([*events[:at], changed, *events[at + 1 :]])
+                forged += 1
+                named += checked.illegal is not None  # here, or later (a commitment at its reveal)
+    assert forged > 100 and named > 0.8 * forged, (forged, named)
