@@ -42,7 +42,7 @@ from bench_api import choose
 
 from domain import game
 from domain.deal.messages import SeatCommand
-from migrations import APP_ROLE
+from migrations import APP_ROLE, PROJECTIONS_ROLE
 from service.eventlog.log import game_log
 from service.eventlog.snapshots import game_snapshots
 from service.games.commands import Act, Create, GameRequest, Join, decide_game
@@ -132,10 +132,14 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
 
 
+WRITER: asyncpg.Pool | None = None
+"""The snapshots' writer: a pool of the projections' role, the only one that may save them."""
+
+
 def build(pool: asyncpg.Pool, *, cache: int, snapshots: bool) -> GameService:
     return GameService(
         game_log(pool, announce=False), Lobby(pool), players=Players(pool), cache_size=cache,
-        snapshots=game_snapshots(pool) if snapshots else None,
+        snapshots=game_snapshots(pool, writer=WRITER) if snapshots else None,
     )  # fmt: skip
 
 
@@ -210,8 +214,10 @@ async def main() -> None:
 
 async def bench(dsn: str, args: argparse.Namespace) -> None:
     await upgrade_async(dsn)
+    global WRITER
     pool = await create_pool(with_user(dsn, APP_ROLE), min_size=args.workers,
                              max_size=args.workers + 4)  # fmt: skip
+    WRITER = await create_pool(with_user(dsn, PROJECTIONS_ROLE), min_size=1, max_size=2)
     print(f"PostgreSQL {await pool.fetchval('SHOW server_version')}; Python "
           f"{platform.python_version()}; {os.cpu_count()} CPUs (shared); {args.workers} "
           f"workers, {args.seconds:g} s per run")  # fmt: skip
@@ -298,6 +304,7 @@ async def bench(dsn: str, args: argparse.Namespace) -> None:
     print(f"log: {facts['events']} events in {facts['games']} games; a stored event "
           f"{facts['row_bytes']} bytes on average (its row, before indexes)")  # fmt: skip
     await pool.close()
+    await WRITER.close()
 
 
 if __name__ == "__main__":

@@ -88,12 +88,14 @@ def lobby_effects(
     """What a command's events write beside them: the lobby's row, the notifications, the
     token check (see the module docstring)."""
     game_id = game_id_of(stream_id)
-    if game_id is None or not isinstance(after, Pulka):
+    if game_id is None:
         return None
     effects: Summary = {}
     token = getattr(command, "token", None)
     if token is not None:
         effects["token"] = token.hex()
+    if not isinstance(after, Pulka):  # a creation refused: the token vouches for its key alone
+        return effects or None
     at = getattr(command, "at", None)
     if isinstance(before, NoGame):
         if isinstance(command, Create):

@@ -258,3 +258,18 @@ async def test_a_four_hand_layout_with_its_empty_hand_off_the_dealers_seat_is_re
         headers=host.auth,
     )
     assert accepted.status_code == 201, accepted.text
+
+
+async def test_a_keyed_creation_the_rules_refuse_is_a_400_kept_under_its_key(
+    client: httpx.AsyncClient,
+) -> None:
+    """A refused creation writes nothing but its key, which the caller's token vouches for
+    (the log refuses a key no token vouches for: it was a 403 once)."""
+    host = await register(client, "host")
+    headers = {**host.auth, "Idempotency-Key": "bad creation"}
+    body = {"seat": 0, "seats": 3, "bots": [{"level": "basic", "seat": 3}]}
+    first = await client.post("/v1/games", json=body, headers=headers)
+    again = await client.post("/v1/games", json=body, headers=headers)
+    assert first.status_code in (400, 409, 422), first.text
+    assert (again.status_code, again.json()) == (first.status_code, first.json())
+    assert again.headers.get("Idempotent-Replayed") == "true"
