@@ -173,7 +173,8 @@ def upgrade(dsn: str, revision: str = "head", *, app_password: str | None = None
             conn.commit()  # end the implicit transaction; the session lock stays held
             config = alembic_config()
             config.attributes["connection"] = conn
-            command.upgrade(config, revision)
+            if not _at(conn, config, revision):  # a migration queues on the roles (env.py)
+                command.upgrade(config, revision)
             if app_password is not None:
                 quoted = conn.exec_driver_sql(
                     "SELECT quote_literal(%(p)s)", {"p": app_password}
@@ -186,6 +187,19 @@ def upgrade(dsn: str, revision: str = "head", *, app_password: str | None = None
             conn.commit()
     finally:
         engine.dispose()
+
+
+def _at(conn: Any, config: Any, revision: str) -> bool:
+    """Whether the database is at ``revision`` already ("head": the newest)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    current = MigrationContext.configure(conn).get_current_revision()
+    wanted = (
+        ScriptDirectory.from_config(config).get_current_head() if revision == "head" else revision
+    )
+    conn.commit()  # the read's implicit transaction; the session's advisory lock stays held
+    return current is not None and current == wanted
 
 
 async def upgrade_async(
