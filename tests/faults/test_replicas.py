@@ -98,8 +98,9 @@ def test_a_replica_killed_mid_game_loses_no_acknowledged_action(topology):
     for name in ("Anna", "Vera", "Kolya"):
         body = send("POST", f"{url}/v1/players", json={"name": name}).json()
         players.append({"Authorization": f"Bearer {body['token']}"})
-    games = []
-    for _ in range(GAMES):
+    games: list[str] = []
+    homes: set[str] = set()  # the replicas the balancer sends the games to (by their ids)
+    while len(games) < GAMES or (homes != {"api1", "api2"} and len(games) < 4 * GAMES):
         created = send("POST", f"{url}/v1/games", headers=players[0],
                        json={"seat": 0, "overrides": {"pool": {"target": 10}}})  # fmt: skip
         assert created.status_code == 201, created.text
@@ -109,6 +110,7 @@ def test_a_replica_killed_mid_game_loses_no_acknowledged_action(topology):
                           headers=players[seat])  # fmt: skip
             assert joined.status_code == 200, joined.text
         games.append(game_id)
+        homes.add(send("GET", f"{url}/v1/games/{game_id}").headers["x-replica"])
 
     acknowledged: dict[str, dict[int, dict[str, Any]]] = {g: {} for g in games}
     moves_after_kill = {g: 0 for g in games}
