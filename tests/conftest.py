@@ -30,6 +30,7 @@ slow"`` leaves them out.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -297,32 +298,32 @@ async def pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
         await created.close()
 
 
-@pytest.fixture
-async def projections_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
-    """A service pool running as ``preferans_projections``: the read models' and snapshots'
-    writer (migration 0017)."""
-    created = await create_pool(with_user(database_dsn, PROJECTIONS_ROLE), min_size=1, max_size=20)
+@contextlib.asynccontextmanager
+async def _role_pool(database_dsn: str, role: str, max_size: int) -> AsyncIterator[asyncpg.Pool]:
+    """A service pool on this test's database logged in as ``role``: only what it is granted."""
+    created = await create_pool(with_user(database_dsn, role), min_size=1, max_size=max_size)
     try:
         yield created
     finally:
         await created.close()
+
+
+@pytest.fixture
+async def projections_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    """As ``preferans_projections``: the read models' and snapshots' writer (migration 0017)."""
+    async with _role_pool(database_dsn, PROJECTIONS_ROLE, 20) as created:
+        yield created
 
 
 @pytest.fixture
 async def purger_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
-    """A service pool running as ``preferans_purger``: expired keys and notifications only."""
-    created = await create_pool(with_user(database_dsn, PURGER_ROLE), min_size=1, max_size=4)
-    try:
+    """As ``preferans_purger``: expired keys and notifications only."""
+    async with _role_pool(database_dsn, PURGER_ROLE, 4) as created:
         yield created
-    finally:
-        await created.close()
 
 
 @pytest.fixture
 async def app_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
-    """A service pool running as ``preferans_app``: only what the service is granted."""
-    created = await create_pool(with_user(database_dsn, APP_ROLE), min_size=1, max_size=60)
-    try:
+    """As ``preferans_app``, the request path: only what the service is granted."""
+    async with _role_pool(database_dsn, APP_ROLE, 60) as created:
         yield created
-    finally:
-        await created.close()
