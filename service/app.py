@@ -37,7 +37,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from litestar import Litestar, Router
@@ -188,7 +188,8 @@ def create_app(
         ) as services:  # fmt: skip
             app.state.update({name: getattr(services, name) for name in _STATE})
             async with contextlib.AsyncExitStack() as stack:
-                workers = [_projections_lifespan] if projections else []
+                inline = projections and settings.background_worker == "inline"
+                workers = [_projections_lifespan] if inline else []
                 for extra in (*workers, *lifespans):
                     await stack.enter_async_context(_bounded(extra(app)))
                 yield
@@ -406,7 +407,8 @@ def run(settings: Settings, *, where: str | None = None) -> None:
     # (this process built its own before the variable was set).
     prepare_multiprocess()
     multiprocessing.set_start_method("spawn", force=True)
-    bot_worker = _start_bot_worker() if settings.bot_worker == "process" else None
+    placed = {"bots": settings.bot_worker, "background": settings.background_worker}
+    workers = [_start_worker(role) for role, where in placed.items() if where == "process"]
     log.info("serving on http://%s:%d with %d worker(s)", settings.host, settings.port,
              settings.workers)  # fmt: skip
     if where is not None:
@@ -433,34 +435,36 @@ def run(settings: Settings, *, where: str | None = None) -> None:
         respawn_failed_workers=True,
         workers_kill_timeout=5,  # open SSE streams end; their clients resume elsewhere
     ).serve()
-    if bot_worker is not None:
-        bot_worker.terminate()
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
         try:
-            bot_worker.wait(timeout=SHUTDOWN_TIMEOUT)
+            worker.wait(timeout=SHUTDOWN_TIMEOUT)
         except subprocess.TimeoutExpired:
-            bot_worker.kill()
-        forget_process(bot_worker.pid)
+            worker.kill()
+        forget_process(worker.pid)
 
 
-def _start_bot_worker() -> subprocess.Popen[bytes]:
-    """``preferans bots`` beside the API workers: the bots think in a process of their own,
-    which dies with this one (`bot_worker_entry`)."""
+def _start_worker(role: str) -> subprocess.Popen[bytes]:
+    """``preferans bots`` or ``preferans background`` beside the API workers, in a process of
+    its own that dies with this one (`worker_entry`): the bots think off the API's event loop,
+    and the roles' logins of the projections and the purger stay out of the API's process."""
     return subprocess.Popen(
-        [sys.executable, "-c", "from service.app import bot_worker_entry; bot_worker_entry()"],
+        [sys.executable, "-c", f"from service.app import worker_entry; worker_entry({role!r})"],
         stdin=subprocess.DEVNULL,
     )
 
 
-def bot_worker_entry() -> None:
-    """The bot worker's process, ended by the kernel if ``preferans serve`` goes, and niced:
-    on a busy machine the API's requests come before a bot's thinking."""
-    from service.bootstrap import bots_main as main
+def worker_entry(role: Literal["bots", "background"]) -> None:
+    """A worker's process, ended by the kernel if ``preferans serve`` goes, and niced: on a
+    busy machine the API's requests come before a bot's thinking or a projection's round."""
+    from service.bootstrap import worker_main
 
     die_with_parent()
     os.nice(10)
     settings = Settings.from_env()
     configure_logging(settings, level=logging.INFO)
-    sys.exit(main(settings))
+    sys.exit(worker_main(settings, role))
 
 
 __all__ = [

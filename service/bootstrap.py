@@ -7,20 +7,29 @@ when asked, opens the least-privileged pool, builds the one event log and what t
 from it, wires the hints (an append, a NOTIFY, a token's revocation) to whoever waits on them,
 starts the role's background workers, and on exit stops them and closes everything in order::
 
-    role   builds                                              runs in the background
-    cli    pool, log                                           nothing
-    bots   pool, log, lobby, players, bots, snapshots, games,  the hint hub, the bots'
-           the bots' steward, the hint hub                     steward, snapshots
-    api    everything the controllers are handed (`Services`),  the hint hub, the live poller,
-           the steward, the rate limiter, the key purger,      the notifications hub, the key
-           the hint hub                                        purger, snapshots, the steward,
-                                                               the rate limiter, inline bots
+    role        builds                                         runs in the background
+    cli         pool, log                                      nothing
+    bots        pool, log, lobby, players, bots, snapshots     the hint hub, the bots'
+                (read), games, the bots' steward, the hub      steward
+    background  pool, log, projections, analyst, the purger's  the hint hub, the projections,
+                pool, the key purger, snapshots (written), hub the analyst, the key purger,
+                                                               the snapshots' writer
+    api         everything the controllers are handed          the hint hub, the live poller,
+                (`Services`), the steward, the rate limiter,   the notifications hub, the
+                the hint hub; with ``background_worker =       steward, the rate limiter,
+                inline``, the background role's parts too      inline bots (and background)
+
+Each role logs in as its own database role (`LOGINS`). ``preferans serve`` runs the API, the
+bots and the background each in a process of its own (`Settings.bot_worker`,
+`Settings.background_worker`), so the request path's process holds only the API role's login:
+it cannot write a read model, a checkpoint or a snapshot, nor purge anything, however it is
+compromised. ``inline`` puts a role's workers in the API process instead (tests, small setups).
 
 Every process that runs workers has one hint hub (`service.eventlog.hints`): the log's one
 listener, one LISTEN connection, and the one place each worker is subscribed to the hints.
 
-The projection runner and the analyst are built for ``api`` and started by the app's lifespan
-when its ``projections`` switch says so.
+The projection runner and the analyst, where they run inline, are started by the app's lifespan
+when its ``projections`` switch says so; the background role starts them itself.
 """
 
 from __future__ import annotations
@@ -66,14 +75,15 @@ from service.workers.steward import Steward
 
 log = logging.getLogger(__name__)
 
-Role = Literal["api", "bots", "cli", "projections"]
+Role = Literal["api", "bots", "background", "cli", "projections"]
 
 LOGINS: dict[str, str] = {
     "api": APP_ROLE, "cli": APP_ROLE, "bots": BOTS_ROLE, "projections": PROJECTIONS_ROLE,
+    "background": PROJECTIONS_ROLE,
 }  # fmt: skip
 """The database role each kind of process logs in as (migration 0017; docs/operations.md). The
-API process's projections, analyst and snapshots' writer log in as the projections' role and
-its purger as the purger's, each on a small pool of its own."""
+background process's purger logs in as the purger's role on a small pool of its own; so do the
+API process's projections and purger when they run inline."""
 
 WORKER_POOL_SIZE = 8
 """Connections at most of a worker's own pool (a projection's leadership holds one each)."""
@@ -192,11 +202,16 @@ async def open_services(
         log.warning("the services draw from %r: every deal is predictable (tests only)", entropy)
     try:
         if role == "api":
-            services.projections_pool = await _worker_pool(settings, admin, PROJECTIONS_ROLE)
-            services.purger_pool = await _worker_pool(settings, admin, PURGER_ROLE)
+            if settings.background_worker == "inline":
+                services.projections_pool = await _worker_pool(settings, admin, PROJECTIONS_ROLE)
+                services.purger_pool = await _worker_pool(settings, admin, PURGER_ROLE)
             await _api(services, live_poll_interval, live_queue_size)
         elif role == "bots":
             await _bots(services)
+        elif role == "background":
+            services.projections_pool = pool
+            services.purger_pool = await _worker_pool(settings, admin, PURGER_ROLE)
+            await _background(services)
         yield services
     finally:
         await _close(services)
@@ -211,15 +226,25 @@ async def run_bots(settings: Settings, *, stop: asyncio.Event | None = None) -> 
         await stop.wait()
 
 
-def bots_main(settings: Settings) -> int:
-    """The bot worker's process: run until SIGTERM or SIGINT."""
+async def run_background(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
+    """The background worker (``preferans background``): the projections, the analyst, the
+    purger and the snapshots' writer, until ``stop`` is set (or the task is cancelled)."""
+    stop = stop or asyncio.Event()
+    async with open_services(settings, "background"):
+        log.info("background worker: projections, analyst, purger, snapshots")
+        await stop.wait()
+
+
+def worker_main(settings: Settings, role: Literal["bots", "background"]) -> int:
+    """A worker process of ``role``: run until SIGTERM or SIGINT."""
+    run = run_bots if role == "bots" else run_background
 
     async def serve() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await run_bots(settings, stop=stop)
+        await run(settings, stop=stop)
 
     asyncio.run(serve())
     return 0
@@ -234,13 +259,13 @@ async def _worker_pool(settings: Settings, admin: str, role: str) -> asyncpg.Poo
 
 
 def _snapshots(
-    settings: Settings, pool: asyncpg.Pool, writer: asyncpg.Pool | None
+    settings: Settings, pool: asyncpg.Pool, writer: asyncpg.Pool | None, *, from_log: bool = False
 ) -> Snapshots[Any] | None:
-    """Snapshots read on ``pool``, written (after their audit) on ``writer``'s role only; a
-    process without one only reads them."""
+    """Snapshots read on ``pool``, written (offers after their audit, or ``from_log``: taken
+    from the log on the hints) on ``writer``'s role only; a process without one only reads."""
     if not settings.snapshots:
         return None
-    return game_snapshots(pool, every=settings.snapshot_every, writer=writer)
+    return game_snapshots(pool, every=settings.snapshot_every, writer=writer, from_log=from_log)
 
 
 def _bot_steward(services: Services) -> Steward:
@@ -262,17 +287,41 @@ def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
     invites, expired registration keys, and (once) the names of players registered before
     names were compared."""
 
-    players = services.players
-    assert players is not None and services.purger_pool is not None
-    # The purges run as the purger's role (0017); the names' claim is the API's.
+    assert services.purger_pool is not None
+    # The purges run as the purger's role (0017); the names' claim is the API's, at its start.
     notes, registrations = Notes(services.purger_pool), Players(services.purger_pool)
 
     async def purge() -> int:
-        purged = await notes.purge() + await registrations.purge_registrations()
-        await players.claim_names()
-        return purged
+        return await notes.purge() + await registrations.purge_registrations()
 
     return purge
+
+
+async def _claim_names(players: Players, retry: float = 5.0) -> None:
+    """Enter the names of players registered before names were compared (`Players.claim_names`),
+    once the schema has them; retried while the database cannot."""
+    while True:
+        try:
+            await players.claim_names()
+            return
+        except (asyncpg.PostgresError, OSError) as exc:
+            log.warning("the old players' names are not claimed yet: %s", exc)
+            await asyncio.sleep(retry)
+
+
+def _read_models(services: Services) -> None:
+    """The projections and the analyst over the projections' role's pool, and the key purger
+    over the purger's: built for the background role, or for the API's inline background."""
+    settings = services.settings
+    assert services.projections_pool is not None and services.purger_pool is not None
+    read_models = services.event_log.on(services.projections_pool)
+    services.projections = Projections(read_models)
+    services.analyst = Analyst(read_models) if settings.analysis else None
+    purger = KeyPurger(
+        services.event_log.on(services.purger_pool), interval=settings.key_purge_interval,
+        also=_other_purges(services),
+    )  # fmt: skip
+    services.start(purger.run(), "key-purger")
 
 
 async def _api(services: Services, live_poll_interval: float, live_queue_size: int) -> None:
@@ -291,6 +340,8 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     if settings.replica_database_url:
         services.replica_pool = await pool_from_settings(settings, settings.replica_database_url)
         replica = event_log.on(services.replica_pool)
+    # The snapshots are written where the projections' role is: inline, offered by the
+    # commands (and audited); in a background process, taken from the log there.
     services.snapshots = _snapshots(settings, pool, services.projections_pool)
     services.games = games = GameService(
         event_log,
@@ -314,10 +365,12 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
     )  # fmt: skip
-    assert services.projections_pool is not None and services.purger_pool is not None
-    read_models = event_log.on(services.projections_pool)
-    services.projections = projections = Projections(read_models)
-    services.analyst = Analyst(read_models) if settings.analysis else None
+    if settings.background_worker == "inline":
+        _read_models(services)
+    else:  # read here only for its status (/v1/projections, /metrics); run elsewhere
+        services.projections = Projections(event_log)
+    projections = services.projections
+    assert projections is not None
     if settings.rate_limits:
         services.limiter = RateLimiter(
             pool,
@@ -326,16 +379,14 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
                 Policy("writes", settings.writes_per_minute, 60),
             ],
         )
-    purger = KeyPurger(
-        event_log.on(services.purger_pool), interval=settings.key_purge_interval,
-        also=_other_purges(services),
-    )  # fmt: skip
     bot_steward = _bot_steward(services) if settings.bot_worker == "inline" else None
     # The hints, wired once: an append here, or another process's heard on the hub's one
     # LISTEN connection, wakes whoever waits on one; a revoked token's news reaches the players.
     services.hints = hints = HintHub(event_log)
-    for hinted in (live.hint, notes_hub.hint, steward.hint, projections.hint):
+    for hinted in (live.hint, notes_hub.hint, steward.hint):
         hints.subscribe(hinted)
+    if settings.background_worker == "inline":
+        hints.subscribe(projections.hint)
     if bot_steward is not None:
         hints.subscribe(bot_steward.hint)
     hints.on_news(players.on_news)
@@ -343,8 +394,8 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     services.start(hints.run(), "hints")
     services.start(live.run(), "live-updates")
     services.start(notes_hub.run(), "notifications")
-    services.start(purger.run(), "key-purger")
-    if services.snapshots is not None:
+    services.start(_claim_names(players), "names")
+    if services.snapshots is not None and services.snapshots.writer is not None:
         services.start(services.snapshots.run(), "snapshots")
     if settings.steward:
         services.start(steward.run(), "steward")
@@ -384,8 +435,32 @@ async def _bots(services: Services) -> None:
         await asyncio.sleep(1)
     services.start(hints.run(), "hints")
     services.start(steward.run(), "bots")
+
+
+async def _background(services: Services) -> None:
+    """The background worker: what reads the whole log and writes what only it may write.
+
+    ``preferans background`` runs it (`run_background`); ``preferans serve`` starts one beside
+    its API workers (``PREFERANS_BACKGROUND_WORKER=process``, the default). It logs in as the
+    projections' role: the projections and the analyst write the read models and their
+    checkpoints, the snapshots' writer takes snapshots from the log (`Snapshots.hint`), and the
+    key purger, on the purger's role's pool, deletes expired keys and old notifications. Each
+    is woken by the append hints of every process (the hub's LISTEN connection).
+    """
+    settings = services.settings
+    _read_models(services)
+    services.snapshots = _snapshots(settings, services.pool, services.pool, from_log=True)
+    assert services.projections is not None
+    services.hints = hints = HintHub(services.event_log)
+    hints.subscribe(services.projections.hint)
     if services.snapshots is not None:
+        hints.subscribe(services.snapshots.hint)
         services.start(services.snapshots.run(), "snapshots")
+    services.start(hints.run(), "hints")
+    if settings.projections:
+        services.start(services.projections.run(), "projections")
+    if services.analyst is not None:
+        services.start(services.analyst.run(), "analyst")
 
 
 async def _close_pool(pool: asyncpg.Pool) -> None:

@@ -3,6 +3,7 @@
     preferans db upgrade [REV]           migrate the database (DATABASE_URL, or the embedded one)
     preferans serve                      the HTTP API (migrates first); --host, --port, --workers
     preferans bots                       move the service's bots (serve starts one of these)
+    preferans background                 projections, analyst, purger, snapshots (serve starts one)
     preferans openapi [--check]          write openapi/openapi.json from the app, or compare
     preferans projections status         each read model's position, lag and status [--json]
     preferans projections rebuild [N…]   rebuild read models from position zero (blue/green)
@@ -125,11 +126,19 @@ def _number_from(low: int, high: int) -> Callable[[str], int]:
 
 
 def _cmd_bots(args: argparse.Namespace, settings: Settings) -> int:
-    from service.bootstrap import bots_main as bot_worker
+    return _worker(settings, "bots")
+
+
+def _cmd_background(args: argparse.Namespace, settings: Settings) -> int:
+    return _worker(settings, "background")
+
+
+def _worker(settings: Settings, role: Literal["bots", "background"]) -> int:
+    from service.bootstrap import worker_main
 
     logging.getLogger().setLevel(logging.INFO)
-    return bot_worker(
-        msgspec.structs.replace(settings, database_url=preflight.database_dsn(settings))
+    return worker_main(
+        msgspec.structs.replace(settings, database_url=preflight.database_dsn(settings)), role
     )
 
 
@@ -328,6 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     bots = commands.add_parser("bots", help="move the service's bots (a worker process)")
     bots.set_defaults(handler=_cmd_bots)
+
+    background = commands.add_parser(
+        "background",
+        help="the projections, analyst, purger and snapshots' writer (a worker process)",
+    )
+    background.set_defaults(handler=_cmd_background)
 
     spec = commands.add_parser("openapi", help="write the committed OpenAPI document")
     spec.add_argument("--check", action="store_true", help="fail if the committed one is stale")

@@ -59,6 +59,7 @@ SLOW = (
     "api/test_workers.py",
     "api/test_generated_client.py",  # runs openapi-python-client
     "integration/test_serve_process.py",
+    "integration/test_process_roles.py",  # preferans serve and its workers
     "integration/test_replica_reads.py",  # a primary and a standby cluster
     "integration/test_projections_cli.py",
     "integration/test_migrations.py::test_concurrent_migration_processes",

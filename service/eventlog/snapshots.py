@@ -21,6 +21,11 @@ A snapshot is what it says, a cache, never the truth:
   equal to that refold: a mismatch is discarded, logged and counted
   (``preferans_snapshot_mismatches_total``). A process with no writer (``writer`` None) only
   reads.
+- or taken from the log alone (`Snapshots.hint`): where the writer runs in a process of its
+  own (the ``background`` role of `service.bootstrap`), nobody offers it states; each append's
+  hint ``(stream, version)`` that crosses a multiple of ``every`` makes it fold that stream from
+  its first event up to that multiple and store the fold. What it stores never came from the
+  request path, so there is nothing to audit.
 
 `StateCodec` turns a `domain.game` state into bytes (msgpack) and back.
 """
@@ -42,6 +47,7 @@ import msgspec
 from domain import game
 from domain.deal.state import DealState
 from service.eventlog.codec import domain_codec
+from service.platform.lru import Lru
 from service.platform.metrics import SNAPSHOT_MISMATCHES
 from service.platform.worker_kit import Worker
 
@@ -53,6 +59,13 @@ Refold = Callable[[str, int, uuid.UUID], Awaitable["S | None"]]
 """``refold(stream, version, event_id)``: the state folded from the stream's first event up to
 that one, None if the log does not hold that event at that version."""
 
+FoldAt = Callable[[str, int], Awaitable["tuple[uuid.UUID, S] | None"]]
+"""``fold_at(stream, version)``: the id of the stream's event at ``version`` and the state folded
+from its first event up to it; None if the stream is shorter."""
+
+TAKEN_MEMORY = 100_000
+"""Streams whose last snapshot taken from the log a writer remembers (beyond: one read more)."""
+
 SNAPSHOT_EVERY = 100
 """Events between two snapshots of a stream: a cold load folds fewer than this many (about
 0.3 ms of them)."""
@@ -63,6 +76,9 @@ _FOLD = """
 SELECT event_id, event_type, schema_version, data FROM es.events
  WHERE stream_id = $1 AND version <= $2 ORDER BY version"""
 _SAVE = "SELECT es.save_snapshots($1::text[], $2::text, $3::bigint[], $4::uuid[], $5::bytea[])"
+_STORED = """
+SELECT stream_id, version FROM es.snapshots
+ WHERE stream_id = ANY($1::text[]) AND fold_version = $2"""
 
 
 class SnapshotUnreadable(Exception):
@@ -166,6 +182,7 @@ class Snapshots(Generic[S]):
         writer: asyncpg.Pool | Literal["same"] | None = "same",
         refold: Refold[S] | None = None,
         audit_every: int = 1,
+        fold_at: FoldAt[S] | None = None,
     ) -> None:
         if every < 1:
             raise ValueError(f"a snapshot every {every} events is no snapshot")
@@ -183,6 +200,9 @@ class Snapshots(Generic[S]):
         self.limit = pending
         self.flush_interval = flush_interval
         self._pending: dict[str, tuple[int, uuid.UUID, S]] = {}
+        self.fold_at = fold_at
+        self._due: dict[str, int] = {}
+        self._taken: Lru[str, int] = Lru(TAKEN_MEMORY)
         # Woken by an offer, never more often than flush_interval: offers meanwhile batch up.
         self.worker = Worker("snapshots", self._round, interval=3600.0, pace=flush_interval)
         self.saved = 0
@@ -220,10 +240,56 @@ class Snapshots(Generic[S]):
         self._pending[stream_id] = (version, event_id, state)
         self.worker.hint()
 
-    async def flush(self) -> int:
-        """Write the pending snapshots now, in one statement; the number stored."""
-        if not self._pending:
+    def hint(self, stream_id: str, version: int) -> None:
+        """An append took ``stream_id`` to ``version``: take its snapshot at the last multiple
+        of ``every`` soon, from the log (a writer built with ``fold_at``; see the module
+        docstring). The hint that hints were lost (``""``) asks for nothing: a snapshot missed
+        is only a longer fold, and the stream's next append asks again."""
+        if self.fold_at is None or self.writer is None or not stream_id:
+            return
+        at = version // self.every * self.every
+        if at == 0 or (self._taken.get(stream_id) or 0) >= at or self._due.get(stream_id, 0) >= at:
+            return
+        if stream_id not in self._due and len(self._due) >= self.limit:
+            self.dropped += 1
+            return
+        self._due[stream_id] = at
+        self.worker.hint()
+
+    async def take(self) -> int:
+        """Fold and store the snapshots the hints asked for, in one statement; the number
+        stored (a stream whose stored snapshot is as new is skipped)."""
+        if not self._due:
             return 0
+        assert self.fold_at is not None and self.writer is not None
+        due, self._due = self._due, {}
+        stored = dict(await self.writer.fetch(_STORED, list(due), self.version))
+        streams, versions, ids, states = [], [], [], []
+        for stream_id, at in due.items():
+            if stored.get(stream_id, 0) >= at:
+                self._taken.put(stream_id, stored[stream_id])
+                continue
+            folded = await self.fold_at(stream_id, at)
+            data = None if folded is None else self.encode(folded[1])
+            if folded is None or data is None:
+                continue
+            streams.append(stream_id)
+            versions.append(at)
+            ids.append(folded[0])
+            states.append(data)
+            self._taken.put(stream_id, at)
+        if not streams:
+            return 0
+        saved: int = await self.writer.fetchval(_SAVE, streams, self.version, versions, ids, states)
+        self.saved += saved
+        return saved
+
+    async def flush(self) -> int:
+        """Write the pending snapshots now, in one statement, and take those the hints asked
+        for (`take`); the number stored."""
+        taken = await self.take()
+        if not self._pending:
+            return taken
         batch, self._pending = self._pending, {}
         assert self.writer is not None, "a process that only reads snapshots holds no offers"
         streams, versions, ids, states = [], [], [], []
@@ -240,12 +306,12 @@ class Snapshots(Generic[S]):
             ids.append(event_id)
             states.append(data)
         if not streams:
-            return 0
+            return taken
         stored: int = await self.writer.fetchval(
             _SAVE, streams, self.version, versions, ids, states
         )
         self.saved += stored
-        return stored
+        return stored + taken
 
     async def _audited(
         self, stream_id: str, version: int, event_id: uuid.UUID, data: bytes
@@ -285,22 +351,29 @@ def game_snapshots(
     every: int = SNAPSHOT_EVERY,
     writer: asyncpg.Pool | Literal["same"] | None = "same",
     audit_every: int = 1,
+    from_log: bool = False,
 ) -> Snapshots[Any]:
     """The snapshots of the games' states, read on ``pool`` and written on ``writer`` (see
     `Snapshots`), each offer refolded from the log (on the writer's pool) one in
-    ``audit_every``."""
+    ``audit_every``; ``from_log``: taken from the log on the hints too (`Snapshots.hint`)."""
     codec = StateCodec()
     writing = pool if writer == "same" else writer
 
-    async def refold(stream_id: str, version: int, event_id: uuid.UUID) -> Any:
+    async def fold_at(stream_id: str, version: int) -> tuple[uuid.UUID, Any] | None:
         assert writing is not None
         rows = await writing.fetch(_FOLD, stream_id, version)
-        if len(rows) != version or rows[-1]["event_id"] != event_id:
+        if len(rows) != version:
             return None
         decode = domain_codec().decode
-        return game.fold([decode(r[1], r[2], r[3]) for r in rows])  # type: ignore[misc]
+        state = game.fold([decode(r[1], r[2], r[3]) for r in rows])  # type: ignore[misc]
+        return rows[-1]["event_id"], state
+
+    async def refold(stream_id: str, version: int, event_id: uuid.UUID) -> Any:
+        folded = await fold_at(stream_id, version)
+        return folded[1] if folded is not None and folded[0] == event_id else None
 
     return Snapshots(
         pool, codec.encode, codec.decode, version=fold_version(), every=every, writer=writer,
         refold=refold if writing is not None else None, audit_every=audit_every,
+        fold_at=fold_at if from_log and writing is not None else None,
     )  # fmt: skip

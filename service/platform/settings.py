@@ -31,7 +31,7 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_SNAPSHOTS           keep snapshots of folded states in the database (true)
     PREFERANS_SNAPSHOT_EVERY      events between two snapshots of a game (100)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)
-    PREFERANS_PROJECTIONS         run the projection runner in this process (true)
+    PREFERANS_PROJECTIONS         run the projection runner where the background runs (true)
     PREFERANS_IDEMPOTENCY_TTL     seconds an Idempotency-Key is kept (86400; at most 604800)
     PREFERANS_KEY_PURGE_INTERVAL  seconds between purges of expired keys (60)
     PREFERANS_STEWARD             run the steward in this process: timeouts, moves for absent
@@ -42,6 +42,11 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_BOT_WORKER          where the service's bots think: ``process`` (a worker process
                                   ``preferans serve`` starts), ``inline`` (in this process), or
                                   ``off`` (a ``preferans bots`` elsewhere)
+    PREFERANS_BACKGROUND_WORKER   where the projections, the analyst, the purger and the snapshots'
+                                  writer run: ``process`` (a worker process ``preferans serve``
+                                  starts, so that the API process holds none of their roles'
+                                  logins), ``inline`` (in this process, on pools of their roles),
+                                  or ``off`` (a ``preferans background`` elsewhere)
     PREFERANS_BOT_BUDGET          seconds a ``strong`` bot may think over a decision (1.5)
     PREFERANS_BOT_NODES           solver nodes a ``strong`` bot may spend on a decision, within
                                   the seconds (unset: the seconds alone); docs/bots.md §6
@@ -146,6 +151,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     steward_poll_interval: Seconds = 1.0
     notes_poll_interval: Seconds = 2.0
     bot_worker: Literal["process", "inline", "off"] = "process"
+    background_worker: Literal["process", "inline", "off"] = "process"
     bot_budget: float = 1.5
     bot_nodes: int | None = None
     bot_pace: float = 0.5

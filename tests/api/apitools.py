@@ -29,6 +29,7 @@ def make_app(dsn: str, **options: object) -> Litestar:
         pool_max_size=20,
         rate_limits=False,
         bot_worker="inline",
+        background_worker="inline",
         bot_pace=0.0,
     )
     options = {

@@ -105,7 +105,10 @@ async def chromium() -> AsyncIterator[Any]:
 
 
 def app_on(dsn: str, clock: Clock = SYSTEM_CLOCK, **settings: Any) -> Any:
-    settings = {"pool_min_size": 1, "pool_max_size": 10, "rate_limits": False, **settings}
+    settings = {
+        "pool_min_size": 1, "pool_max_size": 10, "rate_limits": False,
+        "background_worker": "inline", **settings,
+    }  # fmt: skip
     return create_app(
         Settings(database_url=dsn, **settings),
         migrate=False,

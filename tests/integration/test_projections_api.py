@@ -37,7 +37,8 @@ PROBLEM = "application/problem+json"
 @pytest.fixture
 async def client(database_dsn: str) -> AsyncIterator[AsyncTestClient[Litestar]]:
     settings = Settings(database_url=database_dsn, pool_min_size=1,
-                        pool_max_size=20, rate_limits=False)  # fmt: skip
+                        pool_max_size=20, rate_limits=False,
+                        background_worker="inline")  # fmt: skip
     app = create_app(settings, migrate=False, live_poll_interval=0.5)
     async with AsyncTestClient(app) as test_client:
         yield test_client
@@ -209,7 +210,8 @@ async def test_an_imported_game_is_listed_readable_and_followable_and_counted_on
     lines = (await client.get(f"/v1/games/{first.game_id}/export")).content.splitlines()
 
     settings = Settings(database_url=other_database_dsn, pool_min_size=1,
-                        pool_max_size=10, rate_limits=False)  # fmt: skip
+                        pool_max_size=10, rate_limits=False,
+                        background_worker="inline")  # fmt: skip
     async with AsyncTestClient(create_app(settings, migrate=False)) as there:
         pool = await create_pool(with_user(other_database_dsn, APP_ROLE), min_size=1, max_size=2)
         try:

@@ -222,3 +222,37 @@ async def test_a_replay_is_recalled_from_the_snapshot_below_its_command(
     reads.clear()
     assert (await cold.recall(again)).state == recalled.state
     assert reads == [len(written), 1]
+
+
+async def test_a_background_writer_takes_snapshots_from_the_log_on_the_hints(
+    app_pool, projections_pool
+):
+    events = await a_game(app_pool, events=130)
+    head = len(events)
+    taker = game_snapshots(projections_pool, every=50, writer=projections_pool, from_log=True)
+    taker.hint("", 0)  # "hints were lost" asks for nothing
+    taker.hint(STREAM, 49)  # below the first multiple: nothing due
+    assert await taker.flush() == 0
+    taker.hint(STREAM, head)  # past 100: the snapshot at 100, folded from the log
+    taker.hint(STREAM, 60)  # an older hint asks for nothing newer
+    assert await taker.flush() == 1
+    row = await app_pool.fetchrow("SELECT version, event_id FROM es.snapshots")
+    assert row["version"] == 100
+    assert row["event_id"] == await app_pool.fetchval(
+        "SELECT event_id FROM es.events WHERE stream_id = $1 AND version = 100", STREAM
+    )
+    snapshot = await taker.read(STREAM)
+    assert snapshot is not None and snapshot.state == g.fold(events[:100])
+    taker.hint(STREAM, head)  # already taken: nothing folded again
+    assert await taker.flush() == 0
+    # Another writer (a restarted process) finds it stored and folds nothing.
+    again = game_snapshots(projections_pool, every=50, writer=projections_pool, from_log=True)
+    again.hint(STREAM, head)
+    assert await again.flush() == 0
+    # A hint past the log's head (a stream not yet visible) stores nothing.
+    again.hint(STREAM, 1000)
+    assert await again.flush() == 0
+    # The request path's process takes nothing: it has no writer.
+    reader = game_snapshots(app_pool, every=50, writer=None, from_log=True)
+    reader.hint(STREAM, 150)
+    assert await reader.flush() == 0
