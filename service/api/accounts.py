@@ -1,0 +1,145 @@
+"""Accounts: a login and a password on the caller's player, and signing in with them.
+
+    GET  /v1/players/me/account     the caller's account (404 before he sets one up)
+    PUT  /v1/players/me/account     set up or change the login, the password, recovery codes
+    POST /v1/sessions               sign in: a new token for this device
+    POST /v1/sessions/recovery      a recovery code, once: a new password and a new token
+
+Devices are the player's tokens (``/v1/players/me/tokens`` lists and revokes them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post, put
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
+
+from service.api.auth import SECURITY
+from service.api.common import NO_STORE, PRIVATE
+from service.api.errors import problem_responses
+from service.api.schemas.accounts import (
+    AccountSaved,
+    AccountSetUp,
+    Recovery,
+    SessionCreated,
+    SignIn,
+)
+from service.exceptions import NotFound
+from service.players.accounts import Caller
+from service.players.signin import Account, Accounts, SignedIn
+
+
+def _address(request: Request[Any, Any, Any]) -> str:
+    client = request.client
+    return client.host if client else "unknown"
+
+
+def _created(signed: SignedIn) -> Response[SessionCreated]:
+    body = SessionCreated(
+        player=signed.player, token=signed.token, token_id=signed.info.id,
+        recovery_codes_left=signed.recovery_codes_left,
+    )  # fmt: skip
+    return Response(body, status_code=201, headers=NO_STORE)  # a bearer token
+
+
+class AccountController(Controller):
+    path = "/players/me/account"
+    tags = ["players"]  # noqa: RUF012
+
+    @get(
+        "/",
+        operation_id="readAccount",
+        summary="Your account",
+        description="The caller's login, whether a password is set, and how many recovery "
+        "codes are left. 404 while he has set up none.",
+        security=SECURITY,
+        responses=problem_responses("unauthenticated", "not-found"),
+    )
+    async def read(
+        self, caller: NamedDependency[Caller], accounts: NamedDependency[Accounts]
+    ) -> Response[Account]:
+        account = await accounts.account(caller)
+        if account is None:
+            raise NotFound("no account yet: PUT a login and a password")
+        return Response(account, headers=PRIVATE)
+
+    @put(
+        "/",
+        operation_id="setUpAccount",
+        summary="Set up or change your account",
+        description=(
+            "Sets the caller's login and/or password: a guest or a name-only player keeps his "
+            "id, games, statistics and rating. Once a password is set, every change needs "
+            "`current_password` (403 `forbidden`, code `wrong_password`). The first password "
+            "comes with ten recovery codes, shown this once; `new_recovery_codes` replaces "
+            "them. The password is stored only as a check the database compares (argon2id; "
+            "never the password). Needs a `play` token."
+        ),
+        security=SECURITY,
+        responses=problem_responses("unauthenticated", "forbidden", "validation", "login-taken"),
+    )
+    async def set_up(
+        self,
+        data: JSONBody[AccountSetUp],
+        caller: NamedDependency[Caller],
+        accounts: NamedDependency[Accounts],
+    ) -> Response[AccountSaved]:
+        account, codes = await accounts.set_up(
+            caller, login=data.login, password=data.password, current=data.current_password,
+            new_codes=data.new_recovery_codes,
+        )  # fmt: skip
+        return Response(AccountSaved(account=account, recovery_codes=codes), headers=NO_STORE)
+
+
+class SessionsController(Controller):
+    path = "/sessions"
+    tags = ["players"]  # noqa: RUF012
+
+    @post(
+        "/",
+        status_code=201,
+        operation_id="signIn",
+        summary="Sign in with a login and password",
+        description=(
+            "A new bearer token for this device (named `device`), shown this once. A wrong "
+            "password and an unknown login get the same 401 `sign-in-failed`, in the same "
+            "time. Failures are counted per login and per address: past the limit, 429 "
+            "`sign-in-locked` with Retry-After."
+        ),
+        responses=problem_responses("validation", "sign-in-failed", "sign-in-locked"),
+    )
+    async def sign_in(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[SignIn],
+        accounts: NamedDependency[Accounts],
+    ) -> Response[SessionCreated]:
+        signed = await accounts.sign_in(data.login, data.password, _address(request), data.device)
+        return _created(signed)
+
+    @post(
+        "/recovery",
+        status_code=201,
+        operation_id="recoverAccount",
+        summary="Sign in with a recovery code and set a new password",
+        description=(
+            "Each recovery code works once: it sets `new_password` and gives a new token. "
+            "Failures count like sign-in failures (the same 401 and 429)."
+        ),
+        responses=problem_responses("validation", "sign-in-failed", "sign-in-locked"),
+    )
+    async def recover(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[Recovery],
+        accounts: NamedDependency[Accounts],
+    ) -> Response[SessionCreated]:
+        signed = await accounts.recover(
+            data.login, data.recovery_code, data.new_password, _address(request), data.device
+        )
+        return _created(signed)
+
+
+ROUTES = [AccountController, SessionsController]
