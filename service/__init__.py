@@ -38,6 +38,7 @@ module is named here). docs/architecture.md draws it::
         accounts        players, their kinds and hashed bearer tokens
         passwords       logins, passwords and recovery codes: their checks and argon2id proofs
         signin          accounts on players: a login and password, signing in, recovery
+        passkeys        WebAuthn passkeys: registered, listed, removed, signing in
         invites         invite codes to private tables
         notifications   each player's notifications, paged or followed live
         bots            the service's own bots as players, a fixed identity per level and seat

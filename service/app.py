@@ -9,6 +9,7 @@ controllers by dependency injection, by name:
     games        `service.games.service.GameService`          create, join, act, read a game
     players      `service.players.accounts.Players`           registration, tokens, names
     accounts     `service.players.signin.Accounts`            logins, passwords, signing in
+    passkeys     `service.players.passkeys.Passkeys`          WebAuthn passkeys
     lobby        `service.games.lobby.Lobby`                  the list of games, a player's games
     invites      `service.players.invites.Invites`            codes to private tables
     notes        `service.players.notifications.Notes`        a player's notifications
@@ -117,8 +118,8 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 
 _COLLABORATORS = (
-    "event_log", "games", "players", "accounts", "lobby", "invites", "notes", "notes_hub", "bots",
-    "live", "projections", "health",
+    "event_log", "games", "players", "accounts", "passkeys", "lobby", "invites", "notes",
+    "notes_hub", "bots", "live", "projections", "health",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")

@@ -68,6 +68,7 @@ from service.players.accounts import Players
 from service.players.bots import BotPlayers
 from service.players.invites import Invites
 from service.players.notifications import Notes, NotesHub
+from service.players.passkeys import Passkeys
 from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
 from service.read_models.runner import Projections
@@ -107,6 +108,7 @@ class Services:
     lobby: Lobby | None = None
     players: Players | None = None
     accounts: Accounts | None = None
+    passkeys: Passkeys | None = None
     invites: Invites | None = None
     bots: BotPlayers | None = None
     snapshots: Snapshots[Any] | None = None
@@ -339,6 +341,9 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         per_address=settings.sign_in_failures_per_address,
         window=settings.sign_in_window, lockout=settings.sign_in_lockout,
     ))  # fmt: skip
+    services.passkeys = Passkeys(
+        pool, players, rp_id=settings.webauthn_rp_id, origins=settings.passkey_origins
+    )
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()
     await bots.ensure(pool)

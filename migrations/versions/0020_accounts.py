@@ -22,6 +22,14 @@ anyone without his password, even compromised: it may read an account's salt and
 - ``api.recover(login, code, address, salt, cost, verifier, token …)``: a recovery code, once,
   sets a new password and signs in.
 
+Passkeys (WebAuthn): ``api.passkeys`` holds each credential's public key and signature count,
+``api.webauthn_challenges`` the challenges handed out (five minutes, each used once). The
+signature of an assertion is checked by the service (py_webauthn): PostgreSQL cannot verify an
+ECDSA or EdDSA signature. So the database checks all it can — the challenge is its own, fresh,
+unused and of that purpose; the credential exists; the signature count moved forward — and
+``api.passkey_sign_in`` makes the token; a compromised request path could sign in as a passkey's
+holder, which it cannot do with a password (docs/accounts.md says so).
+
 Revision ID: 0020_accounts
 Revises: 0017_roles_per_process
 Create Date: 2026-12-02
@@ -70,6 +78,28 @@ CREATE TABLE api.account_secret (
 );
 INSERT INTO api.account_secret (secret)
 VALUES (sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')));
+
+CREATE TABLE api.passkeys (
+  credential_id bytea PRIMARY KEY CHECK (length(credential_id) BETWEEN 16 AND 1023),
+  player_id uuid NOT NULL REFERENCES api.players (player_id),
+  public_key bytea NOT NULL CHECK (length(public_key) <= 2048),
+  sign_count bigint NOT NULL CHECK (sign_count >= 0),
+  name text NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  last_used_at timestamptz
+);
+CREATE INDEX passkeys_player ON api.passkeys (player_id);
+
+CREATE TABLE api.webauthn_challenges (
+  challenge_id uuid PRIMARY KEY,
+  challenge bytea NOT NULL CHECK (length(challenge) = 32),
+  purpose text NOT NULL CHECK (purpose IN ('register', 'sign_in')),
+  player_id uuid REFERENCES api.players (player_id),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  CHECK ((purpose = 'register') = (player_id IS NOT NULL))
+);
+CREATE INDEX webauthn_challenges_expiry ON api.webauthn_challenges (expires_at);
 """
 
 PASSWORD_SALT = """
@@ -248,15 +278,133 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 $$;
 """
 
+CHALLENGE = """
+CREATE FUNCTION api.webauthn_challenge(p_caller bytea, p_purpose text, p_id uuid,
+                                       p_challenge bytea)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  holder uuid;
+BEGIN
+  IF p_purpose = 'register' THEN
+    SELECT t.player_id INTO holder FROM api.tokens t
+     WHERE t.token_hash = p_caller AND t.revoked_at IS NULL AND t.scope = 'play';
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0401', MESSAGE = 'token_refused';
+    END IF;
+  END IF;
+  INSERT INTO api.webauthn_challenges (challenge_id, challenge, purpose, player_id, expires_at)
+  VALUES (p_id, p_challenge, p_purpose, holder, now() + interval '5 minutes');
+END $$;
+"""
+
+ADD_PASSKEY = """
+CREATE FUNCTION api.add_passkey(p_caller bytea, p_challenge uuid, p_credential bytea,
+                                p_public_key bytea, p_sign_count bigint, p_name text)
+RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  holder uuid;
+BEGIN
+  SELECT t.player_id INTO holder FROM api.tokens t
+   WHERE t.token_hash = p_caller AND t.revoked_at IS NULL AND t.scope = 'play';
+  IF NOT FOUND THEN
+    RAISE EXCEPTION USING ERRCODE = 'P0401', MESSAGE = 'token_refused';
+  END IF;
+  UPDATE api.webauthn_challenges c SET used_at = now()
+   WHERE c.challenge_id = p_challenge AND c.purpose = 'register' AND c.player_id = holder
+     AND c.used_at IS NULL AND c.expires_at > now();
+  IF NOT FOUND THEN
+    RETURN 'challenge_refused';
+  END IF;
+  IF (SELECT count(*) FROM api.passkeys WHERE player_id = holder) >= 20 THEN
+    RETURN 'too_many_passkeys';
+  END IF;
+  INSERT INTO api.passkeys (credential_id, player_id, public_key, sign_count, name)
+  VALUES (p_credential, holder, p_public_key, p_sign_count, p_name)
+  ON CONFLICT (credential_id) DO NOTHING;
+  RETURN CASE WHEN FOUND THEN 'ok' ELSE 'credential_known' END;
+END $$;
+"""
+
+REMOVE_PASSKEY = """
+CREATE FUNCTION api.remove_passkey(p_caller bytea, p_credential bytea)
+RETURNS boolean
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  WITH gone AS (
+    DELETE FROM api.passkeys k
+     WHERE k.credential_id = p_credential
+       AND k.player_id = (SELECT t.player_id FROM api.tokens t
+                           WHERE t.token_hash = p_caller AND t.revoked_at IS NULL
+                             AND t.scope = 'play')
+    RETURNING 1)
+  SELECT EXISTS (SELECT FROM gone)
+$$;
+"""
+
+PASSKEY_SIGN_IN = """
+CREATE FUNCTION api.passkey_sign_in(p_challenge uuid, p_credential bytea, p_sign_count bigint,
+                                    p_token uuid, p_hash bytea, p_device text)
+RETURNS TABLE (outcome text, player_id uuid, created_at timestamptz)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  holder uuid;
+  counted bigint;
+  made timestamptz;
+BEGIN
+  UPDATE api.webauthn_challenges c SET used_at = now()
+   WHERE c.challenge_id = p_challenge AND c.purpose = 'sign_in' AND c.used_at IS NULL
+     AND c.expires_at > now();
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'challenge_refused', NULL::uuid, NULL::timestamptz;
+    RETURN;
+  END IF;
+  SELECT k.player_id, k.sign_count INTO holder, counted FROM api.passkeys k
+   WHERE k.credential_id = p_credential FOR UPDATE;
+  -- A counter that did not move forward (both zero: an authenticator that keeps none) is a
+  -- cloned authenticator's sign.
+  IF holder IS NULL OR (p_sign_count <= counted AND NOT (p_sign_count = 0 AND counted = 0)) THEN
+    RETURN QUERY SELECT 'failed', NULL::uuid, NULL::timestamptz;
+    RETURN;
+  END IF;
+  UPDATE api.passkeys SET sign_count = p_sign_count, last_used_at = now()
+   WHERE credential_id = p_credential;
+  INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)
+  SELECT p_token, p_hash, holder, p_device, 'play'
+   WHERE (SELECT count(*) FROM api.tokens t
+           WHERE t.player_id = holder AND t.revoked_at IS NULL) < 50
+  RETURNING tokens.created_at INTO made;
+  RETURN QUERY SELECT CASE WHEN made IS NULL THEN 'too_many_tokens' ELSE 'ok' END, holder, made;
+END $$;
+"""
+
+PURGE_CHALLENGES = """
+CREATE FUNCTION api.purge_webauthn_challenges()
+RETURNS int
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  WITH gone AS (
+    DELETE FROM api.webauthn_challenges WHERE expires_at < now() - interval '1 hour'
+    RETURNING 1)
+  SELECT count(*)::int FROM gone
+$$;
+"""
+
 SIGN_IN_ARGS = "text, bytea, text, int[], interval, interval, uuid, bytea, text"
 RECOVER_ARGS = (
     "text, bytea, text, int[], interval, interval, bytea, jsonb, bytea, uuid, bytea, text"
 )
 SET_ACCOUNT_ARGS = "bytea, text, bytea, bytea, jsonb, bytea, bytea[]"
+PASSKEY_FUNCTIONS = (
+    "api.webauthn_challenge(bytea, text, uuid, bytea), "
+    "api.add_passkey(bytea, uuid, bytea, bytea, bigint, text), "
+    "api.remove_passkey(bytea, bytea), "
+    "api.passkey_sign_in(uuid, bytea, bigint, uuid, bytea, text)"
+)
 
 GRANTS = f"""
-REVOKE ALL ON api.accounts, api.recovery_codes, api.sign_in_failures, api.account_secret
-  FROM PUBLIC;
+REVOKE ALL ON api.accounts, api.recovery_codes, api.sign_in_failures, api.account_secret,
+  api.passkeys, api.webauthn_challenges FROM PUBLIC;
+REVOKE ALL ON FUNCTION {PASSKEY_FUNCTIONS}, api.purge_webauthn_challenges() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.password_salt(text), api.set_account({SET_ACCOUNT_ARGS}),
   api.sign_in_failed(text[], int[], interval, interval), api.sign_in({SIGN_IN_ARGS}),
   api.recover({RECOVER_ARGS}), api.purge_sign_in_failures(interval) FROM PUBLIC;
@@ -266,13 +414,23 @@ GRANT SELECT (player_id, login, created_at, password_set_at) ON api.accounts TO 
 GRANT SELECT (player_id, used_at) ON api.recovery_codes TO {APP_ROLE};
 GRANT EXECUTE ON FUNCTION api.password_salt(text), api.set_account({SET_ACCOUNT_ARGS}),
   api.sign_in({SIGN_IN_ARGS}), api.recover({RECOVER_ARGS}) TO {APP_ROLE};
-GRANT EXECUTE ON FUNCTION api.purge_sign_in_failures(interval) TO {PURGER_ROLE};
+-- A passkey's public key and counter (to check an assertion) and the challenges' bytes.
+GRANT SELECT (credential_id, player_id, public_key, sign_count, name, created_at, last_used_at)
+  ON api.passkeys TO {APP_ROLE};
+GRANT SELECT (challenge_id, challenge, purpose, player_id, expires_at, used_at)
+  ON api.webauthn_challenges TO {APP_ROLE};
+GRANT EXECUTE ON FUNCTION {PASSKEY_FUNCTIONS} TO {APP_ROLE};
+GRANT EXECUTE ON FUNCTION api.purge_sign_in_failures(interval), api.purge_webauthn_challenges()
+  TO {PURGER_ROLE};
 """
 
 
 def upgrade() -> None:
     op.execute(TABLES)
-    for function in (PASSWORD_SALT, SET_ACCOUNT, FAILED, SIGN_IN, RECOVER, PURGE):
+    for function in (
+        PASSWORD_SALT, SET_ACCOUNT, FAILED, SIGN_IN, RECOVER, PURGE, CHALLENGE, ADD_PASSKEY,
+        REMOVE_PASSKEY, PASSKEY_SIGN_IN, PURGE_CHALLENGES,
+    ):  # fmt: skip
         op.execute(function)
     op.execute(TAKE_OWNERSHIP)
     op.execute(GRANTS)
@@ -281,6 +439,8 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.execute(
         f"""
+DROP FUNCTION {PASSKEY_FUNCTIONS}, api.purge_webauthn_challenges();
+DROP TABLE api.webauthn_challenges, api.passkeys;
 DROP FUNCTION api.purge_sign_in_failures(interval), api.recover({RECOVER_ARGS}),
   api.sign_in({SIGN_IN_ARGS}), api.sign_in_failed(text[], int[], interval, interval),
   api.set_account({SET_ACCOUNT_ARGS}), api.password_salt(text);

@@ -21,6 +21,7 @@ import pytest
 from apitools import PROBLEM, make_app, register, seated_game
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+from softkey import SoftKey
 
 from migrations import APP_ROLE
 
@@ -239,3 +240,81 @@ async def test_the_request_path_cannot_read_a_verifier_nor_sign_in_without_the_p
         assert await conn.fetchval("SELECT count(*) FROM api.tokens WHERE name = 'stolen'") == 0
     finally:
         await conn.close()
+
+
+# --- passkeys ------------------------------------------------------------------------------------
+
+SITE = "http://testserver.local"  # what the in-process test client's requests come to
+
+
+async def _add_passkey(client: httpx.AsyncClient, auth: dict[str, str], key: SoftKey) -> dict:
+    ceremony = (await client.post("/v1/players/me/passkeys/options", headers=auth)).json()
+    assert ceremony["options"]["rp"]["id"] == "testserver.local"
+    credential = key.create(ceremony["options"])
+    added = await client.post(
+        "/v1/players/me/passkeys",
+        json={"challenge_id": ceremony["challenge_id"], "credential": credential, "name": "phone"},
+        headers=auth,
+    )
+    assert added.status_code == 201, added.text
+    return added.json()
+
+
+async def _passkey_sign_in(client: httpx.AsyncClient, key: SoftKey) -> httpx.Response:
+    ceremony = (await client.post("/v1/sessions/passkey/options")).json()
+    return await client.post(
+        "/v1/sessions/passkey",
+        json={"challenge_id": ceremony["challenge_id"], "credential": key.get(ceremony["options"]),
+              "device": "laptop"},
+    )  # fmt: skip
+
+
+async def test_a_passkey_registered_on_one_device_signs_in_without_a_password(client):
+    anna = await register(client, "Anna")
+    key = SoftKey(SITE, "testserver.local")
+    info = await _add_passkey(client, anna.auth, key)
+    assert info["name"] == "phone"
+    listed = (await client.get("/v1/players/me/passkeys", headers=anna.auth)).json()["items"]
+    assert [k["id"] for k in listed] == [info["id"]]
+    signed = await _passkey_sign_in(client, key)
+    assert signed.status_code == 201, signed.text
+    laptop = {"Authorization": f"Bearer {signed.json()['token']}"}
+    me = (await client.get("/v1/players/me", headers=laptop)).json()
+    assert me["id"] == anna.id and me["token"]["name"] == "laptop"
+    # Removed, it signs in no more.
+    assert (await client.delete(f"/v1/players/me/passkeys/{info['id']}",
+                                headers=anna.auth)).status_code == 204  # fmt: skip
+    _problem(await _passkey_sign_in(client, key), 401, "sign-in-failed")
+    _problem(await client.delete(f"/v1/players/me/passkeys/{info['id']}", headers=anna.auth),
+             404, "not-found")  # fmt: skip
+
+
+async def test_a_replayed_cloned_or_phished_passkey_does_not_sign_in(client):
+    anna = await register(client, "Anna")
+    key = SoftKey(SITE, "testserver.local")
+    await _add_passkey(client, anna.auth, key)
+    # A replay: the same assertion, its challenge used up.
+    ceremony = (await client.post("/v1/sessions/passkey/options")).json()
+    answer = {"challenge_id": ceremony["challenge_id"], "credential": key.get(ceremony["options"])}
+    assert (await client.post("/v1/sessions/passkey", json=answer)).status_code == 201
+    _problem(await client.post("/v1/sessions/passkey", json=answer), 401, "sign-in-failed")
+    # A clone whose counter stayed behind.
+    twin = key.clone()
+    twin.count = 0
+    assert (await _passkey_sign_in(client, key)).status_code == 201
+    _problem(await _passkey_sign_in(client, twin), 401, "sign-in-failed")
+    # A look-alike site relaying the ceremony: its origin is not ours.
+    phished = key.clone()
+    phished.origin = "http://testserver.local.evil.example"
+    _problem(await _passkey_sign_in(client, phished), 401, "sign-in-failed")
+    elsewhere = SoftKey("http://evil.example", "evil.example")
+    ceremony = (await client.post("/v1/players/me/passkeys/options", headers=anna.auth)).json()
+    refused = await client.post(
+        "/v1/players/me/passkeys",
+        json={"challenge_id": ceremony["challenge_id"],
+              "credential": elsewhere.create(ceremony["options"])},
+        headers=anna.auth,
+    )  # fmt: skip
+    _problem(refused, 400, "validation")
+    # Without a token nobody registers one, and a read token may not either.
+    _problem(await client.post("/v1/players/me/passkeys/options"), 401, "unauthenticated")

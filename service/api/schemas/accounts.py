@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import uuid
+from typing import Annotated, Any
 
 import msgspec
 
 from service.api.schemas.text import Name
 from service.players.accounts import Player
+from service.players.passkeys import PasskeyInfo
 from service.players.signin import Account
 
 Login = Annotated[
@@ -66,3 +68,24 @@ class SessionCreated(msgspec.Struct, frozen=True, kw_only=True):
     """To revoke it (``DELETE /v1/players/me/tokens/{id}``)."""
     recovery_codes_left: int | None = None
     """After a recovery: how many unused codes remain."""
+
+
+class NewPasskey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    challenge_id: uuid.UUID
+    """From the options this answers."""
+    credential: dict[str, Any]
+    """What ``navigator.credentials.create`` returned, as JSON
+    (``PublicKeyCredential.toJSON()``)."""
+    name: Name = "passkey"
+    """What the player calls it (the device or the password manager that keeps it)."""
+
+
+class PasskeyList(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[PasskeyInfo]
+
+
+class PasskeySignIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    challenge_id: uuid.UUID
+    credential: dict[str, Any]
+    """What ``navigator.credentials.get`` returned, as JSON."""
+    device: Name = "passkey device"
