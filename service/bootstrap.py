@@ -297,7 +297,7 @@ def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
 
     async def purge() -> int:
         purged = await notes.purge() + await registrations.purge_registrations()
-        return purged + await registrations.purge_sign_in_failures()
+        return purged + await registrations.purge_sign_ins()
 
     return purge
 

@@ -33,7 +33,6 @@ from service.api.schemas.accounts import (
     SessionCreated,
     SignIn,
 )
-from service.exceptions import NotFound
 from service.players.accounts import Caller
 from service.players.passkeys import Ceremony, PasskeyInfo, Passkeys, RelyingParty
 from service.players.signin import Account, Accounts, SignedIn
@@ -65,17 +64,16 @@ class AccountController(Controller):
         operation_id="readAccount",
         summary="Your account",
         description="The caller's login, whether a password is set, and how many recovery "
-        "codes are left. 404 while he has set up none.",
+        "codes are left; `login` null (and no password) while he has set up none.",
         security=SECURITY,
-        responses=problem_responses("unauthenticated", "not-found"),
+        responses=problem_responses("unauthenticated"),
     )
     async def read(
         self, caller: NamedDependency[Caller], accounts: NamedDependency[Accounts]
     ) -> Response[Account]:
         account = await accounts.account(caller)
-        if account is None:
-            raise NotFound("no account yet: PUT a login and a password")
-        return Response(account, headers=PRIVATE)
+        none_yet = Account(login=None, has_password=False, created_at=None)
+        return Response(account or none_yet, headers=PRIVATE)
 
     @put(
         "/",

@@ -67,9 +67,10 @@ class SignInPolicy:
 class Account(msgspec.Struct, frozen=True, kw_only=True):
     """A player's account as he sees it (never a verifier nor a code)."""
 
-    login: str
+    login: str | None
+    """Null until he sets one up (a name-only player)."""
     has_password: bool
-    created_at: datetime
+    created_at: datetime | None
     password_set_at: datetime | None = None
     recovery_codes_left: int = 0
 
@@ -90,6 +91,7 @@ class Accounts:
         self.policy = policy
 
     async def account(self, player: Player) -> Account | None:
+        """The player's account; None before he set one up."""
         row = await self.pool.fetchrow(_ACCOUNT, uuid.UUID(player.id))
         if row is None:
             return None
@@ -122,7 +124,7 @@ class Accounts:
             salt, cost = new_salt(), DEFAULT_COST
             check = verifier(await proof(secret, salt, cost))
         current_proof = None
-        if had is not None and had.has_password and current is not None:
+        if had is not None and had.login and had.has_password and current is not None:
             current_proof = await self._proof_of(had.login, current.encode())
         codes = None
         if new_codes or (secret is not None and not (had and had.has_password)):

@@ -60,7 +60,8 @@ async def lenient(database_dsn: str) -> AsyncIterator[AsyncTestClient[Litestar]]
 async def test_a_name_only_player_sets_up_an_account_and_signs_in_on_a_second_device(client):
     game_id, players = await seated_game(client)
     anna = players[0]
-    assert (await client.get("/v1/players/me/account", headers=anna.auth)).status_code == 404
+    before = (await client.get("/v1/players/me/account", headers=anna.auth)).json()
+    assert before["login"] is None and not before["has_password"]
     saved = await _account(client, anna.auth, login="Anna.K", password=PASSWORD)
     assert saved["account"]["login"] == "anna.k" and saved["account"]["has_password"]
     codes = saved["recovery_codes"]
@@ -318,3 +319,14 @@ async def test_a_replayed_cloned_or_phished_passkey_does_not_sign_in(client):
     _problem(refused, 400, "validation")
     # Without a token nobody registers one, and a read token may not either.
     _problem(await client.post("/v1/players/me/passkeys/options"), 401, "unauthenticated")
+
+
+async def test_the_purger_forgets_old_failures_and_challenges(client, purger_pool, pool):
+    from service.players.accounts import Players
+
+    await _sign_in(client, "nobody", "not the password")
+    await client.post("/v1/sessions/passkey/options")
+    await pool.execute("UPDATE api.webauthn_challenges SET expires_at = now() - interval '2 hours'")
+    await pool.execute("UPDATE api.sign_in_failures SET since = now() - interval '2 days'")
+    assert await Players(purger_pool).purge_sign_ins() == 3  # the login's, the address's, one
+    assert await pool.fetchval("SELECT count(*) FROM api.sign_in_failures") == 0
