@@ -17,6 +17,7 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     ├── LoginTaken           another player's account has this login
     ├── SignInFailed         a login and password that do not match (or no such login)
     ├── SignInLocked         too many failed sign-ins for the login or the address
+    ├── PasskeyRefused       a passkey's registration that does not verify
     ├── BadRequest           a malformed header, query parameter or body field (names it)
     │   ├── InvalidCursor    a page cursor this list did not hand out
     │   └── TooDeep          a JSON body nested deeper than any request of this API
@@ -108,6 +109,11 @@ class SignInLocked(ServiceError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class PasskeyRefused(ServiceError):
+    """A passkey's registration that does not verify (its attestation, origin, challenge), or
+    one already registered."""
 
 
 class BadRequest(ServiceError, ValueError):

@@ -184,7 +184,9 @@ class PasskeysController(Controller):
         description="Stores the passkey's public key once its attestation verifies (the "
         "challenge is used up). The passkey then signs in on `POST /v1/sessions/passkey`.",
         security=SECURITY,
-        responses=problem_responses("unauthenticated", "forbidden", "validation"),
+        responses=problem_responses(
+            "unauthenticated", "forbidden", "validation", "passkey-refused"
+        ),
     )
     async def add(
         self,

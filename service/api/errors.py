@@ -57,6 +57,7 @@ from service.exceptions import (
     NotFound,
     NotSeated,
     NotYet,
+    PasskeyRefused,
     PayloadTooLarge,
     PlayerNotFound,
     RateLimited,
@@ -214,6 +215,14 @@ _KINDS = (
         "No account has this login with this password. The same answer is given for a login "
         "nobody holds. Failed attempts are counted per login and per address: past the limit, "
         "sign-in is locked for a while (`sign-in-locked`).",
+    ),
+    Kind(
+        "passkey-refused",
+        422,
+        "The passkey was not registered",
+        "The answer of `navigator.credentials.create` did not verify (another site's origin, "
+        "a used or expired challenge, a malformed credential), or the passkey is registered "
+        "already. Ask for new options and try again.",
     ),
     Kind(
         "sign-in-locked",
@@ -502,6 +511,8 @@ def map_exception(exc: Exception) -> Mapped:
         case SignInLocked():
             problem = _problem("sign-in-locked", exc.message)
             headers["Retry-After"] = str(exc.retry_after)
+        case PasskeyRefused():
+            problem = _problem("passkey-refused", exc.message)
         case LoginTaken():
             problem = _problem("login-taken", exc.message)
         case RateLimited():

@@ -35,7 +35,7 @@ from webauthn.helpers.structs import (
 )
 
 from service.eventlog.store import uuid7
-from service.exceptions import BadRequest, Forbidden, NotFound, SignInFailed
+from service.exceptions import Forbidden, NotFound, PasskeyRefused, SignInFailed
 from service.players.accounts import Caller, Players, TokenInfo, new_token, token_hash
 from service.players.names import clean_name
 from service.players.signin import SignedIn
@@ -83,11 +83,11 @@ def _b64(data: bytes) -> str:
     return webauthn.helpers.bytes_to_base64url(data)
 
 
-def _raw_id(credential: dict[str, Any]) -> bytes:
+def _raw_id(credential: dict[str, Any]) -> bytes | None:
     try:
         return webauthn.base64url_to_bytes(str(credential["rawId"]))
     except (KeyError, ValueError, TypeError):
-        raise BadRequest("not a WebAuthn credential", where="body.credential") from None
+        return None
 
 
 class Passkeys:
@@ -164,28 +164,25 @@ class Passkeys:
         name = clean_name(name, "body.name")
         challenge = await self._stored_challenge(challenge_id, "register")
         if challenge is None:
-            raise BadRequest("no such challenge, or it expired: ask for options again",
-                             where="body.challenge_id")  # fmt: skip
+            raise PasskeyRefused("no such challenge, or it expired: ask for options again")
         try:
             verified = webauthn.verify_registration_response(
                 credential=credential, expected_challenge=challenge,
                 expected_rp_id=rp.rp_id, expected_origin=list(rp.origins),
             )  # fmt: skip
         except (webauthn_errors.WebAuthnException, ValueError, KeyError, TypeError) as exc:
-            raise BadRequest(f"the passkey does not verify: {exc}",
-                             where="body.credential") from None  # fmt: skip
+            raise PasskeyRefused(f"the passkey does not verify: {exc}") from None
         outcome = await self.pool.fetchval(
             _ADD, caller.token_hash, challenge_id, verified.credential_id,
             verified.credential_public_key, verified.sign_count, name,
         )  # fmt: skip
         if outcome == "challenge_refused":
-            raise BadRequest("the challenge was used or expired: ask for options again",
-                             where="body.challenge_id")  # fmt: skip
+            raise PasskeyRefused("the challenge was used or expired: ask for options again")
         if outcome == "too_many_passkeys":
             raise Forbidden("a player keeps at most 20 passkeys: remove one first",
                             code="too_many_passkeys")  # fmt: skip
         if outcome == "credential_known":
-            raise BadRequest("this passkey is registered already", where="body.credential")
+            raise PasskeyRefused("this passkey is registered already")
         for info in await self.of(caller):
             if info.id == _b64(verified.credential_id):
                 return info
@@ -228,8 +225,8 @@ class Passkeys:
         device = clean_name(device, "body.device")
         credential_id = _raw_id(credential)
         challenge = await self._stored_challenge(challenge_id, "sign_in")
-        key = await self.pool.fetchrow(_KEY, credential_id)
-        if challenge is None or key is None:
+        key = await self.pool.fetchrow(_KEY, credential_id) if credential_id else None
+        if credential_id is None or challenge is None or key is None:
             raise SignInFailed("this passkey does not sign in here")
         try:
             verified = webauthn.verify_authentication_response(

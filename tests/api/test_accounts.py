@@ -316,7 +316,7 @@ async def test_a_replayed_cloned_or_phished_passkey_does_not_sign_in(client):
               "credential": elsewhere.create(ceremony["options"])},
         headers=anna.auth,
     )  # fmt: skip
-    _problem(refused, 400, "validation")
+    _problem(refused, 422, "passkey-refused")
     # Without a token nobody registers one, and a read token may not either.
     _problem(await client.post("/v1/players/me/passkeys/options"), 401, "unauthenticated")
 

@@ -15,14 +15,20 @@ from service.players.signin import Account
 Login = Annotated[
     str,
     msgspec.Meta(
-        min_length=3, max_length=32, examples=["anna.k"],
-        description="3 to 32 letters a-z, digits, `_`, `.` or `-` (case is ignored).",
+        min_length=3, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,31}$",
+        examples=["anna.k"],
+        description="3 to 32 letters a-z, digits, `_`, `.` or `-`, starting with a letter or a "
+        "digit (case is ignored).",
     ),
 ]  # fmt: skip
 Password = Annotated[
-    str, msgspec.Meta(min_length=10, max_length=256, description="10 to 256 characters.")
-]
-Secret = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    str,
+    msgspec.Meta(
+        min_length=10, max_length=256, pattern=r"^[^\x00]+$",
+        description="10 to 256 characters.",
+    ),
+]  # fmt: skip
+Secret = Annotated[str, msgspec.Meta(min_length=1, max_length=256, pattern=r"^[^\x00]+$")]
 """A password or a code as sent to be checked: its length says nothing about it."""
 
 
@@ -75,7 +81,8 @@ class NewPasskey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     """From the options this answers."""
     credential: dict[str, Any]
     """What ``navigator.credentials.create`` returned, as JSON
-    (``PublicKeyCredential.toJSON()``)."""
+    (``PublicKeyCredential.toJSON()``); like every text of a request, none of its strings may
+    hold U+0000."""
     name: Name = "passkey"
     """What the player calls it (the device or the password manager that keeps it)."""
 
@@ -87,5 +94,5 @@ class PasskeyList(msgspec.Struct, frozen=True, kw_only=True):
 class PasskeySignIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     challenge_id: uuid.UUID
     credential: dict[str, Any]
-    """What ``navigator.credentials.get`` returned, as JSON."""
+    """What ``navigator.credentials.get`` returned, as JSON (no U+0000 in its strings)."""
     device: Name = "passkey device"
