@@ -58,6 +58,7 @@ SLOW = (
     "api/test_live_processes.py",
     "api/test_workers.py",
     "api/test_generated_client.py",  # runs openapi-python-client
+    "api/test_client_kits.py",  # npm, tsc and node
     "integration/test_serve_process.py",
     "integration/test_process_roles.py",  # preferans serve and its workers
     "integration/test_replica_reads.py",  # a primary and a standby cluster
