@@ -86,7 +86,7 @@ def finish_round(state: d.State, score: Scorer = by_name, close: bool = True) ->
     assert isinstance(state, d.Tournament)
     r = state.rounds[-1]
     for t in r.tables:
-        if t.result is None and not t.annulled:
+        if t.result is None and not t.annulled and not t.paused:
             state, _ = run(
                 state,
                 m.RecordResult(
