@@ -26,6 +26,7 @@ from domain.tournament.pairing import (
     meetings,
     pairs_of,
     random_schedule,
+    rotation_schedule,
     swiss,
 )
 from domain.tournament.points import Result, Standing, standings
@@ -333,9 +334,12 @@ def _start_round(command: m.StartRound, state: Tournament) -> list[m.TournamentE
         if stage_pairing == "schedule" and (round_no == 1 or cut is not None):
             rounds = _stage_rounds(fmt, round_no)
             draw = schedule_draw(secret, round_no, players)
-            made = random_schedule(
-                players, rounds, fmt.table_size, fmt.uneven, draw, _team_pairs(after)
-            )
+            if fmt.duplicate is not None:
+                made = rotation_schedule(players, rounds, draw)
+            else:
+                made = random_schedule(
+                    players, rounds, fmt.table_size, fmt.uneven, draw, _team_pairs(after)
+                )
             events.append(m.ScheduleDrawn(at=command.at, first_round=round_no, rounds=made))
             after = _fold(events[-1:], after)
         if stage_pairing == "schedule":
@@ -343,7 +347,7 @@ def _start_round(command: m.StartRound, state: Tournament) -> list[m.TournamentE
             kind = "schedule"
         else:
             pairing, kind = _swiss(after, players, secret, round_no), "swiss"
-    tables = _seat(after, pairing, secret, round_no)
+    tables = _seat(after, pairing, secret, round_no, rotated=kind == "schedule")
     events.append(
         m.RoundStarted(
             at=command.at, round_no=round_no, pairing=kind, commitment=state.commitment,
@@ -398,8 +402,11 @@ def _swiss(state: Tournament, players: Sequence[str], secret: bytes, round_no: i
 
 
 def _seat(
-    state: Tournament, pairing: Pairing, secret: bytes, round_no: int
+    state: Tournament, pairing: Pairing, secret: bytes, round_no: int, rotated: bool
 ) -> tuple[m.SeatedTable, ...]:
+    """Each table's seating and first dealer, drawn; a duplicate event's seats instead follow
+    its rotation (a schedule lists each table in seat order) or, paired otherwise, even out who
+    held which seat."""
     seeds = {e.player: e.seed for e in state.entrants}
     held: dict[str, list[int]] = {}
     for r in state.rounds:
@@ -410,7 +417,9 @@ def _seat(
     for i, players in enumerate(pairing.tables, start=1):
         names = sorted(players)
         seating, dealer = seat_table(secret, round_no, i, names, [seeds.get(p, "") for p in names])
-        if state.format.duplicate is not None:
+        if state.format.duplicate is not None and rotated and len(players) == 3:
+            seating = tuple(players)
+        elif state.format.duplicate is not None:
             seating = balanced_seating(seating, held, seating)
         out.append(m.SeatedTable(table=i, seating=seating, first_dealer=dealer))
     return tuple(out)

@@ -150,6 +150,32 @@ def _schedule_round(
     return None
 
 
+def rotation_schedule(players: Sequence[str], rounds: int, draw: Draw) -> tuple[Pairing, ...]:
+    """A duplicate schedule by a known construction (a three-group Mitchell movement): the
+    drawn field is split into groups A, B, C of m; in round r table k seats A[k], B[k + r],
+    C[k + 2r] (mod m), group g in seat (g + r) mod 3. Tables are listed in seat order, so each
+    player holds every seat's layout once in any three rounds. No pair meets twice for m rounds
+    when m is odd (k + r and k + 2r are then distinct for distinct r), m/2 when m is even."""
+    n = len(players)
+    m = n // 3
+    limit = m if m % 2 else m // 2
+    if n % 3 or rounds > max(limit, 1) or m == 0:
+        raise NoSchedule(f"no rotation of {rounds} rounds without repeats for {n} players")
+    order = draw.shuffle(sorted(players))
+    groups = [order[:m], order[m : 2 * m], order[2 * m :]]
+    made = []
+    for r in range(rounds):
+        tables = []
+        for k in range(m):
+            members = (groups[0][k], groups[1][(k + r) % m], groups[2][(k + 2 * r) % m])
+            seating = [""] * 3
+            for g, player in enumerate(members):
+                seating[(g + r) % 3] = player
+            tables.append(tuple(seating))
+        made.append(Pairing(tables=tuple(tables)))
+    return tuple(made)
+
+
 def swiss(
     ranked: Sequence[str],
     met: Counter[Pair],

@@ -62,7 +62,9 @@ def test_a_paused_table_records_no_result_until_resumed_and_the_round_waits_for_
     state, events = run(state, m.PauseTable(round_no=1, table=1, arbiter="judge", reason="dispute"))
     assert events == [m.TablePaused(round_no=1, table=1, arbiter="judge", reason="dispute")]
     refused(state, m.RecordResult(round_no=1, table=1, whists=(0, 0, 0)), "illegal.table_paused")
-    refused(state, m.PauseTable(round_no=1, table=1, arbiter="j", reason="r"), "illegal.table_paused")
+    refused(
+        state, m.PauseTable(round_no=1, table=1, arbiter="j", reason="r"), "illegal.table_paused"
+    )
     state = finish_round(state, close=False)  # the other tables
     refused(state, m.CloseRound(round_no=1, secret=SECRETS[0].hex()), "illegal.tables_playing")
     state, _ = run(state, m.ResumeTable(round_no=1, table=1, arbiter="judge", reason="settled"))
@@ -95,7 +97,9 @@ def test_an_adjusted_result_replaces_the_recorded_one_in_the_standings():
     state = finish_round(state, close=False)
     refused(state, m.AdjustResult(round_no=1, table=1, whists=(1, 1, 1), arbiter="j", reason="r"),
             "illegal.bad_result")  # fmt: skip
-    adjust = m.AdjustResult(round_no=1, table=1, whists=(-50, 0, 50), arbiter="j", reason="miscount")
+    adjust = m.AdjustResult(
+        round_no=1, table=1, whists=(-50, 0, 50), arbiter="j", reason="miscount"
+    )
     state, events = run(state, adjust)
     assert events[0].reason == "miscount"
     points = {s.player: s.points for s in d.current_standings(live(state))}

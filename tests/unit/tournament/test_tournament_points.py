@@ -6,7 +6,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import msgspec
-
 from tournament_helpers import finish_round, fmt, live, play, start, with_field
 
 from domain.tournament import decider as d
@@ -113,9 +112,7 @@ def test_team_sums_add_the_playing_members_and_team_mates_never_share_a_table():
             assert len({p[:2] + str(int(p[1:]) // 3) for p in t.seating}) == 3
     table = team_standings(teams, d.results(tournament), tournament.format)
     total = {s.team: s.points for s in table}
-    assert sum(total.values()) == sum(
-        s.points for s in d.current_standings(tournament)
-    )
+    assert sum(total.values()) == sum(s.points for s in d.current_standings(tournament))
     singles = {s.player: s.points for s in d.current_standings(tournament)}
     assert total["t0"] == sum(singles[p] for p in teams["t0"])
 

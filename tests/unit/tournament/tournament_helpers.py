@@ -94,7 +94,9 @@ def finish_round(state: d.State, score: Scorer = by_name, close: bool = True) ->
                 ),
             )
     if close:
-        state, _ = run(state, m.CloseRound(round_no=r.round_no, secret=SECRETS[r.round_no - 1].hex()))
+        state, _ = run(
+            state, m.CloseRound(round_no=r.round_no, secret=SECRETS[r.round_no - 1].hex())
+        )
     return state
 
 
