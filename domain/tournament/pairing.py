@@ -99,6 +99,19 @@ def _fill(
     return None
 
 
+def reachable_rounds(n: int, uneven: Literal["mixed", "byes"]) -> int:
+    """Rounds without repeats that `random_schedule` finds for ``n`` players at tables of
+    three, as measured (docs/tournaments.md has the table): ``n // 3 − 1`` from 12 players
+    (from 9 with byes), and 4 for 9. The bound is (n − 1) // 2, reached for 9 (four rounds);
+    10 and 11 players with tables of four cannot play two rounds: the four of round 2 needs
+    four players from round 1's three tables."""
+    if n == 9:
+        return 4
+    if uneven == "mixed" and n in (10, 11):
+        return 1
+    return max(1, n // 3 - 1) if n >= 3 else 0
+
+
 def random_schedule(
     players: Sequence[str],
     rounds: int,
