@@ -9,8 +9,8 @@ one seat, every table) is on one of two scales:
   of n shares n(n − 1) points, the top is 2(n − 1), `percent` rescales to 0–100;
 - an IMP-like scale (`cross_imps`): the difference in whists, damped by `IMP_TABLE`, against
   each other entrant in turn and averaged. Against the field's average a damped scale would not
-  sum to zero (scores 0, 0, 30 give −10, −10, +20); against each other entrant the differences
-  cancel in pairs, so each deal and seat is zero-sum.
+  sum to zero (scores 0, 0, 60 differ from it by −20, −20, +40: −2, −2, +3 units); against
+  each other entrant the differences cancel in pairs, so each deal and seat is zero-sum.
 
 Seats rotate between rounds (`balanced_seating`) so each player meets the layouts from every
 seat.
