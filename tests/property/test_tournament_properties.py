@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import msgspec
 from _hypothesis import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.fairness import commitment
+from domain.tournament import decider as d
+from domain.tournament import messages as m
 from domain.tournament.draw import Draw
 from domain.tournament.duplicate import cross_imps, imps, matchpoints, percent
-from domain.tournament.format import PUBLISHED_DAMPING, Band, PointsRules
+from domain.tournament.format import PUBLISHED_DAMPING, Band, Format, PointsRules, Registration
 from domain.tournament.pairing import (
     meetings,
     random_schedule,
@@ -115,3 +119,49 @@ def test_matchpoints_share_the_constant_n_times_n_minus_one(group):
 def test_imps_are_odd_and_grow_with_the_difference(d):
     assert imps(-d) == -imps(d)
     assert abs(imps(d)) <= abs(imps(abs(d) + 1))
+
+
+def _event_of(n: int, rounds: int, results: st.DataObject):
+    """A Swiss event of ``n`` players played to the end with drawn zero-sum results."""
+    form = Format(rounds=rounds, registration=Registration(closes_at=1000), uneven="mixed")
+    secrets = [bytes([i + 1]) * 16 for i in range(rounds + 1)]
+    log: list[m.TournamentEvent] = []
+
+    def act(command: m.TournamentCommand) -> None:
+        log.extend(d.decide(command, d.fold(log)))
+
+    act(m.CreateTournament(format=form, commitment=commitment(secrets[0])))
+    for i in range(n):
+        act(m.Register(player=f"p{i:02}", at=1))
+    for r in range(rounds):
+        act(m.StartRound(secret=secrets[r].hex(), next_commitment=commitment(secrets[r + 1])))
+        state = d.fold(log)
+        assert isinstance(state, d.Tournament)
+        for t in state.rounds[-1].tables:
+            whists = results.draw(zero_sum(len(t.seating)))
+            act(m.RecordResult(round_no=r + 1, table=t.table, whists=whists))
+        act(m.CloseRound(round_no=r + 1, secret=secrets[r].hex()))
+    return log
+
+
+@settings(max_examples=examples(ci=10))
+@given(n=st.integers(3, 31), results=st.data())
+def test_a_played_event_replays_round_trips_and_seats_everyone_once_a_round(n, results):
+    log = _event_of(n, 3, results)
+    state = d.fold(log)
+    assert d.is_terminal(state) and isinstance(state, d.Tournament)
+    decoded = msgspec.json.decode(msgspec.json.encode(log), type=list[m.TournamentEvent])
+    assert decoded == log and d.fold(decoded) == state
+    for r in state.rounds:
+        seated = [p for t in r.tables for p in t.seating] + list(r.byes)
+        assert sorted(seated) == sorted(d.field(state))
+    # place points per round add up to the published tables (plus each alone-positive bonus)
+    table = d.current_standings(state)
+    rules = state.format.points
+    expected = sum(
+        sum(rules.places_4 if len(res.whists) == 4 else rules.places_3)
+        + (rules.alone_positive_bonus if sum(w > 0 for w in res.whists) == 1 else 0)
+        for res in d.results(state)
+    )
+    assert sum(s.points for s in table) == expected
+    assert [s.place for s in table] == sorted(s.place for s in table)

@@ -108,3 +108,18 @@ def test_commands_before_creation_and_after_the_end_are_refused():
     state = finish_round(state)
     assert d.is_terminal(state)
     refused(state, m.Register(player="q", at=1), "illegal.tournament_over")
+
+
+def test_each_tables_game_rules_carry_the_round_length_and_personal_time_at_its_size():
+    from domain.tournament.format import RoundLength, table_rules
+
+    timed = fmt(
+        preset="leningrad", overrides={"pool": {"help_enabled": False}},
+        length=RoundLength(kind="time", minutes=90), personal_time_seconds=600,
+    )  # fmt: skip
+    rules = table_rules(timed, 4)
+    assert (rules.players, rules.convention, rules.pool.help_enabled) == (4, "leningrad", False)
+    assert (rules.pool.time_limit_minutes, rules.pool.last_round) == (90, False)
+    assert rules.table.bank_seconds == 600
+    assert table_rules(fmt(length=RoundLength(kind="deals", deals=24)), 3).pool.max_deals == 24
+    assert table_rules(fmt(length=RoundLength(kind="pool", pool_target=20)), 3).pool.target == 20
