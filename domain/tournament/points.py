@@ -123,14 +123,13 @@ def standings(
             points[player] += Fraction(fmt.points.bye_points)
             rounds[player] += 1
     primary = points if fmt.points.primary == "places" else whists
-    groups = [sorted(field, key=lambda p: (-primary[p], p))]
-    for tiebreak in fmt.points.tiebreaks:
+    groups = _split(sorted(field), primary)
+    for tiebreak in fmt.points.tiebreaks:  # each splits only the players still tied
         groups = [
             part
             for group in groups
             for part in _split(group, _key(tiebreak, group, kept, whists, bula, fmt))
         ]
-    groups = [part for group in groups for part in _split(group, primary)]
     table, place = [], 1
     for group in groups:
         for player in sorted(group):

@@ -5,6 +5,7 @@ IMP-like scale) or share a constant (matchpoints) per deal and seat, and a strea
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import pairwise
 
 import msgspec
 from _hypothesis import examples
@@ -165,3 +166,4 @@ def test_a_played_event_replays_round_trips_and_seats_everyone_once_a_round(n, r
     )
     assert sum(s.points for s in table) == expected
     assert [s.place for s in table] == sorted(s.place for s in table)
+    assert all(a.points >= b.points for a, b in pairwise(table))

@@ -122,3 +122,17 @@ def test_standings_after_a_round_are_the_place_points_of_its_tables():
     state = finish_round(state)
     table = {s.player: s.points for s in d.current_standings(live(state))}
     assert sorted(table.values(), reverse=True) == [3, 3, 3, 1, 1, 1, 0, 0, 0]
+
+
+def test_the_primary_measure_ranks_before_any_tie_break():
+    rounds = [
+        Result(round_no=1, players=("a", "b", "c"), whists=(10, 5, -15)),
+        Result(round_no=2, players=("a", "b", "c"), whists=(10, 5, -15)),
+        Result(round_no=3, players=("b", "a", "c"), whists=(300, -10, -290)),
+        Result(round_no=4, players=("a", "b", "c"), whists=(1, 0, -1)),
+    ]
+    # a: 2 + 2 + 1 + 3 = 8 points, 11 whists; b: 1 + 1 + 3 + 1 = 6 points, 310 whists
+    table = standings(["a", "b", "c"], rounds, fmt())
+    assert [(s.player, s.points, s.whists) for s in table] == [
+        ("a", 8, 11), ("b", 6, 310), ("c", 0, -321),
+    ]  # fmt: skip
