@@ -156,7 +156,8 @@ def test_a_played_event_replays_round_trips_and_seats_everyone_once_a_round(n, r
     for r in state.rounds:
         seated = [p for t in r.tables for p in t.seating] + list(r.byes)
         assert sorted(seated) == sorted(d.field(state))
-    # place points per round add up to the published tables (plus each alone-positive bonus)
+    # place points per round add up to the published tables (plus each alone-positive bonus
+    # and each bye's points)
     table = d.current_standings(state)
     rules = state.format.points
     expected = sum(
@@ -164,6 +165,7 @@ def test_a_played_event_replays_round_trips_and_seats_everyone_once_a_round(n, r
         + (rules.alone_positive_bonus if sum(w > 0 for w in res.whists) == 1 else 0)
         for res in d.results(state)
     )
+    expected += len(d.byes(state)) * Fraction(rules.bye_points)
     assert sum(s.points for s in table) == expected
     assert [s.place for s in table] == sorted(s.place for s in table)
     assert all(a.points >= b.points for a, b in pairwise(table))
