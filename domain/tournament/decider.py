@@ -82,6 +82,8 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
     """The first round whose points count (after a cut that carries nothing)."""
     runs: tuple[Table, ...] = ()
     """Robot duplicate: one table per entrant's run."""
+    lineups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Team events: each team's named lineup, (team, players)."""
     deals_secret: str | None = None
 
 
@@ -115,9 +117,28 @@ def entrant(state: Tournament, player: str) -> Entrant | None:
 
 
 def field(state: Tournament) -> tuple[str, ...]:
-    """Who is paired next: the active entrants (registered ones before round 1)."""
+    """Who is paired next: the active entrants (registered ones before round 1); in a team
+    event only each team's lineup, or its first three members in order of registration."""
     playing = ("active",) if state.rounds else ("registered", "active")
-    return tuple(e.player for e in state.entrants if e.status in playing)
+    ready = [e for e in state.entrants if e.status in playing]
+    if state.format.teams is None:
+        return tuple(e.player for e in ready)
+    named = dict(state.lineups)
+    out: list[str] = []
+    for team in dict.fromkeys(e.team for e in ready):
+        members = [e.player for e in ready if e.team == team]
+        lineup = [p for p in named.get(team or "", ()) if p in members]
+        out += lineup or members[: state.format.teams.playing]
+    return tuple(p for p in (e.player for e in ready) if p in out)
+
+
+def teams(state: Tournament) -> dict[str, list[str]]:
+    """Each team's members, for `points.team_standings`."""
+    out: dict[str, list[str]] = {}
+    for e in state.entrants:
+        if e.team is not None:
+            out.setdefault(e.team, []).append(e.player)
+    return out
 
 
 def results(state: Tournament) -> list[Result]:
@@ -222,6 +243,8 @@ def decide(command: m.TournamentCommand, state: State) -> list[m.TournamentEvent
             return [removed, *_carded(state, [card])]
         case m.CloseRound():
             return _close_round(command, state)
+        case m.NameLineup():
+            return [_lineup(command, state)]
         case m.StartRobotRun():
             return [_robot_run(command, state)]
         case m.EndEvent():
@@ -525,6 +548,22 @@ def _close_round(command: m.CloseRound, state: Tournament) -> list[m.TournamentE
     return events
 
 
+def _lineup(command: m.NameLineup, state: Tournament) -> m.LineupNamed:
+    rules = state.format.teams
+    if rules is None:
+        raise refuse("team", "this is not a team event")
+    if state.rounds and state.rounds[-1].secret is None:
+        raise refuse("round_running", "a lineup is named between rounds")
+    members = {e.player for e in state.entrants if e.team == command.team
+               and e.status in ("registered", "active")}  # fmt: skip
+    chosen = set(command.players)
+    if len(chosen) != rules.playing or len(command.players) != rules.playing:
+        raise refuse("bad_lineup", f"a lineup names {rules.playing} different players")
+    if not chosen <= members:
+        raise refuse("bad_lineup", f"a lineup names players of team {command.team} in the field")
+    return m.LineupNamed(at=command.at, team=command.team, players=command.players)
+
+
 def _robot_run(command: m.StartRobotRun, state: Tournament) -> m.RobotRunStarted:
     fmt, reg = state.format, state.format.registration
     if fmt.duplicate is None or fmt.duplicate.robots is None:
@@ -738,6 +777,9 @@ def evolve(state: State, event: m.TournamentEvent) -> State:
             return _table(state, event.round_no, event.table, annulled=True)
         case m.AppealRecorded():
             return state
+        case m.LineupNamed():
+            named = tuple((t, p) for t, p in state.lineups if t != event.team)
+            return replace(state, lineups=(*named, (event.team, event.players)))
     raise AssertionError(f"unknown event {type(event).__name__}")
 
 

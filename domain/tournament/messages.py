@@ -83,6 +83,13 @@ class RevealDeals(Command, frozen=True, tag="reveal_deals"):
     secret: str
 
 
+class NameLineup(Command, frozen=True, tag="name_lineup"):
+    """A team names the members who play from the next round on (three of its 3–5)."""
+
+    team: str
+    players: tuple[str, ...]
+
+
 class StartRobotRun(Command, frozen=True, tag="start_robot_run"):
     player: str
 
@@ -242,6 +249,11 @@ class DealsRevealed(Event, frozen=True, tag="deals_revealed"):
     secret: str
 
 
+class LineupNamed(Event, frozen=True, tag="lineup_named"):
+    team: str
+    players: tuple[str, ...]
+
+
 class RobotRunStarted(Event, frozen=True, tag="robot_run_started"):
     run: int
     player: str
@@ -289,12 +301,13 @@ class AppealRecorded(ArbiterEvent, frozen=True, tag="appeal_recorded"):
 
 TournamentCommand = (
     CreateTournament | Register | CheckIn | Withdraw | StartRound | RecordResult
-    | ReportTimeoutRemoval | CloseRound | RevealDeals | StartRobotRun | EndEvent | PauseTable
-    | ResumeTable | ReplacePlayer | AdjustResult | AnnulResult | GiveCard | RecordAppeal
+    | ReportTimeoutRemoval | CloseRound | RevealDeals | NameLineup | StartRobotRun | EndEvent
+    | PauseTable | ResumeTable | ReplacePlayer | AdjustResult | AnnulResult | GiveCard
+    | RecordAppeal
 )  # fmt: skip
 TournamentEvent = (
     TournamentCreated | PlayerRegistered | PlayerCheckedIn | PlayerWithdrew | CheckInClosed
     | FieldCut | ScheduleDrawn | RoundStarted | TableResultRecorded | PlayerRemoved | YellowCard
-    | Disqualified | RoundEnded | TournamentEnded | DealsRevealed | RobotRunStarted | TablePaused
-    | TableResumed | PlayerReplaced | ResultAdjusted | ResultAnnulled | AppealRecorded
+    | Disqualified | RoundEnded | TournamentEnded | DealsRevealed | LineupNamed | RobotRunStarted
+    | TablePaused | TableResumed | PlayerReplaced | ResultAdjusted | ResultAnnulled | AppealRecorded
 )  # fmt: skip

@@ -136,3 +136,29 @@ def test_the_primary_measure_ranks_before_any_tie_break():
     assert [(s.player, s.points, s.whists) for s in table] == [
         ("a", 8, 11), ("b", 6, 310), ("c", 0, -321),
     ]  # fmt: skip
+
+
+def test_a_team_of_four_plays_three_its_lineup_names_and_only_they_count():
+    from tournament_helpers import refused, run
+
+    from domain.tournament import messages as m
+
+    state = with_field(0, fmt(teams=Teams(), rounds=2))
+    for team, members in (("A", "a1 a2 a3 a4"), ("B", "b1 b2 b3"), ("C", "c1 c2 c3")):
+        for p in members.split():
+            state, _ = run(state, m.Register(player=p, team=team, at=1))
+    assert "a4" not in d.field(live(state))  # the first three by default
+    refused(state, m.NameLineup(team="A", players=("a1", "a2")), "illegal.bad_lineup")
+    refused(state, m.NameLineup(team="A", players=("a1", "a2", "b1")), "illegal.bad_lineup")
+    state, _ = run(state, m.NameLineup(team="A", players=("a4", "a2", "a3")))
+    state, _ = start(state)
+    refused(state, m.NameLineup(team="A", players=("a1", "a2", "a3")), "illegal.round_running")
+    seated = {p for t in live(state).rounds[0].tables for p in t.seating}
+    assert "a1" not in seated and "a4" in seated and len(seated) == 9
+    state = finish_round(state)
+    table = team_standings(d.teams(live(state)), d.results(live(state)), live(state).format)
+    singles = {s.player: s.points for s in d.current_standings(live(state))}
+    assert singles["a1"] == 0
+    assert next(t for t in table if t.team == "A").points == sum(
+        singles[p] for p in ("a2", "a3", "a4")
+    )
