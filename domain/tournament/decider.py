@@ -198,6 +198,8 @@ def decide(command: m.TournamentCommand, state: State) -> list[m.TournamentEvent
         validate(command.format)
         if command.format.duplicate is not None and command.deals_commitment is None:
             raise refuse("no_commitment", "a duplicate event commits to its deals' secret")
+        for committed in (command.commitment, command.deals_commitment or "0" * 64):
+            _check_commitment(committed)
         return [
             m.TournamentCreated(
                 at=command.at, format=command.format, commitment=command.commitment,
@@ -256,6 +258,12 @@ def decide(command: m.TournamentCommand, state: State) -> list[m.TournamentEvent
         case m.ArbiterCommand():
             return _arbiter(command, state)
     raise WrongPhase(f"unknown command {type(command).__name__}")
+
+
+def _check_commitment(committed: str) -> None:
+    """A commitment is a SHA-256 in lower-case hex, or no secret could ever open it."""
+    if len(committed) != 64 or committed.strip("0123456789abcdef"):
+        raise refuse("bad_commitment", "a commitment is a SHA-256 in lower-case hex")
 
 
 def _reveal_deals(command: m.RevealDeals, state: Tournament) -> m.DealsRevealed:
@@ -323,6 +331,7 @@ def _start_round(command: m.StartRound, state: Tournament) -> list[m.TournamentE
         raise refuse("no_more_rounds", "every round has been played")
     if not reveals(command.secret, state.commitment):
         raise refuse("wrong_secret", "that secret does not open the round's commitment")
+    _check_commitment(command.next_commitment)
     secret = bytes.fromhex(command.secret)
     events: list[m.TournamentEvent] = []
     after = state

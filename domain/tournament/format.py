@@ -186,6 +186,8 @@ def validate(fmt: Format) -> None:
         t = fmt.teams
         if not 3 <= t.min_size <= t.max_size <= 5 or t.playing != 3:
             raise InvalidTournament("teams have 3 to 5 members, 3 playing each round")
+        if fmt.pairing == "schedule" and t.max_size > t.playing:
+            raise InvalidTournament("a team event with changing lineups is paired by Swiss")
 
 
 def table_rules(fmt: Format, size: int) -> Rules:

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from tournament_helpers import (
     SECRETS,
+    committed,
     finish_round,
     fmt,
     live,
@@ -137,7 +138,7 @@ def test_an_arbiter_uploads_a_pairing_and_the_round_uses_it():
     pairing = Pairing(tables=(("p00", "p02", "p04"), ("p01", "p03", "p05")))
     refused(
         state,
-        m.StartRound(secret=SECRETS[0].hex(), next_commitment="x", pairing=pairing),
+        m.StartRound(secret=SECRETS[0].hex(), next_commitment=committed(1), pairing=pairing),
         "illegal.no_arbiter",
     )
     state, events = start(state, pairing=pairing, arbiter="judge")
@@ -190,6 +191,14 @@ def test_a_round_secret_that_does_not_open_the_commitment_is_refused():
     state, _ = start(state)
     state = finish_round(state, close=False)
     refused(state, m.CloseRound(round_no=1, secret=SECRETS[1].hex()), "illegal.wrong_secret")
+
+
+def test_a_commitment_that_no_secret_could_open_is_refused():
+    state = with_field(3)
+    refused(state, m.StartRound(secret=SECRETS[0].hex(), next_commitment="x" * 64),
+            "illegal.bad_commitment")  # fmt: skip
+    refused(d.INITIAL_STATE, m.CreateTournament(format=fmt(), commitment="ABC"),
+            "illegal.bad_commitment")  # fmt: skip
 
 
 def test_a_round_does_not_start_before_the_last_one_ended():

@@ -93,6 +93,12 @@ def test_team_events_register_players_in_teams_of_at_most_the_maximum():
     refused(created(), m.Register(player="x", team="A", at=1), "illegal.team")
 
 
+def test_a_team_event_with_changing_lineups_is_not_scheduled_in_advance():
+    with pytest.raises(InvalidTournament):
+        validate(fmt(teams=Teams(max_size=4), pairing="schedule"))
+    validate(fmt(teams=Teams(max_size=3), pairing="schedule"))
+
+
 def test_an_unknown_game_preset_is_refused_at_creation():
     refused(
         d.INITIAL_STATE,
