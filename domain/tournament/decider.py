@@ -18,8 +18,8 @@ from domain.errors import DealOver, WrongPhase, refuse
 from domain.fairness import reveals
 from domain.tournament import messages as m
 from domain.tournament.draw import schedule_draw, seat_table
-from domain.tournament.duplicate import balanced_seating, compare
-from domain.tournament.format import Format, validate
+from domain.tournament.duplicate import balanced_seating, compare, deal_alone
+from domain.tournament.format import Format, table_rules, validate
 from domain.tournament.pairing import (
     Pairing,
     check_pairing,
@@ -490,24 +490,22 @@ def _record(command: m.RecordResult, state: Tournament) -> list[m.TournamentEven
         raise refuse("bad_result", f"a result is {n} whists in seat order, summing to zero")
     if command.pool and len(command.pool) != n:
         raise refuse("bad_result", "pools are given per seat")
+    deals: tuple[tuple[str, ...], ...] = ()
     if fmt.duplicate is not None:
-        if len(command.deals) != fmt.duplicate.deals_per_round or any(
-            len(d) != n for d in command.deals
+        if len(command.outcomes) != fmt.duplicate.deals_per_round or any(
+            o.seats != n for o in command.outcomes
         ):
-            raise refuse("bad_result", "a duplicate result gives every deal's value per seat")
-        try:
-            values = [[Fraction(v) for v in d] for d in command.deals]
-        except (ValueError, ZeroDivisionError) as error:
-            raise refuse("bad_result", "deal values are exact whists ('184/3')") from error
-        if any(sum(v) != 0 for v in values):
-            raise refuse("bad_result", "each deal alone sums to zero")
-    elif command.deals:
+            raise refuse("bad_result", "a duplicate result gives every deal's outcome")
+        rules = table_rules(fmt, n)
+        # each deal scored alone: the pool's state and the order of deals do not matter
+        deals = tuple(tuple(str(v) for v in deal_alone(o, rules)) for o in command.outcomes)
+    elif command.outcomes:
         raise refuse("bad_result", "only a duplicate event records deals")
     events: list[m.TournamentEvent] = [
         m.TableResultRecorded(
             at=command.at, round_no=command.round_no, table=command.table, players=t.seating,
             whists=command.whists, pool=command.pool, timed_out=command.timed_out,
-            deals=command.deals,
+            outcomes=command.outcomes, deals=deals,
         )
     ]  # fmt: skip
     below = fmt.discipline.card_below

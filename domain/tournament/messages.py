@@ -8,6 +8,7 @@ from typing import Literal
 
 import msgspec
 
+from domain.outcome import DealOutcome
 from domain.tournament.format import Format
 from domain.tournament.pairing import Pairing
 
@@ -62,8 +63,8 @@ class RecordResult(Command, frozen=True, tag="record_result"):
     whists: tuple[int, ...]
     pool: tuple[int, ...] = ()
     timed_out: bool = False
-    deals: tuple[tuple[str, ...], ...] = ()
-    """Duplicate: each deal's value alone per seat, exact whists (`duplicate.deal_alone`)."""
+    outcomes: tuple[DealOutcome, ...] = ()
+    """Duplicate: every deal's outcome, as the table's `DealEnded` events gave them."""
 
 
 class ReportTimeoutRemoval(Command, frozen=True, tag="report_timeout_removal"):
@@ -211,7 +212,9 @@ class TableResultRecorded(Event, frozen=True, tag="table_result_recorded"):
     whists: tuple[int, ...]
     pool: tuple[int, ...] = ()
     timed_out: bool = False
+    outcomes: tuple[DealOutcome, ...] = ()
     deals: tuple[tuple[str, ...], ...] = ()
+    """Duplicate: each deal's value alone per seat, exact whists (`duplicate.deal_alone`)."""
 
 
 class PlayerRemoved(Event, frozen=True, tag="player_removed"):

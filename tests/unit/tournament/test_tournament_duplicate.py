@@ -92,16 +92,23 @@ def test_duplicate_compares_like_tables_only():
     )
 
 
-def _deals(round_no, seating):
-    """Two deals, each zero-sum per seat: the player with the lowest name gains."""
+def game(tricks: int, declarer: int = 0) -> DealOutcome:
+    """Six spades by ``declarer``, whisted by the next seat, taking ``tricks``."""
+    whister, passer = (declarer + 1) % 3, (declarer + 2) % 3
+    taken = [0, 0, 0]
+    taken[declarer], taken[whister] = tricks, 10 - tricks
+    return DealOutcome(
+        kind="game", dealer=passer, seats=3, hands=(declarer, whister, passer),
+        tricks=tuple(taken), declarer=declarer, contract="6S", played=True,
+        defenders=(DefenderRole(seat=whister, choice="whist", whist_rank=1),
+                   DefenderRole(seat=passer, choice="pass")),
+    )  # fmt: skip
+
+
+def _outcomes(round_no, seating):
+    """Two deals declared by the player with the lowest name, who takes 6 and then 7."""
     low = min(range(3), key=lambda i: seating[i])
-    values = []
-    for deal in range(2):
-        row = ["0"] * 3
-        row[low] = str(10 + deal)
-        row[(low + 1) % 3] = f"-{10 + deal}"
-        values.append(tuple(row))
-    return tuple(values)
+    return (game(6, low), game(7, low))
 
 
 def test_seats_rotate_between_rounds_so_each_player_holds_every_seats_layout():
@@ -115,7 +122,7 @@ def test_seats_rotate_between_rounds_so_each_player_holds_every_seats_layout():
                 state,
                 m.RecordResult(
                     round_no=r.round_no, table=t.table, whists=(0, 0, 0),
-                    deals=_deals(r.round_no, t.seating),
+                    outcomes=_outcomes(r.round_no, t.seating),
                 ),
             )  # fmt: skip
         state = finish_round(state)
@@ -153,12 +160,12 @@ def test_duplicate_totals_compare_each_deal_and_seat_across_the_tables():
     refused(state, m.RecordResult(round_no=1, table=1, whists=(0, 0, 0)), "illegal.bad_result")
     refused(
         state,
-        m.RecordResult(round_no=1, table=1, whists=(0, 0, 0), deals=(("1", "0", "0"),) * 2),
+        m.RecordResult(round_no=1, table=1, whists=(0, 0, 0), outcomes=(game(6),)),
         "illegal.bad_result",
     )
     for t in r.tables:
         state, _ = run(state, m.RecordResult(round_no=1, table=t.table, whists=(0, 0, 0),
-                                             deals=_deals(1, t.seating)))  # fmt: skip
+                                             outcomes=_outcomes(1, t.seating)))  # fmt: skip
     totals = d.duplicate_totals(live(state))
     # 2 deals × 3 seats, each group of 3 tables shares 3 × 2 = 6 matchpoints
     assert sum(totals.values()) == 2 * 3 * 6
@@ -176,7 +183,7 @@ def test_the_deals_secret_is_revealed_only_when_the_event_ends_and_must_open_the
     refused(state, m.RevealDeals(secret=DEALS_SECRET.hex()), "illegal.not_over")
     t = live(state).rounds[0].tables[0]
     state, _ = run(state, m.RecordResult(round_no=1, table=1, whists=(0, 0, 0),
-                                         deals=_deals(1, t.seating)))  # fmt: skip
+                                         outcomes=_outcomes(1, t.seating)))  # fmt: skip
     state = finish_round(state)
     assert d.is_terminal(state)
     refused(state, m.RevealDeals(secret=b"\x00".hex() * 32), "illegal.wrong_secret")
@@ -206,15 +213,18 @@ def test_robot_duplicate_runs_each_entrant_alone_with_two_bots_within_the_window
     refused(state, m.StartRobotRun(player="ann", at=300), "illegal.already_played")
     refused(state, m.StartRobotRun(player="dan", at=10_000), "illegal.window_closed")
     state, _ = run(state, m.Register(player="eve", at=5000))  # the window is still open
-    # deal k: the human holds layout seat k (the service rotates the deck), bots' values ignored
-    scores = {"ann": ("30", "-10", "5"), "bob": ("10", "-10", "5"), "cid": ("-20", "0", "5")}
+    # deal k: the human (seat 0) holds layout seat k, as the service rotates the deck; he
+    # declares six spades each time, taking these tricks; the bots are never compared
+    tricks = {"ann": (8, 6, 7), "bob": (7, 6, 7), "cid": (5, 6, 7)}
     for run_no, p in enumerate(("ann", "bob", "cid"), start=1):
-        deals = tuple((v, f"{-F(v) / 2}", f"{-F(v) / 2}") for v in scores[p])
+        outcomes = tuple(game(t) for t in tricks[p])
         state, events = run(state, m.RecordResult(round_no=0, table=run_no, whists=(0, 0, 0),
-                                                  deals=deals))  # fmt: skip
+                                                  outcomes=outcomes))  # fmt: skip
         assert d.withheld_until(events[0], ROBOTS) == 10_000
+        assert events[0].deals[0] == tuple(str(v) for v in deal_alone(outcomes[0], SOCHI))
     totals = d.duplicate_totals(live(state))
-    assert totals == {"ann": 4 + 1 + 2, "bob": 2 + 1 + 2, "cid": 0 + 4 + 2}
+    # deal 0: 8 > 7 > 5 tricks gives 4, 2, 0 matchpoints; deals 1 and 2 are ties, 2 each
+    assert totals == {"ann": 4 + 2 + 2, "bob": 2 + 2 + 2, "cid": 0 + 2 + 2}
     refused(state, m.EndEvent(at=9_999), "illegal.window_open")
     state, _ = run(state, m.EndEvent(at=10_000))
     assert d.is_terminal(state)
