@@ -182,6 +182,8 @@ def validate(fmt: Format) -> None:
             raise InvalidTournament("a duplicate round has at least one deal")
         if fmt.duplicate.robots is not None and fmt.table_size != 3:
             raise InvalidTournament("robot duplicate is one human and two bots")
+        if fmt.pairing == "schedule" and fmt.table_size != 3:
+            raise InvalidTournament("the duplicate rotation seats tables of three")
     if fmt.teams is not None:
         t = fmt.teams
         if not 3 <= t.min_size <= t.max_size <= 5 or t.playing != 3:

@@ -85,6 +85,8 @@ def test_every_table_of_a_round_gets_the_same_deck_and_each_deal_its_own():
 def test_duplicate_compares_like_tables_only():
     with pytest.raises(InvalidTournament):
         validate(fmt(duplicate=Duplicate(deals_per_round=2)))
+    with pytest.raises(InvalidTournament):
+        validate(msgspec.structs.replace(DUP, table_size=4, pairing="schedule"))
     refused(
         d.INITIAL_STATE,
         m.CreateTournament(format=DUP, commitment="00"),
