@@ -241,3 +241,18 @@ def test_swiss_rounds_of_an_event_avoid_repeats_while_they_can():
     state = play(with_field(12, fmt(rounds=3)), 3)
     played = [Pairing(tables=tuple(t.seating for t in r.tables)) for r in live(state).rounds]
     assert max(meetings(played).values()) == 1
+
+
+def test_the_worked_examples_of_docs_tournaments_md():
+    nine = list("ABCDEFGHI")
+    schedule = random_schedule(nine, 4, 3, "mixed", Draw(b"example"))
+    assert [["".join(sorted(t)) for t in r.tables] for r in schedule] == [
+        ["ABH", "CEG", "DFI"],
+        ["AGI", "DEH", "BCF"],
+        ["FGH", "ACD", "BEI"],
+        ["AEF", "BDG", "CHI"],
+    ]
+    met = meetings([Pairing(tables=(("A", "B", "C"), ("D", "E", "F"), ("G", "H", "I")))])
+    assert swiss(nine, met, 3, "mixed", {}).tables == (
+        ("A", "D", "G"), ("B", "E", "H"), ("C", "F", "I"),
+    )  # fmt: skip
