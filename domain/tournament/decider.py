@@ -282,13 +282,10 @@ def _register(command: m.Register, state: Tournament) -> m.PlayerRegistered:
     fmt, reg = state.format, state.format.registration
     if entrant(state, command.player) is not None:
         raise refuse("already_registered", f"{command.player} is already registered")
-    late = False
-    if isinstance(state, Running) and fmt.duplicate is not None and fmt.duplicate.robots:
-        pass  # robot duplicate: the window is the play window
-    elif isinstance(state, Running):
-        if len(state.rounds) > reg.late_entry_rounds:
-            raise refuse("registration_closed", "late entry is closed")
-        late = True
+    robots = fmt.duplicate is not None and fmt.duplicate.robots is not None
+    late = isinstance(state, Running) and not robots  # a robot event's window is its play window
+    if late and len(state.rounds) > reg.late_entry_rounds:
+        raise refuse("registration_closed", "late entry is closed")
     if not late and not reg.opens_at <= command.at < reg.closes_at:
         raise refuse("registration_closed", "registration is not open")
     if reg.capacity and len([e for e in state.entrants if e.status != "withdrawn"]) >= (
