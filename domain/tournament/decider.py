@@ -210,7 +210,9 @@ def decide(command: m.TournamentCommand, state: State) -> list[m.TournamentEvent
         raise WrongPhase("the tournament has not been created", code="illegal.no_tournament")
     if isinstance(command, m.RevealDeals):
         return [_reveal_deals(command, state)]
-    if isinstance(state, Finished):
+    # appeals are heard after the last round too, and may change a result
+    after_the_end = isinstance(command, m.RecordAppeal | m.AdjustResult | m.AnnulResult)
+    if isinstance(state, Finished) and not after_the_end:
         raise DealOver("the tournament is over", code="illegal.tournament_over")
     if isinstance(command, m.ArbiterCommand) and not command.reason.strip():
         raise refuse("no_reason", "every arbiter's decision states its reason")

@@ -139,3 +139,22 @@ def test_a_result_is_whists_in_seat_order_summing_to_zero_recorded_once():
     state, _ = run(state, m.RecordResult(round_no=1, table=1, whists=(0, 0, 0)))
     refused(state, m.RecordResult(round_no=1, table=1, whists=(0, 0, 0)),
             "illegal.already_recorded")  # fmt: skip
+
+
+def test_an_appeal_heard_after_the_last_round_may_still_adjust_a_result():
+    state, table = _round_one(form=fmt(rounds=1))
+    state = finish_round(state)
+    assert d.is_terminal(state)
+    refused(state, m.PauseTable(round_no=1, table=1, arbiter="j", reason="r"),
+            "illegal.tournament_over")  # fmt: skip
+    state, events = run(
+        state,
+        m.RecordAppeal(player=table.seating[0], appeal="miscount", decision="upheld",
+                       arbiter="j", reason="the sheet was added up wrong"),
+        m.AdjustResult(round_no=1, table=1, whists=(30, -10, -20), arbiter="j",
+                       reason="appeal upheld"),
+    )  # fmt: skip
+    assert d.is_terminal(state)
+    assert [type(e).__name__ for e in events] == ["AppealRecorded", "ResultAdjusted"]
+    points = {s.player: s.points for s in d.current_standings(live(state))}
+    assert points[table.seating[0]] == 3
