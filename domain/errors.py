@@ -6,6 +6,7 @@ The tree, as httpx draws it::
     ├── NotationError           malformed card, bid or contract text ("1S", "XX")
     ├── InvalidLayout           a layout that is not a deal of the 32-card deck
     ├── InvalidRules            a rules option out of range, or an unknown preset
+    │   └── InvalidTournament   a tournament format that cannot be run (domain.tournament)
     └── IllegalAction           well-formed, but the rules forbid it here
         ├── NotYourTurn         another seat is to act
         ├── WrongPhase          the command belongs to another phase of the deal
