@@ -35,7 +35,13 @@ export function mount(root, ...children) {
   if (key) {
     const again = root.querySelector(`[data-key="${CSS.escape(key)}"]`);
     if (again && !again.disabled) again.focus();
-    else focusFirst(root.querySelector("[data-roving]") ?? root);
+    // The control that had focus is gone (a card played, a bid made): the next thing to do, or
+    // the screen's own resting place (data-focus-home), never the page's body.
+    else {
+      const next = root.querySelector("[data-roving] button:not(:disabled)") ?? root.querySelector("[data-focus-home]");
+      if (next) next.focus();
+      else focusFirst(root);
+    }
   }
 }
 

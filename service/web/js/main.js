@@ -1,7 +1,7 @@
 // The page: the top bar, the router (#/, #/game/{id}, #/game/{id}/replay/{n}/{step}), error
 // toasts and the screen-reader announcer. Each screen is a module of views/.
 import { Api, ApiError, NetworkError } from "./api.js";
-import { h, installRovingKeys, mount } from "./dom.js";
+import { focusFirst, h, installRovingKeys, mount } from "./dom.js";
 import { lang, onLangChange, setLang, t } from "./i18n.js";
 import { lobbyScreen } from "./views/lobby.js";
 import { replayScreen } from "./views/replay.js";
@@ -25,6 +25,7 @@ const ctx = {
     me = { id: player.id, name: player.name };
     topbar();
     route();
+    focusFirst(app); // the lobby's first control, not the body the sign-up form left behind
   },
 };
 
