@@ -382,7 +382,7 @@ export function tableScreen(root, ctx, gameId) {
       && a.cards.every((c) => ui.discard.includes(c)));
     return h("div", { class: "actions", "aria-label": t("actions") },
       ui.timedOut && snap.seat != null ? h("p", { class: "notice timeout", role: "status" }, t("timeout.yours")) : null,
-      h("p", { class: ["prompt", session.myTurn && "mine"], tabindex: "-1", dataset: { focusHome: "" } }, prompt),
+      h("p", { class: ["prompt", session.myTurn && "mine"], tabindex: "-1", dataset: { focusHome: "", key: "prompt" } }, prompt),
       talonNote(snap),
       declarations.length ? declareGrid(declarations, busy) : null,
       bids.length ? bidGrid({ actions: bids, busy, act,
