@@ -107,12 +107,12 @@ async def test_the_finished_game_its_sheet_drawing_and_settlement_fit_and_read_i
             await page.wait_for_function(
                 "document.querySelector('dialog.sheet-dialog img').naturalWidth > 0"
             )
+            await shoot(page, f"drawing-{lang}-{width}", element="dialog.sheet-dialog")
             before = (await page.locator("dialog.sheet-dialog img").bounding_box())["width"]
             await page.click("dialog.sheet-dialog button.zoom-in")
             after = (await page.locator("dialog.sheet-dialog img").bounding_box())["width"]
             assert after > before * 1.2
             await assert_accessible(page, f"drawing {lang} {width}")
-            await shoot(page, f"drawing-{lang}-{width}")
             await page.keyboard.press("Escape")
             await dialog.wait_for(state="detached")
             assert await page.evaluate("document.activeElement.classList.contains('sheet-open')")

@@ -57,7 +57,7 @@ export function settlementSteps(st, name) {
     for (const j of seats) {
       if (j <= i) continue;
       const net = st.pairwise[i][j];
-      steps.push(t("settlement.step.pair", {
+      steps.push(t(Number(net.split("/")[0]) === 0 ? "settlement.step.pair.even" : "settlement.step.pair", {
         a: name(i), b: name(j), ab: fraction(st.converted[i][j]), ba: fraction(st.converted[j][i]),
         net: fraction(net), who: name(!net.startsWith("-") ? i : j), n: fraction(net.replace(/^-/, "")),
       }));
