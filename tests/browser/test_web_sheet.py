@@ -70,7 +70,9 @@ async def test_the_finished_game_its_sheet_drawing_and_settlement_fit_and_read_i
             await page.goto(f"{web}/#/game/{game_id}")
             await page.wait_for_selector("[data-screen=settlement] .settlement-steps li")
             await page.wait_for_selector(".sheet .deal-lines > li", state="attached")
-            await page.wait_for_function("document.querySelector('.sheet img.sheet-svg')?.complete")
+            await page.wait_for_function(
+                "() => document.querySelector('.sheet img.sheet-svg')?.complete"
+            )
             # Neither the sheet nor the settlement is wider than its panel; nor is the page.
             for panel in (".panel.sheet", ".panel.settlement"):
                 assert await overflow(page, panel) == [], (lang, width, panel)
@@ -105,7 +107,7 @@ async def test_the_finished_game_its_sheet_drawing_and_settlement_fit_and_read_i
             )
             assert all(word in drawn for word in words), drawn[-800:]
             await page.wait_for_function(
-                "document.querySelector('dialog.sheet-dialog img').naturalWidth > 0"
+                "() => document.querySelector('dialog.sheet-dialog img').naturalWidth > 0"
             )
             await shoot(page, f"drawing-{lang}-{width}", element="dialog.sheet-dialog")
             before = (await page.locator("dialog.sheet-dialog img").bounding_box())["width"]
@@ -142,7 +144,9 @@ async def test_a_table_reopened_mid_deal_shows_the_log_and_bids_by_the_grid(
             await page.goto(f"{web}/#/game/{game_id}")
             await page.wait_for_selector(f"{TABLE}[data-my-turn=true] .bid-grid")
             # The log of the deal so far, rebuilt from the game's events.
-            await page.wait_for_function("document.querySelectorAll('.log-lines li').length >= 3")
+            await page.wait_for_function(
+                "() => document.querySelectorAll('.log-lines li').length >= 3"
+            )
             kinds = await page.eval_on_selector_all(
                 ".log-lines li", "ls => ls.map((l) => l.dataset.kind)"
             )
@@ -191,7 +195,7 @@ async def test_the_lobby_and_the_table_in_play_are_accessible_and_sign_up_focuse
             await page.wait_for_selector("form.register")
             await assert_accessible(page, f"sign-up {lang} {width}")
             await sign_up(page, f"Anna {lang}{width}")
-            await page.wait_for_function("document.activeElement !== document.body")
+            await page.wait_for_function("() => document.activeElement !== document.body")
             focus = await page.evaluate(
                 """() => { const e = document.activeElement;
                      return [e.tagName, !!e.closest('[data-screen=lobby]')]; }"""
@@ -227,4 +231,27 @@ async def test_the_lobby_and_the_table_in_play_are_accessible_and_sign_up_focuse
             await page_fits(page)
             await assert_accessible(page, f"play {lang} {width}")
             await shoot(page, f"play-{lang}-{width}")
+            await page.close()
+
+    # A claim to answer: another seat claims by API; the page shows the claim panel.
+    claimer = await advance(
+        http, game_id, players, choose=whisted,
+        until=lambda s: s["seat"] != 0 and any(a["type"] == "claim" for a in s["legal_actions"]),
+    )  # fmt: skip
+    tricks = max(a["tricks"] for a in claimer["legal_actions"] if a["type"] == "claim")
+    made = await http.post(
+        f"/v1/games/{game_id}/actions",
+        json={"type": "claim", "tricks": tricks},
+        headers=players[claimer["seat"]].auth,
+    )
+    assert made.status_code == 200, made.text
+    for lang in LANGS:
+        for width in WIDTHS:
+            page = await open_page(viewport=(width, 900), token=players[0].token, lang=lang)
+            await page.goto(f"{web}/#/game/{game_id}")
+            await page.wait_for_selector(f"{TABLE} .claim-panel")
+            await page.wait_for_selector(f"{TABLE} button[data-action-type=answer_claim]")
+            await page_fits(page)
+            await assert_accessible(page, f"claim {lang} {width}")
+            await shoot(page, f"claim-{lang}-{width}")
             await page.close()

@@ -525,7 +525,7 @@ export function tableScreen(root, ctx, gameId) {
       replayLinks(snap.view.deal_no - 1),
       h("section", { class: "panel log" },
         h("h2", {}, t("log")),
-        h("ol", { class: "log-lines", "aria-live": "off" }, ui.log.map((line) =>
+        h("ol", { class: "log-lines", "aria-live": "off", tabindex: "0", "aria-label": t("log"), dataset: { key: "log" } }, ui.log.map((line) =>
           h("li", { class: `log-${line.kind.replaceAll("_", "-")}`, dataset: { version: String(line.version), kind: line.kind } },
             lineText(line.said))))));
   }
