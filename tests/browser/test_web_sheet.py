@@ -123,6 +123,8 @@ async def test_the_finished_game_its_sheet_drawing_and_settlement_fit_and_read_i
             await page.goto(f"{web}/#/game/{game_id}/replay/1/5")
             await page.wait_for_selector("[data-screen=replay][data-loading=false]")
             await page_fits(page)
+            said = (await page.inner_text("[data-screen=replay]")).lower()
+            assert "seat " not in said and "место " not in said
             await assert_accessible(page, f"replay {lang} {width}")
             await shoot(page, f"replay-{lang}-{width}")
             await page.close()

@@ -6,7 +6,7 @@ import { GameSession } from "../game.js";
 import { t } from "../i18n.js";
 import { bidGrid, inBidGrid } from "./bidding.js";
 import { settlementPanel } from "./settlement.js";
-import { dealTitle, entryText, sheetPanel } from "./sheet.js";
+import { dealTitle, entryText, entryWhy, sheetPanel } from "./sheet.js";
 
 const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 const ACTION_ORDER = ["answer_claim", "look_at_cards", "bid", "pass", "take_talon", "declare", "declare_totus",
@@ -536,7 +536,8 @@ export function tableScreen(root, ctx, gameId) {
     return h("section", { class: "panel last-deal" },
       h("h2", {}, t("deal.last", { n: deal.deal_no })),
       h("p", {}, dealTitle(deal, name)),
-      h("ul", {}, deal.entries.map((e) => h("li", { title: e.explanation }, entryText(e, name)))));
+      h("ul", {}, deal.entries.map((e) => h("li", {}, entryText(e, name), " ",
+        h("span", { class: "muted why" }, entryWhy(e, name))))));
   }
 
   return screenApi;
