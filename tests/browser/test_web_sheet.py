@@ -174,6 +174,7 @@ async def test_a_table_reopened_mid_deal_shows_the_log_and_bids_by_the_grid(
     page = await open_page(token=players[0].token)
     await page.goto(f"{web}/#/game/{game_id}")
     await page.wait_for_selector(f"{TABLE}[data-my-turn=true] .bid-grid")
+    await page.click(f"{TABLE} .sheet summary[data-key=sheet-drawing]")  # kept open on redraws
     first = page.locator(".bid-grid button.action-bid:not(:disabled)").first
     bid = await first.get_attribute("data-action")
     await first.focus()
@@ -183,6 +184,7 @@ async def test_a_table_reopened_mid_deal_shows_the_log_and_bids_by_the_grid(
     after = await snapshot_of(http, game_id, players[0])
     assert after["view"]["deal"]["auction"][-1]["seat"] == 0
     assert after["view"]["deal"]["auction"][-1]["call"] == json.loads(bid)["bid"]
+    assert await page.eval_on_selector(f"{TABLE} .sheet details", "d => d.open")
     focused = await page.evaluate("document.activeElement === document.body")
     assert not focused, "after the bid the focus fell to the page's body"
 

@@ -4,6 +4,12 @@ import { lang, t } from "../i18n.js";
 import { bidText } from "../cards.js";
 
 const ZOOMS = [1, 1.5, 2, 3];
+// The sheet is redrawn on every event: a part the reader opened stays open.
+const opened = new Set();
+const keptOpen = (key, props, ...children) => h("details", {
+  ...props, open: opened.has(key),
+  ontoggle: (event) => { if (event.target.open) opened.add(key); else opened.delete(key); },
+}, ...children);
 
 /**
  * The numbers come from the game view's own sheet (always current); the drawing, the running
@@ -42,8 +48,8 @@ export function sheetPanel({ api, gameId, view, sheet, version, names, compact =
     h("p", { class: "muted" }, t("sheet.target", { n: view.rules.pool.target }),
       totals.raspasy_streak ? ` · ${t("sheet.streak", { n: totals.raspasy_streak })}` : ""),
     h("div", { class: "sheet-scroll" }, table),
-    compact ? h("details", {}, h("summary", {}, t("sheet.drawing")), drawing) : drawing,
-    deals.length ? h("details", { class: "deals" }, h("summary", {}, t("sheet.deals", { n: deals.length })),
+    compact ? keptOpen(`drawing:${gameId}`, {}, h("summary", { dataset: { key: "sheet-drawing" } }, t("sheet.drawing")), drawing) : drawing,
+    deals.length ? keptOpen(`deals:${gameId}`, { class: "deals" }, h("summary", { dataset: { key: "sheet-deals" } }, t("sheet.deals", { n: deals.length })),
       h("ol", { class: "deal-lines", reversed: true }, deals.map((deal) => h("li", { value: String(deal.deal_no) },
         h("strong", {}, dealTitle(deal, name)),
         h("ul", {}, deal.entries.map((e) => h("li", { class: "entry", dataset: { rule: e.rule } },
