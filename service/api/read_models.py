@@ -195,10 +195,12 @@ class SheetController(Controller):
         lang: SheetLang = None,
     ) -> Response[str]:
         version, model = await self._sheet(event_log, game_id, min_version)
-        worded = _sheet_lang(lang, request.headers.get("accept-language", ""))
-        # The words differ by language, so the language is part of the version a cache keeps.
+        accept_language = request.headers.get("accept-language", "")
+        worded = _sheet_lang(lang, accept_language)
         headers = {"ETag": etag(version), "Vary": "Accept-Language", "Content-Language": worded}
-        if not_modified(if_none_match, version):
+        # The ETag is the game version, the same in every language: a 304 is safe when the URL
+        # names the language (or nothing asks for one), not when the header alone chose it.
+        if (lang is not None or not accept_language) and not_modified(if_none_match, version):
             return Response("", status_code=304, headers=headers, media_type=SVG)
         names = [await players.name_of(p) for p in model.players]
         svg = render_svg(model, names=names, lang=worded)

@@ -45,6 +45,14 @@ async def test_the_sheet_is_drawn_in_the_language_asked_for(client: httpx.AsyncC
     assert weighted.headers["content-language"] == "en"
     plain = await client.get(url)
     assert plain.headers["content-language"] == "en"
+    # Not modified only where the URL says the language: the ETag is the version in any.
+    tag = {"If-None-Match": russian.headers["etag"]}
+    again = await client.get(url, params={"lang": "ru", "min_version": version}, headers=tag)
+    assert again.status_code == 304
+    switched = await client.get(
+        url, params={"min_version": version}, headers={**tag, "Accept-Language": "en"}
+    )
+    assert switched.status_code == 200 and "From the edge in" in switched.text
     # The parameter wins over the header.
     both = await client.get(url, params={"lang": "en"}, headers={"Accept-Language": "ru"})
     assert both.headers["content-language"] == "en"
