@@ -237,6 +237,23 @@ async def test_the_lobby_and_the_table_in_play_are_accessible_and_sign_up_focuse
             await shoot(page, f"play-{lang}-{width}")
             await page.close()
 
+    # A card played by keyboard: focus goes on to the table, never back to the page's body.
+    page = await open_page(token=players[0].token)
+    await page.goto(f"{web}/#/game/{game_id}")
+    card = page.locator(f"{TABLE} .hand.mine button.card:not(:disabled)").first
+    await card.wait_for()
+    played = await card.get_attribute("data-card")
+    await card.focus()
+    version = int((await table_state(page))["version"])
+    await page.keyboard.press("Enter")
+    await wait_past(page, version)
+    assert played not in (await snapshot_of(http, game_id, players[0]))["view"]["deal"]["hand"]
+    where = await page.evaluate(
+        "() => document.activeElement.closest('[data-screen=table]') !== null"
+    )
+    assert where, "after the card the focus left the table"
+    await page.close()
+
     # A claim to answer: another seat claims by API; the page shows the claim panel.
     claimer = await advance(
         http, game_id, players, choose=whisted,

@@ -68,6 +68,7 @@ export function tableScreen(root, ctx, gameId) {
    * up to the version the stream resumed after; lines the stream brought meanwhile stay on top.
    */
   async function backfillLog() {
+    if (session.finished) return; // a finished table shows the settlement, not the log
     const upTo = session.version;
     const seen = [];
     let cursor = 0;
