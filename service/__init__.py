@@ -36,6 +36,9 @@ module is named here). docs/architecture.md draws it::
     players/            who plays
         names           what a name may hold, and its TR39 skeleton: names that look alike
         accounts        players, their kinds and hashed bearer tokens
+        passwords       logins, passwords and recovery codes: their checks and argon2id proofs
+        signin          accounts on players: a login and password, signing in, recovery
+        passkeys        WebAuthn passkeys: registered, listed, removed, signing in
         invites         invite codes to private tables
         notifications   each player's notifications, paged or followed live
         bots            the service's own bots as players, a fixed identity per level and seat
@@ -68,10 +71,10 @@ module is named here). docs/architecture.md draws it::
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
             actions     a seat's action bodies, one to one with the domain's seat commands
-            players, games, read_models
+            players, accounts, games, read_models
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        games, table, actions, views, events, players, read_models
+        games, table, actions, views, events, players, accounts, read_models
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,

@@ -8,6 +8,8 @@ controllers by dependency injection, by name:
     event_log    `service.eventlog.log.EventLog`              the games' streams, decoded
     games        `service.games.service.GameService`          create, join, act, read a game
     players      `service.players.accounts.Players`           registration, tokens, names
+    accounts     `service.players.signin.Accounts`            logins, passwords, signing in
+    passkeys     `service.players.passkeys.Passkeys`          WebAuthn passkeys
     lobby        `service.games.lobby.Lobby`                  the list of games, a player's games
     invites      `service.players.invites.Invites`            codes to private tables
     notes        `service.players.notifications.Notes`        a player's notifications
@@ -51,6 +53,7 @@ from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 
 from service.api import auth, read_models
+from service.api.accounts import ROUTES as ACCOUNT_ROUTES
 from service.api.actions import ActionsController
 from service.api.common import check_request
 from service.api.docs import OfflineSwagger, docs_router
@@ -86,6 +89,7 @@ MAX_BODY_BYTES = 64 * 1024
 OPENAPI_PATH = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
 V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     PlayersController,
+    *ACCOUNT_ROUTES,
     GamesController,
     ViewsController,
     ActionsController,
@@ -114,8 +118,8 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 
 _COLLABORATORS = (
-    "event_log", "games", "players", "lobby", "invites", "notes", "notes_hub", "bots", "live",
-    "projections", "health",
+    "event_log", "games", "players", "accounts", "passkeys", "lobby", "invites", "notes",
+    "notes_hub", "bots", "live", "projections", "health",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")

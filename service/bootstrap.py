@@ -68,6 +68,8 @@ from service.players.accounts import Players
 from service.players.bots import BotPlayers
 from service.players.invites import Invites
 from service.players.notifications import Notes, NotesHub
+from service.players.passkeys import Passkeys
+from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
 from service.read_models.runner import Projections
 from service.workers.key_purger import KeyPurger
@@ -105,6 +107,8 @@ class Services:
     """The games' event log: every read and write of a stream goes through it."""
     lobby: Lobby | None = None
     players: Players | None = None
+    accounts: Accounts | None = None
+    passkeys: Passkeys | None = None
     invites: Invites | None = None
     bots: BotPlayers | None = None
     snapshots: Snapshots[Any] | None = None
@@ -292,7 +296,8 @@ def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
     notes, registrations = Notes(services.purger_pool), Players(services.purger_pool)
 
     async def purge() -> int:
-        return await notes.purge() + await registrations.purge_registrations()
+        purged = await notes.purge() + await registrations.purge_registrations()
+        return purged + await registrations.purge_sign_ins()
 
     return purge
 
@@ -330,6 +335,14 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     # Cached tokens are trusted while the live poller hears revocations (its LISTEN).
     services.players = players = Players(
         pool, hearing=lambda: event_log.heads.listening, key_ttl=settings.idempotency_ttl
+    )
+    services.accounts = Accounts(pool, players, SignInPolicy(
+        per_login=settings.sign_in_failures_per_login,
+        per_address=settings.sign_in_failures_per_address,
+        window=settings.sign_in_window, lockout=settings.sign_in_lockout,
+    ))  # fmt: skip
+    services.passkeys = Passkeys(
+        pool, players, rp_id=settings.webauthn_rp_id, origins=settings.passkey_origins
     )
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()

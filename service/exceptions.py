@@ -14,6 +14,10 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     │   └── InviteNotFound
     ├── InviteExpired        an invite code whose time is over
     ├── NameTaken            a registered player's name, or one that looks like it
+    ├── LoginTaken           another player's account has this login
+    ├── SignInFailed         a login and password that do not match (or no such login)
+    ├── SignInLocked         too many failed sign-ins for the login or the address
+    ├── PasskeyRefused       a passkey's registration that does not verify
     ├── BadRequest           a malformed header, query parameter or body field (names it)
     │   ├── InvalidCursor    a page cursor this list did not hand out
     │   └── TooDeep          a JSON body nested deeper than any request of this API
@@ -87,6 +91,29 @@ class PlayerNotFound(NotFound):
 
 class NameTaken(ServiceError):
     """A player holds this name, or one that looks like it (`service.players.names`)."""
+
+
+class LoginTaken(ServiceError):
+    """Another player's account has this login."""
+
+
+class SignInFailed(ServiceError):
+    """The login and the password do not match, or no account has the login: the same
+    refusal for both, so that it tells nobody which logins exist."""
+
+
+class SignInLocked(ServiceError):
+    """Too many failed sign-ins for this login or from this address within the window; the
+    next attempt is heard after ``retry_after`` seconds."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PasskeyRefused(ServiceError):
+    """A passkey's registration that does not verify (its attestation, origin, challenge), or
+    one already registered."""
 
 
 class BadRequest(ServiceError, ValueError):

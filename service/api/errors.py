@@ -52,14 +52,18 @@ from service.exceptions import (
     ImportRefused,
     InviteExpired,
     InviteNotFound,
+    LoginTaken,
     NameTaken,
     NotFound,
     NotSeated,
     NotYet,
+    PasskeyRefused,
     PayloadTooLarge,
     PlayerNotFound,
     RateLimited,
     RequestTimeout,
+    SignInFailed,
+    SignInLocked,
     TokenNotFound,
     Unauthenticated,
     Unavailable,
@@ -198,6 +202,36 @@ _KINDS = (
         "forms (Unicode TR39 skeletons are compared). Choose another name.",
     ),
     Kind("player-not-found", 404, "No such player", "No player has this id."),
+    Kind(
+        "login-taken",
+        409,
+        "The login is taken",
+        "Another player's account has this login. Choose another one.",
+    ),
+    Kind(
+        "sign-in-failed",
+        401,
+        "The login or the password is wrong",
+        "No account has this login with this password. The same answer is given for a login "
+        "nobody holds. Failed attempts are counted per login and per address: past the limit, "
+        "sign-in is locked for a while (`sign-in-locked`).",
+    ),
+    Kind(
+        "passkey-refused",
+        422,
+        "The passkey was not registered",
+        "The answer of `navigator.credentials.create` did not verify (another site's origin, "
+        "a used or expired challenge, a malformed credential), or the passkey is registered "
+        "already. Ask for new options and try again.",
+    ),
+    Kind(
+        "sign-in-locked",
+        429,
+        "Too many failed sign-ins",
+        "This login, or this address, failed to sign in too many times within the window: no "
+        "attempt is heard until the `Retry-After` seconds have passed. A forgotten password is "
+        "reset with a recovery code (`POST /v1/sessions/recovery`).",
+    ),
     Kind("method-not-allowed", 405, "Method not allowed", "The path exists, not with this method."),
     Kind(
         "illegal-action",
@@ -472,6 +506,15 @@ def map_exception(exc: Exception) -> Mapped:
         case HeadersTooLarge():
             problem = _problem("headers-too-large", exc.message)
             headers["Connection"] = "close"
+        case SignInFailed():
+            problem = _problem("sign-in-failed", exc.message)
+        case SignInLocked():
+            problem = _problem("sign-in-locked", exc.message)
+            headers["Retry-After"] = str(exc.retry_after)
+        case PasskeyRefused():
+            problem = _problem("passkey-refused", exc.message)
+        case LoginTaken():
+            problem = _problem("login-taken", exc.message)
         case RateLimited():
             problem = _problem("rate-limited", exc.message)
             headers["Retry-After"] = str(exc.retry_after)

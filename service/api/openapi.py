@@ -14,7 +14,13 @@ step keeps a generated client (openapi-python-client, schemathesis) exact:
   ``Location``, ``Retry-After``, ``RateLimit`` and ``RateLimit-Policy``;
 - the Server-Sent Events streams describe their frames (``id``, ``event``, ``data``);
 - the two downloads (the SVG sheet, the NDJSON export) may also be read as bytes
-  (``application/octet-stream``, which the service sends when ``Accept`` asks for it).
+  (``application/octet-stream``, which the service sends when ``Accept`` asks for it);
+- generated clients type what is sent and what comes back as it is: a request field with a
+  default is optional (its default said in its description, not as ``default``, which
+  openapi-typescript reads as "always present"), and every field of a response schema is
+  required, since msgspec always writes it (but the schemas of `_SPARSE`, written with
+  ``omit_defaults``); a game's stream frames are one schema per event type, told apart by
+  ``event`` (a discriminator), so that ``frame.event === "card_played"`` narrows ``frame.data``.
 """
 
 from __future__ import annotations
@@ -78,6 +84,8 @@ _COMMANDS = {
 _VERSIONED_READS = {"readGame", "readSheet", "drawSheet", "exportGame"}
 _DOWNLOADS = {"drawSheet", "exportGame"}
 _OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
+_SPARSE = {"Problem", "FieldError"}
+"""Response schemas whose unset fields are left out (``omit_defaults``): not all required."""
 """Operations whose body may be left out (every field has a default)."""
 _STREAMS = {"followGame": "GameStreamFrame", "followMe": "NotificationFrame"}
 
@@ -114,10 +122,16 @@ def finish(document: Schema) -> Schema:
         wire_actions.DiscardAction,
     ):
         _nested_items(schemas, cls)
-    for name in _request_schemas(doc):
+    requests = _request_schemas(doc)
+    for name in requests:
         schema = schemas[name]
         if schema.get("type") == "object":
             schema["additionalProperties"] = False
+            _defaults_described(schema)
+    for name in _reached(doc, schemas, "responses") - requests - _SPARSE:
+        schema = schemas[name]
+        if schema.get("type") == "object" and schema.get("properties"):
+            schema["required"] = sorted(schema["properties"])
     finished: Schema = _walk(doc)
     finished["components"]["schemas"].update(_NAMED_SETS)  # the walk made them refer to themselves
     return finished
@@ -216,20 +230,31 @@ def _frame(title: str, description: str, event: Schema) -> Schema:
 
 
 def _game_frames(schemas: dict[str, Schema]) -> tuple[Schema, Schema]:
-    events = schemas["SeenEvent"]["properties"]["event"]
-    tags = sorted(str(cls.__struct_config__.tag) for cls in typing.get_args(game.Event))
+    by_type = {str(cls.__struct_config__.tag): cls.__name__ for cls in typing.get_args(game.Event)}
+    mapping: dict[str, str] = {}
+    for tag, name in sorted(by_type.items()):
+        frame_name = f"{name}Frame"
+        schemas[frame_name] = {
+            "type": "object",
+            "title": frame_name,
+            "description": f"A `{tag}` event: `id:` its version, `data:` the caller's view of it "
+            "(the same shape as an item's `event` in `/events`).",
+            "required": ["id", "event", "data"],
+            "additionalProperties": False,
+            "properties": {
+                "id": {"type": "integer", "minimum": 1, "description": "The event's version."},
+                "event": {"type": "string", "enum": [tag], "description": "The event's `type`."},
+                "data": {"$ref": f"#/components/schemas/{name}"},
+            },
+        }
+        mapping[tag] = f"#/components/schemas/{frame_name}"
     event: Schema = {
-        "type": "object",
         "title": "GameEventFrame",
         "description": "An event of the game: `id:` its version, `event:` its type, `data:` "
-        "the caller's redacted event as JSON (the same shape as an item's `event` in `/events`).",
-        "required": ["id", "event", "data"],
-        "additionalProperties": False,
-        "properties": {
-            "id": {"type": "integer", "minimum": 1, "description": "The event's version."},
-            "event": {"type": "string", "enum": tags, "description": "The event's `type`."},
-            "data": events,
-        },
+        "the caller's redacted event as JSON (the same shape as an item's `event` in `/events`); "
+        "one schema per type, told apart by `event`.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "event", "mapping": mapping},
     }
     frame = _frame(
         "GameStreamFrame",
@@ -277,12 +302,13 @@ def _refs(node: Any) -> Iterator[str]:
 
 def _request_schemas(doc: Schema) -> set[str]:
     """Every component schema a request body reaches."""
-    schemas = doc["components"]["schemas"]
-    todo = [
-        name
-        for _, operation in _operations(doc)
-        for name in _refs(operation.get("requestBody", {}))
-    ]
+    return _reached(doc, doc["components"]["schemas"], "requestBody")
+
+
+def _reached(doc: Schema, schemas: dict[str, Schema], part: str) -> set[str]:
+    """Every component schema the operations' ``part`` (``requestBody``, ``responses``)
+    reaches."""
+    todo = [name for _, operation in _operations(doc) for name in _refs(operation.get(part, {}))]
     seen: set[str] = set()
     while todo:
         name = todo.pop()
@@ -290,6 +316,18 @@ def _request_schemas(doc: Schema) -> set[str]:
             seen.add(name)
             todo.extend(_refs(schemas[name]))
     return seen
+
+
+def _defaults_described(schema: Schema) -> None:
+    """A request field's default in its description rather than as ``default``: a client may
+    leave it out (openapi-typescript would make a field with a default required)."""
+    required = set(schema.get("required", ()))
+    for name, prop in schema.get("properties", {}).items():
+        if name in required or "default" not in prop:
+            continue
+        default = prop.pop("default")
+        said = f"Default: `{msgspec.json.encode(default).decode()}`."
+        prop["description"] = f"{prop['description']} {said}" if prop.get("description") else said
 
 
 def _walk(node: Any) -> Any:

@@ -56,6 +56,15 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
     PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
     PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
+    PREFERANS_SIGN_IN_FAILURES_PER_LOGIN    failed sign-ins of one login within the window
+                                  before it is locked out (5)
+    PREFERANS_SIGN_IN_FAILURES_PER_ADDRESS  the same from one client address (20)
+    PREFERANS_SIGN_IN_WINDOW      seconds failed sign-ins are counted over (900)
+    PREFERANS_SIGN_IN_LOCKOUT     seconds a locked-out login or address waits (900)
+    PREFERANS_WEBAUTHN_RP_ID      the site's host name passkeys are bound to (unset: the host
+                                  each request came to)
+    PREFERANS_WEBAUTHN_ORIGINS    page origins allowed to use them, comma-separated (unset: the
+                                  origin each request came to; set it behind a TLS proxy)
     PREFERANS_HOST, PREFERANS_PORT  where ``preferans serve`` listens (127.0.0.1:8000)
     PREFERANS_WORKERS             server processes (1)
     PREFERANS_HEADER_TIMEOUT      seconds a client has to send a request's headers (10)
@@ -159,6 +168,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     rate_limits: bool = True
     reads_per_minute: AtLeastOne = 1200
     writes_per_minute: AtLeastOne = 300
+    sign_in_failures_per_login: AtLeastOne = 5
+    sign_in_failures_per_address: AtLeastOne = 20
+    sign_in_window: Seconds = 900.0
+    sign_in_lockout: Seconds = 900.0
+    webauthn_rp_id: str | None = None
+    webauthn_origins: str | None = None
     host: str = "127.0.0.1"
     port: Port = 8000
     workers: AtLeastOne = 1
@@ -172,6 +187,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     cors_origins: str | None = None
     otlp_endpoint: str | None = None
     otel_service_name: str = "preferans"
+
+    @property
+    def passkey_origins(self) -> tuple[str, ...]:
+        """PREFERANS_WEBAUTHN_ORIGINS as a tuple (empty: the request's own origin)."""
+        return tuple(o.strip() for o in (self.webauthn_origins or "").split(",") if o.strip())
 
     @property
     def allowed_origins(self) -> list[str]:

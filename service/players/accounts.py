@@ -105,6 +105,7 @@ def token_hash(token: str) -> bytes:
 
 _REGISTER = "SELECT * FROM api.register_player($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 _PURGE_REGISTRATIONS = "SELECT api.purge_registrations($1)"
+_PURGE_SIGN_INS = "SELECT api.purge_sign_in_failures($1) + api.purge_webauthn_challenges()"
 _UNCLAIMED = """
 SELECT p.player_id, p.name FROM api.players p
  WHERE p.kind <> 'guest'
@@ -221,6 +222,12 @@ class Players:
             total += deleted
             if deleted < batch:
                 return total
+
+    async def purge_sign_ins(self, older: float = 86_400.0) -> int:
+        """Forget failed sign-ins counted more than ``older`` seconds ago (and not locking
+        anything out any more) and passkey challenges expired an hour ago; how many."""
+        purged: int = await self.pool.fetchval(_PURGE_SIGN_INS, timedelta(seconds=older))
+        return purged
 
     async def claim_names(self) -> int:
         """Enter the skeletons of players registered before names were compared, oldest

@@ -20,10 +20,11 @@ from service.app import create_app
 from service.platform.settings import Settings
 
 
-def make_app(dsn: str, **options: object) -> Litestar:
-    """The app on ``dsn`` as the service role, with the tests' short SSE timings."""
+def make_app(dsn: str, settings: dict[str, Any] | None = None, **options: object) -> Litestar:
+    """The app on ``dsn`` as the service role, with the tests' short SSE timings (and
+    ``settings`` over the tests' own)."""
     # Rate limits off: the tests that are about them turn them on with their own limits.
-    settings = Settings(
+    config = Settings(
         database_url=dsn,
         pool_min_size=1,
         pool_max_size=20,
@@ -31,6 +32,7 @@ def make_app(dsn: str, **options: object) -> Litestar:
         bot_worker="inline",
         background_worker="inline",
         bot_pace=0.0,
+        **(settings or {}),
     )
     options = {
         "migrate": False,  # the template is migrated; test_service checks the lifespan's upgrade
@@ -38,7 +40,7 @@ def make_app(dsn: str, **options: object) -> Litestar:
         "live_poll_interval": 0.5,
         **options,
     }
-    return create_app(settings, **options)  # type: ignore[arg-type]
+    return create_app(config, **options)  # type: ignore[arg-type]
 
 
 CARD = re.compile(r"^[789TJQKA][SCDH]$")

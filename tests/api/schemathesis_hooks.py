@@ -11,7 +11,9 @@ cursor of the lobby or the leaderboard is opaque (only one the service handed ou
 so the lobby's is a real one and the others are left out; a name must be printable as
 `service.players.accounts.clean_name` says, so cases with other names are not generated;
 the schema gives a card or a bid its shape and `domain.cards` its spelling, and a layout must
-deal the 32 cards once, so positive bodies get real ones.
+deal the 32 cards once, so positive bodies get real ones; no text of a request may hold U+0000
+(the edge refuses it), which a schema cannot say of a free-form object (a passkey's
+credential, as the browser makes it), so such positive cases are not generated.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ def _negative(case: Any) -> bool:
 def filter_case(context: Any, case: Any) -> bool:
     if _negative(case) or not isinstance(case.body, dict):
         return True
+    if "\\u0000" in json.dumps(case.body):
+        return False
     for field in ("name", "device"):
         if isinstance(case.body.get(field), str):
             try:

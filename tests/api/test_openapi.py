@@ -134,9 +134,16 @@ def test_the_documented_headers_and_the_streams_frames() -> None:
     stream = spec["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]["200"]["content"]
     frame = stream["text/event-stream"]["schema"]["$ref"].rsplit("/", 1)[1]
     schemas = spec["components"]["schemas"]
-    kinds = [  # an event, or the opening retry
+    events, retry = (  # an event, or the opening retry
         schemas[k["$ref"].rsplit("/", 1)[1]] for k in schemas[frame]["oneOf"]
-    ]
-    assert [set(k["required"]) for k in kinds] == [{"id", "event", "data"}, {"retry"}]
+    )
+    assert set(retry["required"]) == {"retry"}
+    # One frame per event type, told apart by `event` (a generated client narrows on it).
+    mapping = events["discriminator"]["mapping"]
+    assert events["discriminator"]["propertyName"] == "event" and len(mapping) == 36
+    for tag, ref in mapping.items():
+        kind = schemas[ref.rsplit("/", 1)[1]]
+        assert set(kind["required"]) == {"id", "event", "data"}
+        assert kind["properties"]["event"]["enum"] == [tag]
     assert "security" not in read  # the default: a token is optional
     assert spec["security"] == [{}, {"bearer": []}]

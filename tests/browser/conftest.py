@@ -15,7 +15,8 @@ Fixtures:
     http        function  an httpx client on ``web``, for the players the test drives by API
     open_page   function  ``await open_page(viewport=…, token=…)``: a page in a fresh context
                           (its own localStorage); a JavaScript error, or a console error such as a
-                          CSP violation, fails the test
+                          CSP violation, fails the test (but those containing one of
+                          ``expected=(…)``)
     shoot       function  ``await shoot(page, "table")`` writes ``artifacts/table.png`` (the
                           whole page, or ``element=`` one part); with
                           ``PREFERANS_UPDATE_SCREENSHOTS=1`` the table's goes to docs/screenshots
@@ -202,6 +203,7 @@ async def open_page(chromium: Any) -> AsyncIterator[OpenPage]:
         lang: str = "en",
         mobile: bool = False,
         network_errors: bool = False,
+        expected: tuple[str, ...] = (),
     ) -> Any:
         context = await chromium.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
@@ -224,6 +226,8 @@ async def open_page(chromium: Any) -> AsyncIterator[OpenPage]:
                 return
             if network_errors and "net::ERR_" in message.text:
                 return  # the test stops the server on purpose
+            if any(text in message.text for text in expected):
+                return  # a refusal the test brings about
             errors.append(f"console {message.type}: {message.text}")
 
         page.on("console", console)

@@ -330,3 +330,79 @@ def test_slow_silent_and_unfinished_connections_are_closed_by_the_service(
     for answer in answers[40:]:  # the unfinished bodies are told why
         assert answer is not None and b" 408 " in answer.split(b"\r\n", 1)[0]
     assert httpx.get(f"{service.url}/health", timeout=5).status_code == 200
+
+
+def _dribble(socks: list[socket.socket], stop: float) -> None:
+    """Send one byte of a body to each socket every 0.3 s until it is closed or ``stop``."""
+    while socks and time.monotonic() < stop:
+        for sock in list(socks):
+            try:
+                sock.send(b"x")
+            except OSError:
+                socks.remove(sock)
+        time.sleep(0.3)
+
+
+def test_every_kind_of_hostile_connection_at_once_leaves_real_clients_served(
+    service: ServiceProcess,
+) -> None:
+    """Hundreds of hostile connections of every kind at once (silent, slowloris, unfinished and
+    dribbled bodies, headers past the limit, garbage): the real clients meanwhile are answered,
+    /health says the database is fine, and every hostile one is closed on time."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    port = service.port
+    post = (
+        b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 1000\r\n\r\n"
+    )
+    hostile = {
+        "silent": [_connect(port, b"") for _ in range(100)],
+        "slowloris": [_connect(port, b"GET /health HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n")
+                      for _ in range(100)],
+        "unfinished": [_connect(port, post + b'{"name"') for _ in range(100)],
+        "dribbled": [_connect(port, post) for _ in range(60)],
+        "huge headers": [_connect(port, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: "
+                                  + b"a" * 70_000 + b"\r\n\r\n") for _ in range(40)],
+        "garbage": [_connect(port, b"\x16\x03\x01\x02\x00NOT HTTP AT ALL\r\n\r\n")
+                    for _ in range(40)],
+    }  # fmt: skip
+    started = time.monotonic()
+    dribbler = threading.Thread(
+        target=_dribble, args=(list(hostile["dribbled"]), started + 10), daemon=True
+    )
+    dribbler.start()
+
+    def real_client(n: int) -> list[tuple[int, float]]:
+        seen = []
+        with httpx.Client(base_url=service.url, timeout=10) as client:
+            while time.monotonic() - started < 6:
+                t0 = time.monotonic()
+                if n % 2:
+                    status = client.get("/health").status_code
+                else:
+                    name = f"real-{uuid.uuid4().hex[:8]}"
+                    status = client.post("/v1/players", json={"name": name}).status_code
+                seen.append((status, time.monotonic() - t0))
+        return seen
+
+    with ThreadPoolExecutor(16) as pool:
+        answered = [s for seen in pool.map(real_client, range(16)) for s in seen]
+    statuses = Counter(status for status, _ in answered)
+    latencies = sorted(took for _, took in answered)
+    assert set(statuses) <= {200, 201}, statuses
+    assert len(answered) > 50
+    assert latencies[int(len(latencies) * 0.99)] < 2.0, latencies[-5:]
+
+    closed = {
+        kind: [_closed_within(s, max(0.1, started + 9 - time.monotonic())) for s in socks]
+        for kind, socks in hostile.items()
+    }
+    took = time.monotonic() - started
+    still_open = {kind: sum(a is None for a in answers) for kind, answers in closed.items()}
+    assert not any(still_open.values()), still_open
+    assert took < 10.0
+    for answer in closed["unfinished"] + closed["dribbled"]:  # told why
+        assert answer is not None and b" 408 " in answer.split(b"\r\n", 1)[0], answer[:80]
+    assert httpx.get(f"{service.url}/health", timeout=5).json()["status"] == "ok"

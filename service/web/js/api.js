@@ -87,6 +87,47 @@ export class Api extends EventTarget {
     return data;
   }
   async me() { return (await this.request("GET", "/v1/players/me")).data; }
+  useToken(token) {
+    this.token = token;
+    localStorage.setItem(TOKEN_KEY, token);
+  }
+
+  // --- accounts: login and password, passkeys, devices ---
+  /** The caller's account (``login`` null before he sets one up). */
+  async account() { return (await this.request("GET", "/v1/players/me/account")).data; }
+  async setUpAccount(body) { return (await this.request("PUT", "/v1/players/me/account", { body })).data; }
+  async signIn(login, password, device) {
+    const { data } = await this.request("POST", "/v1/sessions", { body: { login, password, device } });
+    this.useToken(data.token);
+    return data;
+  }
+  async recover(login, code, newPassword, device) {
+    const body = { login, recovery_code: code, new_password: newPassword, device };
+    const { data } = await this.request("POST", "/v1/sessions/recovery", { body });
+    this.useToken(data.token);
+    return data;
+  }
+  async tokens() { return (await this.request("GET", "/v1/players/me/tokens")).data.items; }
+  async revokeToken(id) { await this.request("DELETE", `/v1/players/me/tokens/${id}`); }
+  async passkeys() { return (await this.request("GET", "/v1/players/me/passkeys")).data.items; }
+  async removePasskey(id) { await this.request("DELETE", `/v1/players/me/passkeys/${encodeURIComponent(id)}`); }
+  /** Register a passkey on this device: the service's options, the browser's ceremony, its answer. */
+  async addPasskey(name) {
+    const { data: ceremony } = await this.request("POST", "/v1/players/me/passkeys/options");
+    const options = PublicKeyCredential.parseCreationOptionsFromJSON(ceremony.options);
+    const credential = await navigator.credentials.create({ publicKey: options });
+    const body = { challenge_id: ceremony.challenge_id, credential: credential.toJSON(), name };
+    return (await this.request("POST", "/v1/players/me/passkeys", { body })).data;
+  }
+  async signInWithPasskey(device) {
+    const { data: ceremony } = await this.request("POST", "/v1/sessions/passkey/options");
+    const options = PublicKeyCredential.parseRequestOptionsFromJSON(ceremony.options);
+    const credential = await navigator.credentials.get({ publicKey: options });
+    const body = { challenge_id: ceremony.challenge_id, credential: credential.toJSON(), device };
+    const { data } = await this.request("POST", "/v1/sessions/passkey", { body });
+    this.useToken(data.token);
+    return data;
+  }
   /** A player's public name (cached; each id is looked up once). */
   name(id) {
     if (!id) return Promise.resolve(null);

@@ -1,8 +1,9 @@
-// The page: the top bar, the router (#/, #/game/{id}, #/game/{id}/replay/{n}/{step}), error
-// toasts and the screen-reader announcer. Each screen is a module of views/.
+// The page: the top bar, the router (#/, #/account, #/game/{id}, #/game/{id}/replay/{n}/{step}),
+// error toasts and the screen-reader announcer. Each screen is a module of views/.
 import { Api, ApiError, NetworkError } from "./api.js";
 import { focusFirst, h, installRovingKeys, mount } from "./dom.js";
 import { lang, onLangChange, setLang, t } from "./i18n.js";
+import { accountScreen } from "./views/account.js";
 import { lobbyScreen } from "./views/lobby.js";
 import { replayScreen } from "./views/replay.js";
 import { tableScreen } from "./views/table.js";
@@ -22,18 +23,27 @@ const ctx = {
   announce,
   signUp: async (name) => {
     const player = await api.register(name);
-    me = { id: player.id, name: player.name };
+    me = { id: player.id, name: player.name, token: { id: player.token_id } };
     topbar();
     route();
     focusFirst(app); // the lobby's first control, not the body the sign-up form left behind
+  },
+  /** A sign-in (password, passkey, recovery code) gave this device a token: who it is. */
+  signedIn: async (session) => {
+    me = await api.me();
+    topbar();
+    announce(t("signin.welcome", { name: me.name }));
+    ctx.navigate("#/");
   },
 };
 
 function toast(error) {
   let text = String(error?.message ?? error);
   if (error instanceof ApiError) {
-    const { title, detail } = error.problem;
-    text = [title, detail && detail !== title ? detail : null].filter(Boolean).join(": ");
+    const { title, detail, type } = error.problem;
+    const own = `problem.${String(type ?? "").split("/").pop()}`;
+    text = t(own) !== own ? t(own) // a refusal the page words itself, in the page's language
+      : [title, detail && detail.toLowerCase() !== title.toLowerCase() ? detail : null].filter(Boolean).join(": ");
   } else if (error instanceof NetworkError) {
     text = t("error.network");
   }
@@ -58,7 +68,9 @@ function topbar() {
     h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("app.title")),
     h("div", { class: "who" },
       me ? [h("span", { class: "me", dataset: { player: me.id } }, me.name),
-        h("button", { type: "button", class: "link", onclick: signOut }, t("signout"))] : null,
+        h("a", { class: "link", href: "#/account", dataset: { nav: "account" } }, t("account")),
+        h("button", { type: "button", class: "link", onclick: signOut }, t("signout"))]
+        : h("a", { class: "link", href: "#/account", dataset: { nav: "signin" } }, t("signin")),
       h("span", { class: "langs", role: "group", "aria-label": t("language") }, languages)));
 }
 
@@ -72,6 +84,8 @@ function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   if (parts[0] === "game" && parts[1] && parts[2] === "replay") {
     screen = replayScreen(app, ctx, parts[1], Number(parts[3] || 1), Number(parts[4] || 1));
+  } else if (parts[0] === "account") {
+    screen = accountScreen(app, ctx);
   } else if (parts[0] === "game" && parts[1]) {
     screen = tableScreen(app, ctx, parts[1]);
   } else {
