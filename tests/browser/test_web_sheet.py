@@ -213,6 +213,11 @@ async def test_the_lobby_and_the_table_in_play_are_accessible_and_sign_up_focuse
             await page_fits(page)
             await assert_accessible(page, f"lobby {lang} {width}")
             await shoot(page, f"lobby-{lang}-{width}")
+            await page.click("a[data-nav=account]")
+            await page.wait_for_selector("[data-screen=account] form.setup")
+            await page_fits(page)
+            await assert_accessible(page, f"account {lang} {width}")
+            await shoot(page, f"account-{lang}-{width}")
             await page.close()
 
     # The table in play, and with a claim to answer.
