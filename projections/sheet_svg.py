@@ -21,6 +21,9 @@ as one total, ``…→48.52.60`` (``data-carried`` says how many). After the gam
 is written under the sheet, with the amnesty (the smallest mountain taken off every mountain).
 The heading names the players, the convention and the day the game was created.
 
+Every word is written in the reader's language (``lang``: English or Russian, `WORDS`); a free
+seat is named by its number from 1, never by an index.
+
 The renderer is pure string building. Every text goes through `escape`; the texts that carry
 numbers have ``class`` (``pool``, ``mountain``, ``whists``, ``result``) and ``data-seat`` (and
 ``data-on`` for whists) attributes, so a program can read the sheet back.
@@ -41,6 +44,53 @@ from domain.sheet import Entry
 from projections.sheet import GameSheet
 
 Side = Literal["bottom", "left", "top", "right", "top-lr"]
+Lang = Literal["en", "ru"]
+LANGS: tuple[Lang, ...] = ("en", "ru")
+
+WORDS: dict[Lang, dict[str, str]] = {
+    "en": {
+        "sheet": "Pool sheet",
+        "seat": "seat {n}",
+        "pool.to": "pool to {n}",
+        "bands": "From the edge in: whists, pool, mountain",
+        "settlement": "Settlement, in whists:",
+        "amnesty": "Amnesty: {n} off every mountain",
+        "transfers": "Transfers and write-offs (−n→ in a column):",
+        "note": "Deal {deal}: {name}'s {column} {amount}, {reason}",
+        "pool": "pool",
+        "mountain": "mountain",
+        "written_off": "written off: pool over the target that nobody could take",
+        "help": "help{by}: pool over the target given into this pool",
+        "help.by": " from {name}",
+        "overflow": "the overflow of a pool over the target onto the other mountains",
+    },
+    "ru": {
+        "sheet": "Пулька",
+        "seat": "место {n}",
+        "pool.to": "пуля до {n}",
+        "bands": "От края к центру: висты, пуля, гора",
+        "settlement": "Расчёт, в вистах:",
+        "amnesty": "Амнистия: с каждой горы снято {n}",
+        "transfers": "Переносы и списания (−n→ в столбце):",
+        "note": "Сдача {deal}: {name}, {column} {amount}, {reason}",
+        "pool": "пуля",
+        "mountain": "гора",
+        "written_off": "списано: пуля сверх цели, которую некому было закрыть",
+        "help": "помощь{by}: пуля сверх цели отдана в эту пулю",
+        "help.by": " от {name}",
+        "overflow": "пуля сверх цели записана на горы остальных",
+    },
+}
+"""The sheet's words per language (the numbers and the players' names are the same in both)."""
+CONVENTIONS: dict[Lang, dict[str, str]] = {
+    "en": {"sochi": "Sochi", "leningrad": "Leningrad", "rostov": "Rostov", "classic": "Classic"},
+    "ru": {
+        "sochi": "Сочинка",
+        "leningrad": "Ленинградка",
+        "rostov": "Ростов",
+        "classic": "Классика",
+    },
+}
 
 WIDTH, HEIGHT = 900, 840
 X0, Y0, X1, Y1 = 70.0, 84.0, 830.0, 690.0
@@ -292,83 +342,100 @@ def _name_position(side: Side) -> tuple[float, float, int]:
             return CX, Y0 - gap * 0.6, 0
 
 
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTHS: dict[Lang, tuple[str, ...]] = {
+    "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+    "ru": ("янв", "фев", "мар", "апр", "мая", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"),
+}
 
 
-def sheet_title(model: GameSheet, shown: Sequence[str]) -> tuple[str, str]:
+def sheet_title(model: GameSheet, shown: Sequence[str], lang: Lang = "en") -> tuple[str, str]:
     """The heading's two lines: the players, then the convention, the pool and the date."""
     about = []
     if model.rules is not None:
-        about.append(f"{model.rules.convention.capitalize()}, pool to {model.rules.pool.target}")
+        rules = model.rules
+        convention = CONVENTIONS[lang].get(rules.convention, rules.convention.capitalize())
+        about.append(f"{convention}, {WORDS[lang]['pool.to'].format(n=rules.pool.target)}")
     if model.created_at is not None:
         day = time.gmtime(model.created_at / 1000)
-        about.append(f"{day.tm_mday} {_MONTHS[day.tm_mon - 1]} {day.tm_year}")
+        about.append(f"{day.tm_mday} {_MONTHS[lang][day.tm_mon - 1]} {day.tm_year}")
     return " · ".join(shown), " · ".join(about)
 
 
-def _transfer_notes(model: GameSheet, shown: Sequence[str]) -> list[str]:
+def _transfer_notes(model: GameSheet, shown: Sequence[str], lang: Lang = "en") -> list[str]:
     """Each transfer and write-off in words, deal by deal (what a column's ``±n→`` means)."""
+    words = WORDS[lang]
     notes = []
     for deal in model.deals:
         for e in deal.entries:
             if e.rule not in TRANSFERS:
                 continue
-            column = "pool" if e.kind == "pool" else "mountain"
+            column = words["pool" if e.kind == "pool" else "mountain"]
             amount = f"{e.amount:+d}".replace("-", "−")
-            reason = _reason(e, deal.entries, shown)
-            notes.append(f"Deal {deal.deal_no}: {shown[e.seat]}'s {column} {amount}, {reason}")
+            reason = _reason(e, deal.entries, shown, words)
+            name = shown[e.seat]
+            notes.append(
+                words["note"].format(
+                    deal=deal.deal_no, name=name, column=column, amount=amount, reason=reason
+                )
+            )
     return notes
 
 
-def _reason(e: Entry, entries: Sequence[Entry], shown: Sequence[str]) -> str:
+def _reason(e: Entry, entries: Sequence[Entry], shown: Sequence[str], words: dict[str, str]) -> str:
     if e.rule == "mountain_written_off":
-        return "written off: pool over the target that nobody could take"
+        return words["written_off"]
     if e.rule == "help":
         givers = [x.seat for x in entries if x.rule == "help_whists" and x.on == e.seat]
-        by = f" from {shown[givers[0]]}" if givers else ""
-        return f"help{by}: pool over the target given into this pool"
-    return "the overflow of a pool over the target onto the other mountains"
+        by = words["help.by"].format(name=shown[givers[0]]) if givers else ""
+        return words["help"].format(by=by)
+    return words["overflow"]
 
 
 def render_svg(
-    model: GameSheet, *, title: str = "", names: Sequence[str | None] | None = None
+    model: GameSheet,
+    *,
+    title: str = "",
+    names: Sequence[str | None] | None = None,
+    lang: Lang = "en",
 ) -> str:
-    """The sheet of ``model`` as a standalone SVG document (3 or 4 players).
+    """The sheet of ``model`` as a standalone SVG document (3 or 4 players), worded in ``lang``.
 
-    ``names`` are shown for the players (default: their ids, or ``seat N`` for a free seat);
-    ``title`` replaces the heading's first line (default: the players' names, `sheet_title`).
+    ``names`` are shown for the players (default: their ids, or ``seat N`` from 1 for a free
+    seat); ``title`` replaces the heading's first line (default: the names, `sheet_title`).
     """
     n = len(model.players)
+    words = WORDS[lang]
     shown = [
         (names[i] if names and i < len(names) and names[i] else None)
         or model.players[i]
-        or f"seat {i}"
+        or words["seat"].format(n=i + 1)
         for i in range(n)
     ]
     if n not in _SECTORS:
         raise ValueError(f"a sheet is drawn for 3 or 4 players, not {n}")
     columns = column_steps(model)
     target = model.rules.pool.target if model.rules else 0
-    heading, about = sheet_title(model, shown)
+    heading, about = sheet_title(model, shown, lang)
     heading = title or heading
     below: list[tuple[str, str, str]] = []  # (class, text, extra attributes) under the sheet
+    below.append(("bands-title", words["bands"], ""))
     if model.settlement is not None:
-        below.append(("settlement-title", "Расчёт (settlement), whists:", ""))
+        below.append(("settlement-title", words["settlement"], ""))
         for seat, value in enumerate(model.settlement.result):
             below.append(("result", f"{shown[seat]}: {value:+d}", f' data-seat="{seat}"'))
         if model.settlement.mountain_amnesty:
             amnesty = model.settlement.mountain_amnesty
-            below.append(("amnesty", f"Amnesty (амнистия): {amnesty} off every mountain", ""))
-    notes = _transfer_notes(model, shown)
+            below.append(("amnesty", words["amnesty"].format(n=amnesty), ""))
+    notes = _transfer_notes(model, shown, lang)
     if notes:
-        below.append(("transfers-title", "Transfers and write-offs (−n→ in a column):", ""))
+        below.append(("transfers-title", words["transfers"], ""))
         below += [("transfer", note, "") for note in notes]
     height = max(HEIGHT, int(Y1 + 58 + 20 * len(below)))
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}"'
-        f' viewBox="0 0 {WIDTH} {height}" font-family="{FONT_FAMILY}">',
-        f"<title>{escape(' — '.join(t for t in (heading, about) if t) or 'Pool sheet')}</title>",
+        f' viewBox="0 0 {WIDTH} {height}" font-family="{FONT_FAMILY}" xml:lang="{lang}">',
+        f"<title>{escape(' — '.join(t for t in (heading, about) if t) or words['sheet'])}</title>",
         f'<rect width="{WIDTH}" height="{height}" fill="#fdfcf5"/>',
         f'<g stroke="{PENCIL}" stroke-width="1.6" stroke-linecap="round" fill="none">',
         *_frame(n),

@@ -32,7 +32,7 @@ from projections import sheet as sheets
 from projections.ratings import Rating, RatingChange, leaderboard
 from projections.replay import Replay
 from projections.sheet import SheetView
-from projections.sheet_svg import render_svg
+from projections.sheet_svg import LANGS, Lang, render_svg
 from projections.stats import PlayerStats, player_stats
 from service.api.common import PRIVATE, IfNoneMatchHeader, not_modified
 from service.api.errors import etag, problem_responses
@@ -68,6 +68,38 @@ def _download_type(request: Request[Any, Any, Any], native: str) -> str:
     accept = request.headers.get("accept", "")
     return OCTET_STREAM if OCTET_STREAM in accept and native not in accept else native
 
+
+def _sheet_lang(asked: Lang | None, accept_language: str) -> Lang:
+    """The language the sheet is worded in: ``lang`` if given, else the first of
+    Accept-Language's tags (by their q weights) the drawing knows, else English."""
+    if asked is not None:
+        return asked
+    ranked: list[tuple[float, str]] = []
+    for k, item in enumerate(accept_language.split(",")):
+        tag, _, params = item.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        ranked.append((-q, f"{k:04d}{tag.strip().lower()}"))
+    for _, key in sorted(ranked):
+        primary = key[4:].split("-")[0]
+        if primary in LANGS:
+            return primary
+    return "en"
+
+
+SheetLang = Annotated[
+    Lang | None,
+    QueryParameter(
+        description=(
+            "The language of the drawing's words (the heading, the settlement, the notes): "
+            "`en` or `ru`. Without it the `Accept-Language` header chooses; English otherwise."
+        ),
+    ),
+]
 
 MinVersion = Annotated[
     int | None,
@@ -147,7 +179,7 @@ class SheetController(Controller):
             "The sheet as players draw it: a rectangle cut into one sector per player around a "
             "circle holding the pool target; in each sector the whists against each opponent "
             "along the edge, then the pool, then the mountain, every column written as running "
-            "sums. An SVG document."
+            "sums. An SVG document, worded in `lang` (or as `Accept-Language` asks)."
         ),
         media_type=SVG,
         responses=problem_responses("game-not-found", "validation"),
@@ -160,13 +192,18 @@ class SheetController(Controller):
         players: NamedDependency[Players],
         if_none_match: IfNoneMatchHeader = None,
         min_version: MinVersion = None,
+        lang: SheetLang = None,
     ) -> Response[str]:
         version, model = await self._sheet(event_log, game_id, min_version)
-        headers = {"ETag": etag(version)}
-        if not_modified(if_none_match, version):
+        accept_language = request.headers.get("accept-language", "")
+        worded = _sheet_lang(lang, accept_language)
+        headers = {"ETag": etag(version), "Vary": "Accept-Language", "Content-Language": worded}
+        # The ETag is the game version, the same in every language: a 304 is safe when the URL
+        # names the language (or nothing asks for one), not when the header alone chose it.
+        if (lang is not None or not accept_language) and not_modified(if_none_match, version):
             return Response("", status_code=304, headers=headers, media_type=SVG)
         names = [await players.name_of(p) for p in model.players]
-        svg = render_svg(model, names=names)
+        svg = render_svg(model, names=names, lang=worded)
         return Response(svg, headers=headers, media_type=_download_type(request, SVG))
 
     @get(

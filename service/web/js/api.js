@@ -184,7 +184,10 @@ export class Api extends EventTarget {
     const answer = await this.request("GET", `/v1/games/${gameId}/sheet`);
     return { sheet: answer.data, version: Number(/\d+/.exec(answer.etag ?? "")?.[0] ?? 0) };
   }
-  sheetSvgUrl(gameId, version) { return `${this.base}/v1/games/${gameId}/sheet.svg?min_version=${version}`; }
+  /** The drawn sheet, worded in ``lang`` (the service draws English and Russian). */
+  sheetSvgUrl(gameId, version, lang = "en") {
+    return `${this.base}/v1/games/${gameId}/sheet.svg?min_version=${version}&lang=${lang}`;
+  }
   async replay(gameId, dealNo, at) {
     const path = `/v1/games/${gameId}/deals/${dealNo}/replay`;
     return (await this.request("GET", at ? `${path}?at=${at}` : path)).data;

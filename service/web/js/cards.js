@@ -21,10 +21,12 @@ export function cardName(card) {
   return t("card", { rank: t(`rank.${card[0]}`), suit: t(`suit.of.${suitOf(card)}`) });
 }
 
+/** The card's face, drawn by the stylesheet from data-face: the card's name (its aria-label)
+ * is all that assistive technology meets, and a button's name holds all of its visible text. */
 function face(card) {
   return [
-    h("span", { class: "rank", "aria-hidden": "true" }, rankText(card)),
-    h("span", { class: "pip", "aria-hidden": "true" }, SUIT_SYMBOL[suitOf(card)]),
+    h("span", { class: "rank", "aria-hidden": "true", dataset: { face: rankText(card) } }),
+    h("span", { class: "pip", "aria-hidden": "true", dataset: { face: SUIT_SYMBOL[suitOf(card)] } }),
   ];
 }
 
@@ -70,6 +72,8 @@ export function bidName(bid) {
   if (bid === "MISER" || bid === "PASS") return bidText(bid);
   const strain = bid.endsWith("NT") ? "NT" : bid.slice(-1);
   const level = bid.slice(0, bid.length - strain.length);
+  // The name holds the written "NT"/"БК" too: a voice user says what the button shows.
+  if (strain === "NT") return `${bidText(bid)} (${t("strain.NT")})`;
   return `${level} ${t(`strain.${strain}`)}`;
 }
 

@@ -34,8 +34,17 @@ export function mount(root, ...children) {
   append(root, children);
   if (key) {
     const again = root.querySelector(`[data-key="${CSS.escape(key)}"]`);
-    if (again && !again.disabled) again.focus();
-    else focusFirst(root.querySelector("[data-roving]") ?? root);
+    const next = root.querySelector("[data-roving] button:not(:disabled)");
+    // Resting on the screen's home while waiting: the turn's first control once there is one.
+    if (again && "focusHome" in again.dataset && next) next.focus();
+    else if (again && !again.disabled) again.focus();
+    // The control that had focus is gone (a card played, a bid made): the next thing to do, or
+    // the screen's own resting place (data-focus-home), never the page's body.
+    else {
+      const target = next ?? root.querySelector("[data-focus-home]");
+      if (target) target.focus();
+      else focusFirst(root);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The page: the top bar, the router (#/, #/account, #/game/{id}, #/game/{id}/replay/{n}/{step}),
 // error toasts and the screen-reader announcer. Each screen is a module of views/.
 import { Api, ApiError, NetworkError } from "./api.js";
-import { h, installRovingKeys, mount } from "./dom.js";
+import { focusFirst, h, installRovingKeys, mount } from "./dom.js";
 import { lang, onLangChange, setLang, t } from "./i18n.js";
 import { accountScreen } from "./views/account.js";
 import { lobbyScreen } from "./views/lobby.js";
@@ -26,6 +26,7 @@ const ctx = {
     me = { id: player.id, name: player.name, token: { id: player.token_id } };
     topbar();
     route();
+    focusFirst(app); // the lobby's first control, not the body the sign-up form left behind
   },
   /** A sign-in (password, passkey, recovery code) gave this device a token: who it is. */
   signedIn: async (session) => {

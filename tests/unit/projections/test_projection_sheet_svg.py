@@ -171,3 +171,20 @@ def test_a_written_off_mountain_is_marked_never_a_silent_decrease():
     assert model.settlement is not None and model.settlement.mountain_amnesty > 0
     (amnesty,) = texts(root, "amnesty")
     assert f"{model.settlement.mountain_amnesty} off every mountain" in content(amnesty)
+
+
+def test_in_russian_every_word_is_russian_and_a_free_seat_has_its_number_from_one():
+    model = played(3, 8)
+    assert model.settlement is not None
+    root = ET.fromstring(render_svg(model, names=["Анна", "Vera", None], lang="ru"))
+    assert content(texts(root, "settlement-title")[0]) == "Расчёт, в вистах:"
+    assert content(texts(root, "bands-title")[0]) == "От края к центру: висты, пуля, гора"
+    assert "пуля до 6" in content(texts(root, "subtitle")[0])
+    if model.settlement.mountain_amnesty:
+        assert content(texts(root, "amnesty")[0]).startswith("Амнистия: с каждой горы снято")
+    english = ET.fromstring(render_svg(model, names=["Анна", "Vera", None]))
+    assert content(texts(english, "settlement-title")[0]) == "Settlement, in whists:"
+    free = sheet.GameSheet(players=("a", "b", None))
+    drawn = ET.fromstring(render_svg(free, lang="ru"))
+    assert {content(t) for t in texts(drawn, "player")} == {"a", "b", "место 3"}
+    assert root.get("{http://www.w3.org/XML/1998/namespace}lang") == "ru"

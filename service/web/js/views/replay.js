@@ -4,6 +4,7 @@
 import { bidEl, bidText, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
+import { entryWhy } from "./sheet.js";
 
 const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 const cardText = (card) => `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
@@ -161,7 +162,7 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
       r.score ? h("section", { class: "panel" }, h("h2", {}, t("replay.score")),
         h("ul", {}, r.score.entries.map((e) => h("li", {},
           `${name(e.seat)}: ${t(`entry.${e.kind}`)} ${e.amount}${e.on != null ? ` → ${name(e.on)}` : ""}`,
-          h("br"), h("small", { class: "muted" }, e.explanation))))) : null);
+          h("br"), h("small", { class: "muted" }, entryWhy(e, name)))))) : null);
   }
 
   function analysisPanel(r) {

@@ -4,13 +4,14 @@ import { bidEl, bidName, bidText, backsEl, cardEl, rankText, SUIT_SYMBOL, sortCa
 import { h, mount } from "../dom.js";
 import { GameSession } from "../game.js";
 import { t } from "../i18n.js";
+import { bidGrid, inBidGrid } from "./bidding.js";
 import { settlementPanel } from "./settlement.js";
-import { dealTitle, entryText, sheetPanel } from "./sheet.js";
+import { dealTitle, entryText, entryWhy, sheetPanel } from "./sheet.js";
 
 const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 const ACTION_ORDER = ["answer_claim", "look_at_cards", "bid", "pass", "take_talon", "declare", "declare_totus",
   "concede", "whist", "choose_play"];
-const LOG_LINES = 40;
+const LOG_LINES = 80; // a whole deal: the bidding, ten tricks of three or four cards
 const BOT_LEVELS = ["random", "basic", "strong"];
 const GRID_LEVELS = ["6", "7", "8", "9", "10"];
 const GRID_STRAINS = ["S", "C", "D", "H", "NT"];
@@ -48,7 +49,7 @@ export function tableScreen(root, ctx, gameId) {
     render();
   });
   render();
-  session.start().catch((error) => { ui.error = error; ctx.toast(error); render(); });
+  session.start().then(backfillLog).catch((error) => { ui.error = error; ctx.toast(error); render(); });
   const ticker = setInterval(paintClocks, TICK_MS);
   const screenApi = { destroy: () => { clearInterval(ticker); session.stop(); }, rerender: render };
 
@@ -60,6 +61,36 @@ export function tableScreen(root, ctx, gameId) {
     } catch (error) {
       ctx.toast(error);
     }
+  }
+
+  /**
+   * A table reopened mid-deal: the log of the deal so far, from the game's events (page by page)
+   * up to the version the stream resumed after; lines the stream brought meanwhile stay on top.
+   */
+  async function backfillLog() {
+    if (session.finished) return; // a finished table shows the settlement, not the log
+    const upTo = session.version;
+    const seen = [];
+    let cursor = 0;
+    for (let pages = 0; pages < 100; pages++) {
+      const page = await ctx.api.events(gameId, cursor, 500);
+      seen.push(...page.items.filter((item) => item.version <= upTo));
+      if (!page.next_cursor || page.version >= upTo) break;
+      cursor = page.next_cursor;
+    }
+    const start = seen.findLastIndex((item) => item.event.type === "deal_started");
+    const live = { standIn: ui.standIn, claim: ui.claim, timedOut: ui.timedOut };
+    ui.replaying = true;
+    const lines = [];
+    for (const { version, event } of seen.slice(Math.max(start, 0))) {
+      const said = describe(event);
+      if (said) lines.unshift({ version, said, kind: event.type });
+    }
+    ui.replaying = false;
+    if (ui.log.length) Object.assign(ui, live); // the stream's own state is the newer
+    const newer = ui.log.filter((l) => l.version > upTo);
+    ui.log = [...newer, ...lines].slice(0, LOG_LINES);
+    render();
   }
 
   function describe(event) {
@@ -75,7 +106,7 @@ export function tableScreen(root, ctx, gameId) {
     switch (event.type) {
       case "timed_out":
         ui.standIn = { seat: event.seat, why: "timeout" };
-        if (event.seat === session.snapshot?.seat) {
+        if (event.seat === session.snapshot?.seat && !ui.replaying) {
           ui.timedOut = true;
           ctx.announce(t("timeout.yours"));
         }
@@ -330,15 +361,17 @@ export function tableScreen(root, ctx, gameId) {
     const d = snap.view.deal;
     const own = new Set(["play", "discard", "claim"]); // drawn by the hand and the claim control
     const gridded = (a) => a.type === "declare" && inGrid(a.contract);
-    const legal = snap.legal_actions.filter((a) => !own.has(a.type) && !gridded(a));
+    const bidding = d.phase === "bidding";
+    const legal = snap.legal_actions.filter((a) => !own.has(a.type) && !gridded(a) && !(bidding && inBidGrid(a)));
     const declarations = snap.legal_actions.filter(gridded);
+    const bids = bidding ? snap.legal_actions.filter(inBidGrid) : [];
     const claims = snap.legal_actions.filter((a) => a.type === "claim");
     const waiting = d.to_act.filter((s) => s !== snap.seat).map(name);
     const asked = snap.legal_actions.some((a) => a.type === "answer_claim");
     const prompt = snap.seat == null ? (waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "")
       : session.myTurn ? t(discards.length ? "turn.discard" : asked ? "turn.claim"
         : declarations.length ? (d.bid && inGrid(d.bid) ? "turn.declare.from" : "turn.declare")
-        : legal.length ? "turn.yours" : "turn.card", { bid: d.bid ? bidText(d.bid) : "" })
+        : legal.length || bids.length ? "turn.yours" : "turn.card", { bid: d.bid ? bidText(d.bid) : "" })
       : waiting.length ? t("turn.waiting", { p: waiting.join(", ") }) : "";
     const groups = new Map();
     for (const action of legal) {
@@ -350,9 +383,11 @@ export function tableScreen(root, ctx, gameId) {
       && a.cards.every((c) => ui.discard.includes(c)));
     return h("div", { class: "actions", "aria-label": t("actions") },
       ui.timedOut && snap.seat != null ? h("p", { class: "notice timeout", role: "status" }, t("timeout.yours")) : null,
-      h("p", { class: ["prompt", session.myTurn && "mine"] }, prompt),
+      h("p", { class: ["prompt", session.myTurn && "mine"], tabindex: "-1", dataset: { focusHome: "", key: "prompt" } }, prompt),
       talonNote(snap),
       declarations.length ? declareGrid(declarations, busy) : null,
+      bids.length ? bidGrid({ actions: bids, busy, act,
+        highest: d.auction.filter((c) => c.call !== "PASS").at(-1)?.call }) : null,
       h("div", { class: "buttons", role: "toolbar", "aria-label": t("actions"), dataset: { roving: "" } },
         ordered.flatMap((type) => groups.get(type).map((action) => actionButton(action, busy))),
         discards.length ? h("button", {
@@ -491,7 +526,7 @@ export function tableScreen(root, ctx, gameId) {
       replayLinks(snap.view.deal_no - 1),
       h("section", { class: "panel log" },
         h("h2", {}, t("log")),
-        h("ol", { class: "log-lines", "aria-live": "off" }, ui.log.map((line) =>
+        h("ol", { class: "log-lines", "aria-live": "off", tabindex: "0", "aria-label": t("log"), dataset: { key: "log" } }, ui.log.map((line) =>
           h("li", { class: `log-${line.kind.replaceAll("_", "-")}`, dataset: { version: String(line.version), kind: line.kind } },
             lineText(line.said))))));
   }
@@ -502,7 +537,8 @@ export function tableScreen(root, ctx, gameId) {
     return h("section", { class: "panel last-deal" },
       h("h2", {}, t("deal.last", { n: deal.deal_no })),
       h("p", {}, dealTitle(deal, name)),
-      h("ul", {}, deal.entries.map((e) => h("li", { title: e.explanation }, entryText(e, name)))));
+      h("ul", {}, deal.entries.map((e) => h("li", {}, entryText(e, name), " ",
+        h("span", { class: "muted why" }, entryWhy(e, name))))));
   }
 
   return screenApi;
