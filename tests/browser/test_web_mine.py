@@ -110,9 +110,7 @@ async def test_the_profile_draws_the_rating_history_and_links_finished_games_to_
     web: str, http: httpx.AsyncClient, open_page: Any, shoot: Any
 ) -> None:
     players = [await register(http, name) for name in ("Anna", "Vera", "Kolya")]
-    games = [
-        await played_game(http, players, overrides={"pool": {"target": 2}}) for _ in range(2)
-    ]
+    games = [await played_game(http, players, overrides={"pool": {"target": 2}}) for _ in range(2)]
     anna = players[0]
     page = await open_page(token=anna.token)
     await page.goto(f"{web}/#/player/{anna.id}")
@@ -157,9 +155,7 @@ async def test_the_lobby_follows_its_stream_and_a_finished_table_leaves_it(
 ) -> None:
     watcher = await open_page()
     lists: list[str] = []
-    watcher.on(
-        "request", lambda r: lists.append(r.url) if "/v1/games?" in r.url else None
-    )
+    watcher.on("request", lambda r: lists.append(r.url) if "/v1/games?" in r.url else None)
     await watcher.goto(f"{web}/#/")
     await watcher.wait_for_selector(f"{LOBBY}[data-live=live] [data-list=seating] .box > *")
     await watcher.wait_for_selector(f"{LOBBY} [data-list=seating] p.muted:text('None just now.')")
@@ -180,7 +176,8 @@ async def test_the_lobby_follows_its_stream_and_a_finished_table_leaves_it(
     finished = await played_game(http, players, seed="lobby", overrides={"pool": {"target": 1}})
     await watcher.wait_for_selector(f"{LOBBY} [data-list=finished] li[data-game='{finished}']")
     for status in ("seating", "playing"):
-        assert await watcher.query_selector(f"[data-list={status}] li[data-game='{finished}']") is None
+        row = f"[data-list={status}] li[data-game='{finished}']"
+        assert await watcher.query_selector(row) is None
     await asyncio.sleep(6)  # longer than the old poll's 5 s
     assert len(lists) == 3, lists  # still only the first reading: nothing polls
     assert await watcher.get_attribute(LOBBY, "data-live") == "live"
