@@ -68,7 +68,7 @@ function bell() {
   const unread = notifier?.unread ?? 0;
   return h("a", { class: "bell", href: "#/me", dataset: { key: "bell", unread: String(unread) },
     "aria-label": unread ? t("notes.badge", { n: unread }) : t("mine.title") },
-  h("span", { "aria-hidden": "true" }, "🔔 "), t("mine.title"),
+  t("mine.title"),
   unread ? h("span", { class: "badge", "aria-hidden": "true" }, String(unread)) : null);
 }
 

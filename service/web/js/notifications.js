@@ -3,7 +3,7 @@
 // those after the seq the player last looked at (kept per player on this device); a turn in a
 // game other than the one on screen pops a toast with a link to it.
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { LiveStream } from "./sse.js";
 
 const KEEP = 50; // notifications kept in the list
@@ -95,5 +95,5 @@ export function deadlineText(deadline) {
   const minutes = Math.round((at - Date.now()) / 60000);
   if (minutes <= 0) return t("deadline.now");
   if (minutes < 60) return t("deadline.minutes", { n: minutes });
-  return t("deadline.at", { time: new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
+  return t("deadline.at", { time: new Date(at).toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit" }) });
 }

@@ -2,7 +2,7 @@
 // their deadlines; his finished games with their replays) and his notifications. Opening it
 // clears the badge; a new notification refreshes the games (no polling).
 import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { lang, t } from "../i18n.js";
 import { deadlineText, noteText } from "../notifications.js";
 
 export function mineScreen(root, ctx) {
@@ -91,7 +91,7 @@ export function mineScreen(root, ctx) {
     },
     h("span", {}, noteText(note, state.names)),
     " ", h("time", { class: "muted", datetime: note.created_at },
-      new Date(note.created_at).toLocaleString([], { dateStyle: "short", timeStyle: "short" })),
+      new Date(note.created_at).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" })),
     note.game_id ? [" ", h("a", { href: `#/game/${note.game_id}` }, t("note.open"))] : null)));
   }
 

@@ -11,7 +11,7 @@ const COMPUTERS = new Set(["bot", "program"]);
 function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs)) if (value != null) el.setAttribute(key, String(value));
-  for (const child of children.flat()) if (child != null) el.append(child);
+  for (const child of children.flat(Infinity)) if (child != null) el.append(child);
   return el;
 }
 
@@ -22,7 +22,7 @@ const fixed = (x, digits = 1) => (x == null ? "—" : Number(x).toFixed(digits))
  * μ: the band is the uncertainty, and it narrows as games are played.
  */
 export function ratingChart(history) {
-  const width = 640, height = 220, left = 44, right = 12, top = 12, bottom = 30;
+  const width = 400, height = 200, left = 34, right = 10, top = 10, bottom = 26;
   const points = history.map((line, i) => ({ i, rating: line.rating, mu: line.mu, line }));
   const values = points.flatMap((p) => [p.rating, p.mu]).concat([0]);
   let low = Math.floor(Math.min(...values) - 1), high = Math.ceil(Math.max(...values) + 1);
@@ -87,7 +87,7 @@ export function profileScreen(root, ctx, playerId) {
           r.provisional ? [" ", h("span", { class: "chip" }, t("leaders.provisional"))] : null),
         h("p", {}, t("profile.mu_sigma", { mu: fixed(r.mu, 2), sigma: fixed(r.sigma, 2) })),
         h("p", { class: "muted" }, t("profile.explain")),
-        r.history.length ? ratingChart(r.history) : null]);
+        r.history.length ? [ratingChart(r.history), h("p", { class: "muted legend" }, t("profile.chart.legend"))] : null]);
   }
 
   function statsPanel() {
@@ -110,11 +110,11 @@ export function profileScreen(root, ctx, playerId) {
               per: fixed(st.against_par.tricks_lost_per_deal, 2) })
             : t("profile.par.none"), "par")),
         h("p", { class: "muted" }, t("profile.par.explain")),
-        st.contracts.length ? h("table", { class: "contracts" },
+        st.contracts.some((c) => c.declared) ? h("table", { class: "contracts" },
           h("caption", {}, t("profile.contracts")),
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("profile.contract")),
             h("th", { scope: "col" }, t("profile.declared")), h("th", { scope: "col" }, t("profile.made")))),
-          h("tbody", {}, st.contracts.map((c) => h("tr", {},
+          h("tbody", {}, st.contracts.filter((c) => c.declared).map((c) => h("tr", {},
             h("th", { scope: "row" }, String(c.level)), h("td", {}, c.declared),
             h("td", {}, c.made_pct == null ? c.made : `${c.made} (${fixed(c.made_pct, 0)}%)`))))) : null]);
   }
