@@ -109,8 +109,8 @@ export class Api extends EventTarget {
   async stats(id) { return (await this.request("GET", `/v1/players/${id}/stats`)).data; }
   /** The caller's games: every active one (his turn first), and a page of finished ones. */
   async myGames(cursor) {
-    const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : "";
-    return (await this.request("GET", `/v1/players/me/games${query}`)).data;
+    const query = new URLSearchParams(cursor ? { cursor } : {});
+    return (await this.request("GET", `/v1/players/me/games?${query}`)).data;
   }
   async notifications(cursor = 0, limit = 100) {
     return (await this.request("GET", `/v1/players/me/notifications?cursor=${cursor}&limit=${limit}`)).data;
