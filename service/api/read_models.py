@@ -384,7 +384,7 @@ class RatingsController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
         cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
         players_on: Annotated[
-            Literal["humans", "computers"] | None, QueryParameter(query="players")
+            Literal["humans", "computers"] | None, QueryParameter(name="players")
         ] = None,
     ) -> LeaderboardPage:
         offset = decode_int_cursor(_BOARD_CURSOR, cursor, maximum=10**9) if cursor else 0

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from webtools import TABLE, Player, played_game, register, sign_up, snapshot_of
+from webtools import TABLE, Player, page_token, played_game, register, sign_up, snapshot_of
 
 pytestmark = pytest.mark.integration
 
@@ -170,6 +170,16 @@ async def test_the_lobby_follows_its_stream_and_a_finished_table_leaves_it(
     game_id = host.url.rsplit("/", 1)[1]
     await watcher.wait_for_selector(f"{LOBBY} [data-list=seating] li[data-game='{game_id}']")
     assert "Boris" in await watcher.text_content(f"{LOBBY} li[data-game='{game_id}']")
+
+    # He leaves it before anyone joins: a table nobody sits at is abandoned, and leaves the list.
+    left = await http.post(
+        f"/v1/games/{game_id}/leave",
+        headers={"Authorization": f"Bearer {await page_token(host)}"},
+    )
+    assert left.status_code == 200, left.text
+    await watcher.wait_for_selector(
+        f"{LOBBY} [data-list=seating] li[data-game='{game_id}']", state="detached"
+    )
 
     # A table played to its end leaves the lists of tables in play for the finished one.
     players = [await register(http, name) for name in ("Anna", "Vera", "Kolya")]

@@ -205,8 +205,10 @@ export function lobbyScreen(root, ctx) {
   }
 
   function listBody(status) {
-    const games = state.lists[status];
     const me = ctx.me();
+    // A table everyone has left is abandoned: nobody waits there (its creator still sees it).
+    const games = state.lists[status]?.filter((game) => status !== "seating"
+      || game.players.some(Boolean) || (me && game.created_by === me.id));
     return !games ? h("p", { class: "muted" }, t("loading"))
         : !games.length ? h("p", { class: "muted" }, t("list.empty"))
         : h("ul", { class: "game-list" }, games.map((game) => {
