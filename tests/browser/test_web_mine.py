@@ -141,6 +141,7 @@ async def test_the_profile_draws_the_rating_history_and_links_finished_games_to_
     await page.wait_for_selector(f"{LOBBY} [data-board=humans] li[data-player='{anna.id}']")
     assert await page.query_selector(f"{LOBBY} [data-board=computers]") is not None
     assert "μ − 3σ" in await page.text_content(f"{LOBBY} .leaders")
+    await shoot(page, "leaders-en-1280", element=f"{LOBBY} .leaders")
     await page.click(f"{LOBBY} [data-board=humans] li[data-player='{anna.id}'] a")
     await page.wait_for_selector(f"{PROFILE}[data-player='{anna.id}'] svg.rating-chart")
 
