@@ -125,3 +125,39 @@ async def test_a_hint_that_hints_were_lost_resets_every_follower(
         await _until(lambda: [f.event for f in log.frames] == ["reset", "reset"])
     finally:
         task.cancel()
+
+
+async def test_a_table_every_player_abandoned_is_played_out_and_leaves_the_tables_in_play(
+    http: httpx.AsyncClient,
+) -> None:
+    log = SseLog()
+
+    async def follow() -> None:
+        async with http.stream("GET", "/v1/lobby/stream") as response:
+            async for _ in read_sse(response, log):
+                pass
+
+    task = asyncio.ensure_future(follow())
+    try:
+        await _until(lambda: bool(log.frames))
+        players = [await register(http, f"gone {i}") for i in range(3)]
+        created = await http.post(
+            "/v1/games",
+            json={"seat": 0, "overrides": {"pool": {"target": 1}}},
+            headers=players[0].auth,
+        )
+        game_id = created.json()["id"]
+        for seat in (1, 2):
+            joined = await http.post(
+                f"/v1/games/{game_id}/seats", json={"seat": seat}, headers=players[seat].auth
+            )
+            assert joined.status_code == 200, joined.text
+        for player in players:
+            left = await http.post(f"/v1/games/{game_id}/abandon", headers=player.auth)
+            assert left.status_code == 200, left.text
+        # The steward plays every abandoned seat to the end: the game ends, and says so.
+        await _until(lambda: _games(log, game_id)[-1]["status"] == "finished", timeout=60)
+    finally:
+        task.cancel()
+    statuses = [s["status"] for s in _games(log, game_id)]
+    assert statuses[0] == "seating" and "playing" in statuses
