@@ -71,7 +71,11 @@ async def test_a_player_with_two_games_sees_which_waits_for_him_and_is_told_of_h
     await page.wait_for_selector("a.bell[data-unread='3']")  # two games started, one turn
     assert (await page.text_content("a.bell .badge")).strip() == "3"
 
-    await page.click("a.bell")
+    # By keyboard: the top bar's first stop after the brand is "My games", with its badge.
+    await page.focus("a.brand")
+    await page.keyboard.press("Tab")
+    assert await page.evaluate("document.activeElement.matches('a.bell')")
+    await page.keyboard.press("Enter")
     await page.wait_for_selector(f"{MINE} [data-list=mine-active] li[data-game]")
     rows = await page.eval_on_selector_all(
         f"{MINE} [data-list=mine-active] li[data-game]",
