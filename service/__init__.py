@@ -48,6 +48,7 @@ module is named here). docs/architecture.md draws it::
         dealing         where the cards come from: fixed layouts, decks from the committed secret
         streams         a game's stream id: nothing else knows the prefix
         lobby           every game's summary, written with the events it summarises
+        lobby_live      the public lobby's changed summaries, pushed to its followers
         service         the games' application service: create, join, act, read as one viewer
         live            the SSE fan-out: one poller per process for every follower
         export          a finished game as NDJSON, and imported back as the same game

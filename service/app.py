@@ -14,6 +14,7 @@ controllers by dependency injection, by name:
     invites      `service.players.invites.Invites`            codes to private tables
     notes        `service.players.notifications.Notes`        a player's notifications
     notes_hub    `service.players.notifications.NotesHub`     the per-player SSE fan-out
+    lobby_hub    `service.games.lobby_live.LobbyHub`          the public lobby's SSE fan-out
     bots         `service.players.bots.BotPlayers`            the service's bots as players
     live         `service.games.live.Live`                    the games' SSE fan-out
     projections  `service.read_models.runner.Projections`     the read models' runner
@@ -60,7 +61,7 @@ from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge
 from service.api.errors import EXCEPTION_HANDLERS
 from service.api.events import EventsController, SseSettings
-from service.api.games import GamesController
+from service.api.games import GamesController, LobbyController
 from service.api.health import HealthController
 from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
@@ -91,6 +92,7 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     PlayersController,
     *ACCOUNT_ROUTES,
     GamesController,
+    LobbyController,
     ViewsController,
     ActionsController,
     EventsController,
@@ -119,7 +121,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 _COLLABORATORS = (
     "event_log", "games", "players", "accounts", "passkeys", "lobby", "invites", "notes",
-    "notes_hub", "bots", "live", "projections", "health",
+    "notes_hub", "lobby_hub", "bots", "live", "projections", "health",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")

@@ -52,6 +52,7 @@ from service.eventlog.log import EventLog, game_log
 from service.eventlog.snapshots import Snapshots, game_snapshots
 from service.games.live import Live
 from service.games.lobby import Lobby
+from service.games.lobby_live import LobbyHub
 from service.games.service import GameService
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.database import (
@@ -118,6 +119,8 @@ class Services:
     live: Live | None = None
     notes: Notes | None = None
     notes_hub: NotesHub | None = None
+    lobby_hub: LobbyHub | None = None
+    """The public lobby's changes, pushed to its followers (`service.games.lobby_live`)."""
     steward: Steward | None = None
     projections: Projections | None = None
     analyst: Analyst | None = None
@@ -374,6 +377,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     )
     services.notes = Notes(pool)
     services.notes_hub = notes_hub = NotesHub(pool, poll_interval=settings.notes_poll_interval)
+    services.lobby_hub = lobby_hub = LobbyHub(services.lobby)
     services.steward = steward = Steward(
         games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
@@ -396,7 +400,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     # The hints, wired once: an append here, or another process's heard on the hub's one
     # LISTEN connection, wakes whoever waits on one; a revoked token's news reaches the players.
     services.hints = hints = HintHub(event_log)
-    for hinted in (live.hint, notes_hub.hint, steward.hint):
+    for hinted in (live.hint, notes_hub.hint, lobby_hub.hint, steward.hint):
         hints.subscribe(hinted)
     if settings.background_worker == "inline":
         hints.subscribe(projections.hint)
@@ -407,6 +411,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     services.start(hints.run(), "hints")
     services.start(live.run(), "live-updates")
     services.start(notes_hub.run(), "notifications")
+    services.start(lobby_hub.run(), "lobby")
     services.start(_claim_names(players), "names")
     if services.snapshots is not None and services.snapshots.writer is not None:
         services.start(services.snapshots.run(), "snapshots")
@@ -492,6 +497,8 @@ async def _close(services: Services) -> None:
         services.live.close()
     if services.notes_hub is not None:
         services.notes_hub.close()
+    if services.lobby_hub is not None:
+        services.lobby_hub.close()
     for task in services.background:
         await stop_task(task)
     if services.replica_pool is not None:

@@ -1,28 +1,34 @@
-"""Games: create one, list them (the lobby), take a seat."""
+"""Games: create one, list them (the lobby, also live), take a seat."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.response import Stream
 
 from service.api.auth import SECURITY
 from service.api.common import (
+    PRIVATE,
     IdempotencyKeyHeader,
     IfMatchHeader,
     expected_version,
     send,
 )
 from service.api.errors import problem_responses
+from service.api.events import SseSettings
 from service.api.schemas.games import GameOutcome, GamePage, JoinGame, NewGame
 from service.eventlog.handler import request_hash
 from service.games.dealing import Layout
 from service.games.lobby import Lobby
+from service.games.lobby_live import RESET, LobbyHub
 from service.games.service import GameService, game_spec
 from service.players.accounts import Caller, Player
 from service.players.bots import BotPlayers
@@ -44,6 +50,59 @@ NEW_GAME_EXAMPLES = [
     ),
     Example(summary="Reproducible deals", value={"preset": "rostov", "seed": "tournament-7"}),
 ]
+
+
+_encoder = msgspec.json.Encoder()
+
+
+async def _lobby_frames(hub: LobbyHub, sse: SseSettings) -> AsyncIterator[bytes]:
+    yield f"retry: {sse.retry_ms}\n\n".encode()
+    async for change in hub.stream(sse.ping_interval):
+        if change is None:
+            yield b": ping\n\n"
+        elif change is RESET:
+            yield b"event: reset\ndata: {}\n\n"
+        else:
+            yield b"event: game\ndata: %s\n\n" % _encoder.encode(change)
+
+
+class LobbyController(Controller):
+    path = "/lobby"
+    tags = ["games"]  # noqa: RUF012
+
+    @get(
+        "/stream",
+        operation_id="followLobby",
+        summary="Follow the public lobby live (Server-Sent Events)",
+        description=(
+            "`text/event-stream` of the public lobby's changes: first `retry:`, then `event: "
+            "reset` (read the lists now: from here on no change is missed), then `event: game` "
+            "with a game's `GameSummary` each time its row changes (created, a seat taken or "
+            "left, whose turn, started, finished), and a `: ping` comment after 15 s of "
+            "silence. A summary carries the game's `version`: keep the highest. A `reset` "
+            "comes again whenever changes may have been missed; the stream has no resume "
+            "point, so after a reconnection the lists are read again. Private tables never "
+            "appear."
+        ),
+        media_type="text/event-stream",
+        responses={
+            200: ResponseSpec(
+                data_container=str,
+                generate_examples=False,
+                media_type="text/event-stream",
+                description="The lobby's changes.",
+            ),
+            **problem_responses("validation"),
+        },
+    )
+    async def follow_lobby(
+        self, lobby_hub: NamedDependency[LobbyHub], sse: NamedDependency[SseSettings]
+    ) -> Stream:
+        return Stream(
+            _lobby_frames(lobby_hub, sse),
+            media_type="text/event-stream",
+            headers={**PRIVATE, "X-Accel-Buffering": "no"},
+        )
 
 
 class GamesController(Controller):

@@ -87,7 +87,11 @@ _OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
 _SPARSE = {"Problem", "FieldError"}
 """Response schemas whose unset fields are left out (``omit_defaults``): not all required."""
 """Operations whose body may be left out (every field has a default)."""
-_STREAMS = {"followGame": "GameStreamFrame", "followMe": "NotificationFrame"}
+_STREAMS = {
+    "followGame": "GameStreamFrame",
+    "followMe": "NotificationFrame",
+    "followLobby": "LobbyFrame",
+}
 
 
 def finish(document: Schema) -> Schema:
@@ -112,6 +116,8 @@ def finish(document: Schema) -> Schema:
     for message, event in (_game_frames(schemas), _notification_frames()):
         schemas[message["title"]] = message
         schemas[event["title"]] = event
+    for lobby_frame in _lobby_frames():
+        schemas[lobby_frame["title"]] = lobby_frame
     raspasy_overrides = typing.get_args(
         typing.get_type_hints(wire_games.RulesOverrides)["raspasy"]
     )[0]
@@ -286,6 +292,44 @@ def _notification_frames() -> tuple[Schema, Schema]:
         event,
     )
     return frame, event
+
+
+def _lobby_frames() -> tuple[Schema, ...]:
+    game_frame: Schema = {
+        "type": "object",
+        "title": "LobbyGameFrame",
+        "description": "A game's row changed: `event: game`, `data:` its summary as JSON.",
+        "required": ["event", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "event": {"type": "string", "enum": ["game"]},
+            "data": {"$ref": "#/components/schemas/GameSummary"},
+        },
+    }
+    reset: Schema = {
+        "type": "object",
+        "title": "LobbyResetFrame",
+        "description": "Read the lists now (`event: reset`, `data: {}`): sent once the stream "
+        "is open, and whenever changes may have been missed.",
+        "required": ["event", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "event": {"type": "string", "enum": ["reset"]},
+            "data": {"type": "object", "additionalProperties": False},
+        },
+    }
+    frame: Schema = {
+        "title": "LobbyFrame",
+        "description": "One message of the `text/event-stream`: a `LobbyGameFrame`, a "
+        "`LobbyResetFrame`, or the `StreamRetryFrame` it opens with; a `: ping` comment comes "
+        "after 15 s of silence.",
+        "oneOf": [
+            {"$ref": "#/components/schemas/LobbyGameFrame"},
+            {"$ref": "#/components/schemas/LobbyResetFrame"},
+            {"$ref": "#/components/schemas/StreamRetryFrame"},
+        ],
+    }
+    return frame, game_frame, reset
 
 
 def _refs(node: Any) -> Iterator[str]:

@@ -19,7 +19,7 @@ exports fold the event log itself, so they are always exact.
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get
@@ -407,7 +407,10 @@ class RatingsController(Controller):
         summary="The leaderboard",
         description=(
             "Rated players by rating (`mu − 3·sigma`), best first, each with his name and kind "
-            "(computer players are flagged `bot` or `program`). Pages follow `next_cursor`."
+            "(computer players are flagged `bot` or `program`). `players=humans` lists the "
+            "humans (and guests) only, `players=computers` the bots and programs only: the "
+            "two are ranked apart, since bots play many more games. Pages follow "
+            "`next_cursor`."
         ),
         responses=problem_responses("validation"),
     )
@@ -417,9 +420,13 @@ class RatingsController(Controller):
         players: NamedDependency[Players],
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
         cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
+        players_on: Annotated[
+            Literal["humans", "computers"] | None, QueryParameter(name="players")
+        ] = None,
     ) -> LeaderboardPage:
         offset = decode_int_cursor(_BOARD_CURSOR, cursor, maximum=10**9) if cursor else 0
-        total, rows = await read_models.read_leaderboard(event_log.pool, limit, offset)
+        computers = None if players_on is None else players_on == "computers"
+        total, rows = await read_models.read_leaderboard(event_log.pool, limit, offset, computers)
         known = await players.many(player for player, _ in rows)
         items = tuple(
             LeaderboardEntryView(

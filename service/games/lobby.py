@@ -247,6 +247,7 @@ SELECT {_COLUMNS}
  ORDER BY g.game_id DESC
  LIMIT $3"""
 _SUMMARY = f"SELECT {_COLUMNS} FROM api.games g WHERE g.game_id = $1"
+_PUBLIC = f"SELECT {_COLUMNS} FROM api.games g WHERE g.game_id = ANY($1::uuid[]) AND NOT g.private"
 _ACTIVE = f"""
 SELECT {_COLUMNS}
   FROM api.games g
@@ -292,6 +293,10 @@ class Lobby:
         if row is None:
             raise GameNotFound("no game has this id")
         return _summary(row)
+
+    async def public_summaries(self, game_ids: list[uuid.UUID]) -> list[GameSummary]:
+        """The summaries of those of ``game_ids`` the public lobby lists (not private ones)."""
+        return [_summary(row) for row in await self.pool.fetch(_PUBLIC, game_ids)]
 
     async def is_private(self, game_id: uuid.UUID) -> bool:
         row = await self.pool.fetchrow(_PRIVATE, game_id)

@@ -346,9 +346,10 @@ READ_MODELS: tuple[type[ReadModel], ...] = (
 
 
 def _active(projection: str, table: str, columns: str, where: str, tail: str = "") -> str:
-    """A query over the slot of ``projection``'s active generation, in one statement."""
+    """A query over the slot of ``projection``'s active generation, in one statement (its
+    table is ``r`` in ``where``)."""
     branches = " UNION ALL ".join(
-        f"(SELECT {columns} FROM rm.{table}_{slot} WHERE p.active % 2 = {parity} AND {where}"
+        f"(SELECT {columns} FROM rm.{table}_{slot} r WHERE p.active % 2 = {parity} AND {where}"
         f" {tail})"
         for slot, parity in (("a", 1), ("b", 0))
     )
@@ -368,13 +369,20 @@ _HISTORY = _active(
     "ratings", "rating_history", "game_no, at, change::text AS change", "player_id = $1",
     "ORDER BY game_no",
 )  # fmt: skip
+# Which side of the board a rated player is on: the service's bots and programs playing
+# through the API are computers (a player unknown to api.players, e.g. imported, is a human).
+_COMPUTER = (
+    "coalesce((SELECT ap.kind IN ('bot', 'program') FROM api.players ap"
+    " WHERE ap.player_id::text = r.player_id::text), false)"
+)
+_ON_BOARD = f"($3::boolean IS NULL OR {_COMPUTER} = $3::boolean)"
 _BOARD = _active(
-    "ratings", "ratings", "player_id, mu, sigma, games, rating", "true",
+    "ratings", "ratings", "player_id, mu, sigma, games, rating", _ON_BOARD,
     "ORDER BY rating DESC, player_id LIMIT $1::bigint + $2::bigint",
 ) + " ORDER BY rating DESC, player_id LIMIT $1 OFFSET $2"  # fmt: skip
 _BOARD_SIZE = (
     "SELECT coalesce(sum(n), 0)::bigint FROM ("
-    + _active("ratings", "ratings", "count(*) AS n", "true")
+    + _active("ratings", "ratings", "count(*) AS n", _ON_BOARD.replace("$3", "$1"))
     + ") counts"
 )
 
@@ -454,11 +462,12 @@ async def read_rating(conn: Conn, player_id: str) -> RatingRecord | None:
 
 
 async def read_leaderboard(
-    conn: Conn, limit: int, offset: int = 0
+    conn: Conn, limit: int, offset: int = 0, computers: bool | None = None
 ) -> tuple[int, list[tuple[str, ratings.Rating]]]:
-    """The number of rated players, and a page of them by rating, best first."""
-    total = await conn.fetchval(_BOARD_SIZE)
-    rows = await conn.fetch(_BOARD, limit, offset)
+    """The number of rated players, and a page of them by rating, best first; only the
+    computer players (bots, programs) if ``computers``, only the humans if it is False."""
+    total = await conn.fetchval(_BOARD_SIZE, computers)
+    rows = await conn.fetch(_BOARD, limit, offset, computers)
     return int(total or 0), [
         (r["player_id"], ratings.Rating(mu=r["mu"], sigma=r["sigma"], games=r["games"]))
         for r in rows

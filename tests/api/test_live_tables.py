@@ -498,6 +498,14 @@ async def test_a_whole_pulka_of_three_bots_ends_and_settles(client: httpx.AsyncC
         await asyncio.sleep(0.05)
     assert {e["kind"] for e in board["items"] if e["player_id"] in bots} == {"bot"}
     assert all(e["name"] for e in board["items"])
+    # Humans and computers are ranked apart: each side's board holds its own kind only.
+    computers = (await client.get("/v1/ratings", params={"players": "computers"})).json()
+    humans = (await client.get("/v1/ratings", params={"players": "humans"})).json()
+    assert bots <= {e["player_id"] for e in computers["items"]}
+    assert {e["kind"] for e in computers["items"]} <= {"bot", "program"}
+    assert {e["kind"] for e in humans["items"]} <= {"human", "guest"}
+    assert [e["rank"] for e in computers["items"]] == list(range(1, len(computers["items"]) + 1))
+    assert computers["total"] + humans["total"] == board["total"]
     some_bot = sorted(bots)[0]
     assert (await client.get(f"/v1/players/{some_bot}/stats")).json()["kind"] == "bot"
     assert (await client.get(f"/v1/players/{some_bot}/rating")).json()["kind"] == "bot"

@@ -27,7 +27,7 @@ from service.app import OPENAPI_PATH
 pytestmark = pytest.mark.integration
 
 HERE = Path(__file__).resolve().parent
-STREAMS = ("followGame", "followMe")
+STREAMS = ("followGame", "followMe", "followLobby")
 MAX_EXAMPLES = 30
 
 

@@ -75,7 +75,8 @@ def test_the_page_has_no_inline_script_style_or_handler() -> None:
 def test_the_scripts_build_no_markup_from_strings_and_load_nothing_from_elsewhere(
     script: Path,
 ) -> None:
-    source = _source(script)
+    # The SVG namespace is a name, not an address: nothing is loaded from it.
+    source = _source(script).replace('"http://www.w3.org/2000/svg"', "SVG_NAMESPACE")
     for risky in (
         "innerHTML",
         "outerHTML",

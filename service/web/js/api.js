@@ -140,7 +140,28 @@ export class Api extends EventTarget {
   }
   async namesOf(ids) { return Promise.all(ids.map((id) => this.name(id))); }
   async rating(id) { return (await this.request("GET", `/v1/players/${id}/rating`)).data; }
-  async leaderboard(limit = 10) { return (await this.request("GET", `/v1/ratings?limit=${limit}`)).data; }
+  /** The leaderboard; ``players`` "humans" or "computers" ranks that side alone. */
+  async leaderboard(limit = 10, players) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (players) query.set("players", players);
+    return (await this.request("GET", `/v1/ratings?${query}`)).data;
+  }
+  async player(id) { return (await this.request("GET", `/v1/players/${id}`)).data; }
+  async stats(id) { return (await this.request("GET", `/v1/players/${id}/stats`)).data; }
+  /** The caller's games: every active one (his turn first), and a page of finished ones. */
+  async myGames(cursor) {
+    const query = new URLSearchParams(cursor ? { cursor } : {});
+    return (await this.request("GET", `/v1/players/me/games?${query}`)).data;
+  }
+  async notifications(cursor = 0, limit = 100) {
+    return (await this.request("GET", `/v1/players/me/notifications?cursor=${cursor}&limit=${limit}`)).data;
+  }
+  /** The caller's notifications live (SSE), resumed after the seq ``lastEventId``. */
+  myStream(lastEventId, signal) {
+    const headers = this.headers({ Accept: "text/event-stream" });
+    if (lastEventId) headers["Last-Event-ID"] = String(lastEventId);
+    return fetch(`${this.base}/v1/players/me/stream`, { headers, signal, cache: "no-store" });
+  }
 
   // --- games ---
   async listGames(status, { cursor, limit = 20 } = {}) {
@@ -177,6 +198,12 @@ export class Api extends EventTarget {
     const headers = this.headers({ Accept: "text/event-stream" });
     if (lastEventId) headers["Last-Event-ID"] = String(lastEventId);
     return fetch(`${this.base}/v1/games/${gameId}/stream`, { headers, signal, cache: "no-store" });
+  }
+
+  /** The public lobby's changes live (SSE): a reset, then each changed game's summary. */
+  lobbyStream(_lastEventId, signal) {
+    const headers = this.headers({ Accept: "text/event-stream" });
+    return fetch(`${this.base}/v1/lobby/stream`, { headers, signal, cache: "no-store" });
   }
 
   // --- read models ---

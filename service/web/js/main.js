@@ -1,10 +1,14 @@
-// The page: the top bar, the router (#/, #/account, #/game/{id}, #/game/{id}/replay/{n}/{step}),
-// error toasts and the screen-reader announcer. Each screen is a module of views/.
+// The page: the top bar, the router (#/, #/account, #/me, #/player/{id}, #/game/{id},
+// #/game/{id}/replay/{n}/{step}), error toasts and the screen-reader announcer. Each screen is a
+// module of views/; the signed-in player's notifications are notifications.js's.
 import { Api, ApiError, NetworkError } from "./api.js";
 import { focusFirst, h, installRovingKeys, mount } from "./dom.js";
 import { lang, onLangChange, setLang, t } from "./i18n.js";
+import { Notifier } from "./notifications.js";
 import { accountScreen } from "./views/account.js";
 import { lobbyScreen } from "./views/lobby.js";
+import { mineScreen } from "./views/mine.js";
+import { profileScreen } from "./views/profile.js";
 import { replayScreen } from "./views/replay.js";
 import { tableScreen } from "./views/table.js";
 
@@ -14,23 +18,27 @@ const toasts = document.getElementById("toasts");
 const announcer = document.getElementById("announce");
 let me = null;
 let screen = null;
+let notifier = null;
 
 const ctx = {
   api,
   me: () => me,
+  notifier: () => notifier,
   navigate: (hash) => { location.hash = hash; },
   toast,
   announce,
   signUp: async (name) => {
     const player = await api.register(name);
     me = { id: player.id, name: player.name, token: { id: player.token_id } };
+    follow();
     topbar();
     route();
     focusFirst(app); // the lobby's first control, not the body the sign-up form left behind
   },
   /** A sign-in (password, passkey, recovery code) gave this device a token: who it is. */
-  signedIn: async (session) => {
+  signedIn: async () => {
     me = await api.me();
+    follow();
     topbar();
     announce(t("signin.welcome", { name: me.name }));
     ctx.navigate("#/");
@@ -59,6 +67,23 @@ function announce(text) {
   setTimeout(() => { announcer.textContent = text; }, 50);
 }
 
+/** The signed-in player's notifications, followed until he signs out. */
+function follow() {
+  notifier?.stop();
+  notifier = me ? new Notifier(api, me, { toasts, currentGame: () => /^#\/game\/([^/]+)/.exec(location.hash)?.[1] })
+    : null;
+  notifier?.addEventListener("change", () => topbar());
+  notifier?.start();
+}
+
+function bell() {
+  const unread = notifier?.unread ?? 0;
+  return h("a", { class: "bell", href: "#/me", dataset: { key: "bell", unread: String(unread) },
+    "aria-label": unread ? t("notes.badge", { n: unread }) : t("mine.title") },
+  t("mine.title"),
+  unread ? h("span", { class: "badge", "aria-hidden": "true" }, String(unread)) : null);
+}
+
 function topbar() {
   const languages = ["ru", "en"].map((code) => h("button", {
     type: "button", class: "lang", "aria-pressed": String(lang() === code), lang: code,
@@ -67,7 +92,7 @@ function topbar() {
   mount(document.getElementById("topbar"),
     h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("app.title")),
     h("div", { class: "who" },
-      me ? [h("span", { class: "me", dataset: { player: me.id } }, me.name),
+      me ? [bell(), h("a", { class: "me", href: `#/player/${me.id}`, dataset: { player: me.id } }, me.name),
         h("a", { class: "link", href: "#/account", dataset: { nav: "account" } }, t("account")),
         h("button", { type: "button", class: "link", onclick: signOut }, t("signout"))]
         : h("a", { class: "link", href: "#/account", dataset: { nav: "signin" } }, t("signin")),
@@ -82,7 +107,11 @@ function signOut() {
 function route() {
   screen?.destroy();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "game" && parts[1] && parts[2] === "replay") {
+  if (parts[0] === "me") {
+    screen = mineScreen(app, ctx);
+  } else if (parts[0] === "player" && parts[1]) {
+    screen = profileScreen(app, ctx, parts[1]);
+  } else if (parts[0] === "game" && parts[1] && parts[2] === "replay") {
     screen = replayScreen(app, ctx, parts[1], Number(parts[3] || 1), Number(parts[4] || 1));
   } else if (parts[0] === "account") {
     screen = accountScreen(app, ctx);
@@ -96,7 +125,7 @@ function route() {
 async function start() {
   document.documentElement.lang = lang();
   installRovingKeys(app);
-  api.addEventListener("signedout", () => { me = null; topbar(); route(); });
+  api.addEventListener("signedout", () => { me = null; follow(); topbar(); route(); });
   onLangChange(() => { topbar(); screen?.rerender(); });
   if (api.signedIn) {
     try {
@@ -105,6 +134,7 @@ async function start() {
       if (!(error instanceof ApiError)) toast(error);
     }
   }
+  follow();
   topbar();
   window.addEventListener("hashchange", () => { route(); app.focus({ preventScroll: true }); });
   route();

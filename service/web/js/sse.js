@@ -100,7 +100,7 @@ export class LiveStream {
           onActivity: activity,
           onRetry: (ms) => { this.retry = Math.max(100, Math.min(ms, this.maxDelay)); },
           onMessage: (message) => {
-            const id = Number(message.id);
+            const id = message.id == null ? NaN : Number(message.id); // a frame without id: no resume point
             if (Number.isFinite(id) && id <= this.lastEventId) return; // already seen
             if (Number.isFinite(id)) this.lastEventId = id;
             this.onEvent?.(message);

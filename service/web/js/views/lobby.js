@@ -1,16 +1,20 @@
 // The lobby: sign up with a name, open a table with a preset and its main options, join a
-// table that has a free seat, watch one being played, look back at finished ones.
+// table that has a free seat, watch one being played, look back at finished ones. The lists
+// follow the lobby's stream: read once it is open (its "reset"), then moved game by game as
+// each one's summary arrives, so nothing polls.
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
+import { LiveStream } from "../sse.js";
 
-const REFRESH_MS = 5000; // there is no lobby stream yet, so the lists are polled
 const LISTS = ["seating", "playing", "finished"];
+const SHOWN = 20; // games shown per list
+const BOARD = 10; // players shown per leaderboard
 
 export function lobbyScreen(root, ctx) {
-  const state = { lists: {}, names: new Map(), leaders: null };
+  const state = { lists: {}, names: new Map(), leaders: { humans: null, computers: null }, versions: new Map() };
   let alive = true;
   // The forms are built once per render and the lists refreshed inside their own boxes, so a
-  // poll never wipes what the user is typing.
+  // change in the lobby never wipes what the user is typing.
   const boxes = {};
   const render = () => {
     for (const key of [...LISTS, "leaders"]) boxes[key] = h("div", { class: "box" });
@@ -20,32 +24,65 @@ export function lobbyScreen(root, ctx) {
   const renderLists = () => {
     for (const status of LISTS) mount(boxes[status], listBody(status));
     mount(boxes.leaders, leaders());
+    root.querySelector("[data-screen=lobby]")?.setAttribute("data-live", stream.state);
+  };
+  const learnNames = (game) => {
+    for (const seat of game.seated ?? []) if (seat.player && seat.name) state.names.set(seat.player, seat.name);
   };
 
   async function refresh() {
     if (!alive) return;
     try {
-      const pages = await Promise.all(LISTS.map((status) => ctx.api.listGames(status, { limit: 20 })));
+      const pages = await Promise.all(LISTS.map((status) => ctx.api.listGames(status, { limit: SHOWN })));
       LISTS.forEach((status, i) => { state.lists[status] = pages[i].items; });
-      const ids = new Set(pages.flatMap((p) => p.items.flatMap((g) => g.players)).filter(Boolean));
-      await Promise.all([...ids].map(async (id) => state.names.set(id, await ctx.api.name(id))));
-      const board = await ctx.api.leaderboard(10).catch(() => null);
-      if (board) {
-        await Promise.all(board.items.map(async (e) => state.names.set(e.player_id, await ctx.api.name(e.player_id))));
-        state.leaders = board;
+      for (const game of pages.flatMap((p) => p.items)) {
+        learnNames(game);
+        state.versions.set(game.id, Math.max(game.version, state.versions.get(game.id) ?? 0));
       }
+      await refreshLeaders();
     } catch (error) {
       ctx.toast(error);
     }
     if (alive) renderLists();
   }
-  const timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
-  refresh();
+
+  async function refreshLeaders() {
+    const [humans, computers] = await Promise.all(["humans", "computers"].map(
+      (side) => ctx.api.leaderboard(BOARD, side).catch(() => null)));
+    state.leaders = { humans, computers };
+  }
+
+  /** One game's new summary: out of every list, into its status's (newest first). */
+  function moved(game) {
+    if (game.version < (state.versions.get(game.id) ?? 0)) return; // an older change, late
+    state.versions.set(game.id, game.version);
+    learnNames(game);
+    for (const status of LISTS) {
+      const list = state.lists[status];
+      if (list) state.lists[status] = list.filter((g) => g.id !== game.id);
+    }
+    const list = state.lists[game.status];
+    if (list) {
+      state.lists[game.status] = [game, ...list].sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, SHOWN);
+    }
+    if (game.status === "finished") refreshLeaders().then(() => alive && renderLists());
+    renderLists();
+  }
+
+  const stream = new LiveStream({
+    open: (lastEventId, signal) => ctx.api.lobbyStream(lastEventId, signal),
+    onState: () => alive && renderLists(),
+    onEvent: (message) => {
+      if (message.event === "reset") refresh();
+      else if (message.event === "game") moved(JSON.parse(message.data));
+    },
+  });
   render();
+  stream.start();
 
   function screen() {
     const me = ctx.me();
-    return h("section", { class: "screen lobby", "aria-labelledby": "lobby-title", dataset: { screen: "lobby" } },
+    return h("section", { class: "screen lobby", "aria-labelledby": "lobby-title", dataset: { screen: "lobby", live: stream.state } },
       h("h1", { id: "lobby-title" }, t("lobby.title")),
       h("p", { class: "muted" }, t("lobby.intro")),
       me ? null : registerForm(),
@@ -168,8 +205,10 @@ export function lobbyScreen(root, ctx) {
   }
 
   function listBody(status) {
-    const games = state.lists[status];
     const me = ctx.me();
+    // A table everyone has left is abandoned: nobody waits there (its creator still sees it).
+    const games = state.lists[status]?.filter((game) => status !== "seating"
+      || game.players.some(Boolean) || (me && game.created_by === me.id));
     return !games ? h("p", { class: "muted" }, t("loading"))
         : !games.length ? h("p", { class: "muted" }, t("list.empty"))
         : h("ul", { class: "game-list" }, games.map((game) => {
@@ -196,14 +235,22 @@ export function lobbyScreen(root, ctx) {
   }
 
   function leaders() {
-    const board = state.leaders;
-    if (!board?.items.length) return null;
+    const { humans, computers } = state.leaders;
+    if (!humans?.items.length && !computers?.items.length) return null;
+    const board = (side, page) => h("div", { class: "board", dataset: { board: side } },
+      h("h3", {}, t(`leaders.${side}`)),
+      !page?.items.length ? h("p", { class: "muted" }, t("leaders.none"))
+        : h("ol", {}, page.items.map((e) => h("li", { dataset: { player: e.player_id } },
+          h("a", { href: `#/player/${e.player_id}` }, e.name || (state.names.get(e.player_id) ?? "…")),
+          ": ", e.rating.toFixed(1),
+          h("span", { class: "muted" }, ` (σ ${e.sigma.toFixed(1)}`,
+            e.provisional ? `, ${t("leaders.provisional")}` : "", ")")))));
     return h("section", { class: "panel leaders", "aria-labelledby": "leaders-title" },
       h("h2", { id: "leaders-title" }, t("leaders.title")),
-      h("ol", {}, board.items.map((e) => h("li", {},
-        state.names.get(e.player_id) ?? "…", ": ", e.rating.toFixed(1),
-        e.provisional ? h("span", { class: "muted" }, ` (${t("leaders.provisional")})`) : null))));
+      h("p", { class: "muted" }, t("leaders.scale")),
+      board("humans", humans),
+      board("computers", computers));
   }
 
-  return { destroy: () => { alive = false; clearInterval(timer); }, rerender: render };
+  return { destroy: () => { alive = false; stream.stop(); }, rerender: render };
 }
