@@ -134,9 +134,15 @@ def test_the_documented_headers_and_the_streams_frames() -> None:
     stream = spec["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]["200"]["content"]
     frame = stream["text/event-stream"]["schema"]["$ref"].rsplit("/", 1)[1]
     schemas = spec["components"]["schemas"]
-    kinds = [  # an event, or the opening retry
+    kinds = [  # an event, the table's chat or rematch offer (no id: no event), the opening retry
         schemas[k["$ref"].rsplit("/", 1)[1]] for k in schemas[frame]["oneOf"]
     ]
-    assert [set(k["required"]) for k in kinds] == [{"id", "event", "data"}, {"retry"}]
+    assert [set(k["required"]) for k in kinds] == [
+        {"id", "event", "data"},
+        {"event", "data"},
+        {"event", "data"},
+        {"retry"},
+    ]
+    assert [k["properties"]["event"].get("enum") for k in kinds[1:3]] == [["chat"], ["rematch"]]
     assert "security" not in read  # the default: a token is optional
     assert spec["security"] == [{}, {"bearer": []}]

@@ -138,6 +138,40 @@ export class Api extends EventTarget {
     return fetch(`${this.base}/v1/games/${gameId}/stream`, { headers, signal, cache: "no-store" });
   }
 
+  // --- chat at the table, rematch ---
+  /** The table's recent messages the caller reads, newest first (``before``: an older page). */
+  async chat(gameId, before) {
+    const query = before ? `?before=${before}` : "";
+    return (await this.request("GET", `/v1/games/${gameId}/chat${query}`)).data;
+  }
+  /** Say ``{text}`` or ``{phrase}``; not resent on a network failure (a message is no command). */
+  async say(gameId, body) {
+    return (await this.request("POST", `/v1/games/${gameId}/chat`, { body, retries: 0 })).data;
+  }
+  async setChatRules(gameId, phrasesOnly) {
+    return (await this.request("PUT", `/v1/games/${gameId}/chat/rules`, { body: { phrases_only: phrasesOnly } })).data;
+  }
+  async mutes() { return (await this.request("GET", "/v1/players/me/mutes")).data.muted; }
+  async mute(playerId, on) {
+    return (await this.request(on ? "PUT" : "DELETE", `/v1/players/me/mutes/${playerId}`)).data.muted;
+  }
+  async report(gameId, seq, reason = "") {
+    return (await this.request("POST", `/v1/games/${gameId}/chat/${seq}/reports`, { body: { reason } })).data;
+  }
+  /** The finished game's rematch offer; null if nobody offered one. */
+  async rematch(gameId) {
+    try {
+      return (await this.request("GET", `/v1/games/${gameId}/rematch`)).data;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+  async offerRematch(gameId) { return (await this.request("POST", `/v1/games/${gameId}/rematch`)).data; }
+  async answerRematch(gameId, accept) {
+    return (await this.request("POST", `/v1/games/${gameId}/rematch/answer`, { body: { accept } })).data;
+  }
+
   // --- read models ---
   async sheet(gameId) {
     const answer = await this.request("GET", `/v1/games/${gameId}/sheet`);
