@@ -165,13 +165,16 @@ class ChatController(Controller):
         "/rematch",
         operation_id="readRematch",
         summary="The rematch offer of a finished game",
-        description="Who offered, who answered, and the new game once all accepted.",
-        responses=problem_responses("validation", "not-found"),
+        description=(
+            "Who offered, who answered, and the new game once all accepted; null while nobody "
+            "offered one."
+        ),
+        responses=problem_responses("validation"),
     )
     async def read_rematch(
-        self, game_id: FromPath[uuid.UUID], rematches: NamedDependency[Rematches]
-    ) -> Response[Rematch]:
-        return Response(await rematches.read(game_id), headers=PRIVATE)
+        self, game_id: FromPath[uuid.UUID], talk: NamedDependency[TableTalk]
+    ) -> Response[Rematch | None]:
+        return Response(await talk.rematch(game_id), headers=PRIVATE)
 
     @post(
         "/rematch",

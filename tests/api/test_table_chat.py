@@ -253,6 +253,7 @@ async def test_a_rematch_accepted_by_all_makes_the_same_table_with_the_next_deal
 async def test_one_refusal_closes_the_rematch_offer(client: Client) -> None:
     game_id, players = await seated_game(client, overrides=QUICK)
     await play_to_the_end(client, game_id, players)
+    assert (await client.get(f"/v1/games/{game_id}/rematch")).json() is None
     no_offer = await client.post(
         f"/v1/games/{game_id}/rematch/answer", json={"accept": True}, headers=players[1].auth
     )

@@ -152,8 +152,9 @@ async def play_by_page(page: Any) -> str:
 
 
 async def test_a_rematch_offered_and_accepted_takes_both_pages_to_the_new_table(
-    web: str, open_page: Any, shoot: Any
+    live_web: Any, open_page: Any, shoot: Any
 ) -> None:
+    web = live_web.url  # the service's bots move in the app's own process
     anna, link = await open_table(open_page, web, 1)
     vera = await join(open_page, web, link, "Vera", viewport=(390, 844), mobile=True, lang="ru")
     await anna.click(f"{TABLE} button.seat-bot")  # the third seat: one of the service's bots

@@ -159,14 +159,7 @@ export class Api extends EventTarget {
     return (await this.request("POST", `/v1/games/${gameId}/chat/${seq}/reports`, { body: { reason } })).data;
   }
   /** The finished game's rematch offer; null if nobody offered one. */
-  async rematch(gameId) {
-    try {
-      return (await this.request("GET", `/v1/games/${gameId}/rematch`)).data;
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return null;
-      throw error;
-    }
-  }
+  async rematch(gameId) { return (await this.request("GET", `/v1/games/${gameId}/rematch`)).data; }
   async offerRematch(gameId) { return (await this.request("POST", `/v1/games/${gameId}/rematch`)).data; }
   async answerRematch(gameId, accept) {
     return (await this.request("POST", `/v1/games/${gameId}/rematch/answer`, { body: { accept } })).data;
