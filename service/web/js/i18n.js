@@ -288,6 +288,7 @@ export const STRINGS = {
     "rematch.yes": "accepted",
     "rematch.no": "declined",
     "rematch.waiting": "waiting",
+    "rematch.bot": "agrees at once (a bot)",
     "rematch.started": "The rematch has started.",
   },
   ru: {
@@ -576,6 +577,7 @@ export const STRINGS = {
     "rematch.yes": "согласен",
     "rematch.no": "отказался",
     "rematch.waiting": "ждём ответа",
+    "rematch.bot": "согласен сразу (бот)",
     "rematch.started": "Новая пулька началась.",
   },
 };

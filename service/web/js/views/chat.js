@@ -111,7 +111,7 @@ export function chatPanel(ctx, session) {
       h("div", { class: "chat-phrases", role: "group", "aria-label": t("chat.phrases") },
         PHRASES.map((key) => h("button", { type: "button", class: "chip", dataset: { phrase: key },
           onclick: () => send({ phrase: key }) }, t(`phrase.${key}`))))) : h("p", { class: "muted" }, t("chat.signin"));
-    const rule = seated ? h("label", { class: "row chat-rule" },
+    const rule = seated ? h("label", { class: "chat-rule" },
       h("input", { type: "checkbox", checked: state.phrasesOnly, dataset: { key: "chat-rule" },
         onchange: (event) => setRule(event.target.checked) }), " ", t("chat.rule")) : null;
     const mutedNote = state.muted.size ? h("p", { class: "muted chat-muted" }, t("chat.muted", { n: state.muted.size }), " ",

@@ -63,7 +63,8 @@ export function rematchPanel(ctx, session) {
       const status = offer.status === "open" ? t("rematch.open", { name: who(offer.offered_by) })
         : offer.status === "declined" ? t("rematch.declined") : t("rematch.accepted");
       const answers = h("ul", { class: "rematch-answers" }, players.map((id, seat) => h("li", { dataset: { seat: String(seat) } },
-        names[seat], ": ", answered.has(id) ? t(answered.get(id) ? "rematch.yes" : "rematch.no") : t("rematch.waiting"))));
+        names[seat], ": ", answered.has(id) ? t(answered.get(id) ? "rematch.yes" : "rematch.no")
+          : snap.seated?.[seat]?.kind === "bot" ? t("rematch.bot") : t("rematch.waiting"))));
       const mine = me && answered.has(me.id);
       const ask = offer.status === "open" && seated && !mine ? h("div", { class: "row" },
         h("button", { type: "button", class: "primary", disabled: state.busy, dataset: { key: "rematch-accept", rematch: "accept" },
