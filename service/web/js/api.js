@@ -141,8 +141,8 @@ export class Api extends EventTarget {
   // --- chat at the table, rematch ---
   /** The table's recent messages the caller reads, newest first (``before``: an older page). */
   async chat(gameId, before) {
-    const query = before ? `?before=${before}` : "";
-    return (await this.request("GET", `/v1/games/${gameId}/chat${query}`)).data;
+    const path = before ? `/v1/games/${gameId}/chat?before=${before}` : `/v1/games/${gameId}/chat`;
+    return (await this.request("GET", path)).data;
   }
   /** Say ``{text}`` or ``{phrase}``; not resent on a network failure (a message is no command). */
   async say(gameId, body) {
