@@ -51,6 +51,8 @@ module is named here). docs/architecture.md draws it::
         lobby_live      the public lobby's changed summaries, pushed to its followers
         service         the games' application service: create, join, act, read as one viewer
         live            the SSE fan-out: one poller per process for every follower
+        chat            the table's chat beside the log: rooms, limits, mutes, reports, live
+        rematch         "play again": the offer, the answers, the new game with the same rules
         export          a finished game as NDJSON, and imported back as the same game
         proof           a game's chain, commitment and decks checked (verify, /proof)
 
@@ -72,10 +74,10 @@ module is named here). docs/architecture.md draws it::
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
             actions     a seat's action bodies, one to one with the domain's seat commands
-            players, accounts, games, read_models
+            players, accounts, games, read_models, chat
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        games, table, actions, views, events, players, accounts, read_models
+        games, table, actions, views, events, players, accounts, read_models, chat
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,

@@ -17,6 +17,9 @@ controllers by dependency injection, by name:
     lobby_hub    `service.games.lobby_live.LobbyHub`          the public lobby's SSE fan-out
     bots         `service.players.bots.BotPlayers`            the service's bots as players
     live         `service.games.live.Live`                    the games' SSE fan-out
+    talk         `service.games.chat.TableTalk`               the tables' chat, followed live
+    rematches    `service.games.rematch.Rematches`            "play again" offers and answers
+    chat_limiter `service.api.rate_limits.RateLimiter`        the chat's own rate limit
     projections  `service.read_models.runner.Projections`     the read models' runner
     health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
@@ -56,6 +59,7 @@ from litestar.types import ControllerRouterHandler
 from service.api import auth, read_models
 from service.api.accounts import ROUTES as ACCOUNT_ROUTES
 from service.api.actions import ActionsController
+from service.api.chat import ROUTES as CHAT_ROUTES
 from service.api.common import check_request
 from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge
@@ -97,6 +101,7 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     ActionsController,
     EventsController,
     *TABLE_ROUTES,
+    *CHAT_ROUTES,
     *read_models.ROUTE_HANDLERS,
 ]
 """Everything under /v1."""
@@ -121,7 +126,8 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 _COLLABORATORS = (
     "event_log", "games", "players", "accounts", "passkeys", "lobby", "invites", "notes",
-    "notes_hub", "lobby_hub", "bots", "live", "projections", "health",
+    "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
+    "chat_limiter",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")

@@ -46,13 +46,15 @@ import asyncpg
 
 from bots.budget import Budget
 from migrations import APP_ROLE, BOTS_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
-from service.api.rate_limits import Policy, RateLimiter
+from service.api.rate_limits import CHAT, Policy, RateLimiter
 from service.eventlog.hints import HintHub
 from service.eventlog.log import EventLog, game_log
 from service.eventlog.snapshots import Snapshots, game_snapshots
+from service.games.chat import TableTalk
 from service.games.live import Live
 from service.games.lobby import Lobby
 from service.games.lobby_live import LobbyHub
+from service.games.rematch import Rematches
 from service.games.service import GameService
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.database import (
@@ -125,6 +127,11 @@ class Services:
     projections: Projections | None = None
     analyst: Analyst | None = None
     limiter: RateLimiter | None = None
+    talk: TableTalk | None = None
+    """The tables' chat and rematch offers, followed for the games' streams."""
+    rematches: Rematches | None = None
+    chat_limiter: RateLimiter | None = None
+    """Counts the chat's own limit (`service.api.rate_limits.CHAT`), always on."""
     replica_pool: asyncpg.Pool | None = None
     projections_pool: asyncpg.Pool | None = None
     """The projections' role's pool: the read models, their checkpoints, the snapshots."""
@@ -378,6 +385,9 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     services.notes = Notes(pool)
     services.notes_hub = notes_hub = NotesHub(pool, poll_interval=settings.notes_poll_interval)
     services.lobby_hub = lobby_hub = LobbyHub(services.lobby)
+    services.talk = talk = TableTalk(pool, poll_interval=live_poll_interval)
+    services.rematches = Rematches(pool, games, talk)
+    services.chat_limiter = chat_limiter = RateLimiter(pool, [CHAT])
     services.steward = steward = Steward(
         games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
@@ -412,6 +422,8 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     services.start(live.run(), "live-updates")
     services.start(notes_hub.run(), "notifications")
     services.start(lobby_hub.run(), "lobby")
+    services.start(talk.run(), "table-talk")
+    services.start(chat_limiter.run(), "chat-limits")
     services.start(_claim_names(players), "names")
     if services.snapshots is not None and services.snapshots.writer is not None:
         services.start(services.snapshots.run(), "snapshots")

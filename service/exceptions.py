@@ -27,6 +27,8 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     │   ├── PayloadTooLarge      larger than any request of this API
     │   └── UnsupportedMediaType not JSON
     ├── RateLimited          too many requests from this token or address
+    ├── ChatRefused          a chat message the table does not take (too long, phrases only)
+    ├── RematchRefused       a rematch that cannot be offered or answered now
     ├── NotYet               the game's information is not public yet
     │   ├── GameNotOver      an export waits for the game's end
     │   └── DealStillInPlay  nobody replays a deal still being played
@@ -165,6 +167,24 @@ class RateLimited(ServiceError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ChatRefused(ServiceError):
+    """A chat message (or a mute) the table does not take; ``code`` says why
+    (``chat.too_long``, ``chat.phrases_only``, ``chat.empty`` …)."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class RematchRefused(ServiceError):
+    """A rematch that cannot be offered or answered now; ``code`` says why
+    (``rematch.game_not_over``, ``rematch.no_offer``, ``rematch.not_open`` …)."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class NotYet(ServiceError):

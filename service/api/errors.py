@@ -46,6 +46,7 @@ from service.eventlog.store import (
 from service.exceptions import (
     AlreadyImported,
     BadRequest,
+    ChatRefused,
     Forbidden,
     GameNotFound,
     HeadersTooLarge,
@@ -61,6 +62,7 @@ from service.exceptions import (
     PayloadTooLarge,
     PlayerNotFound,
     RateLimited,
+    RematchRefused,
     RequestTimeout,
     SignInFailed,
     SignInLocked,
@@ -314,6 +316,23 @@ _KINDS = (
         "`RateLimit` and `RateLimit-Policy` headers). Retry after the `Retry-After` seconds.",
     ),
     Kind(
+        "chat-refused",
+        422,
+        "The table does not take this message",
+        "`code` says why: `chat.too_long` (at most 300 characters), `chat.empty`, "
+        "`chat.phrases_only` (the table's rule: only the fixed phrases while the game is "
+        "played), `chat.unknown_phrase`, `chat.text_or_phrase` (send one of the two), "
+        "`chat.mute_self`. Too many messages in a row are `rate-limited`.",
+    ),
+    Kind(
+        "rematch-refused",
+        409,
+        "No rematch can be offered or answered now",
+        "`code` says why: `rematch.game_not_over` (a rematch follows a finished game), "
+        "`rematch.already_offered`, `rematch.no_offer`, `rematch.not_open` (declined or "
+        "accepted already). Read the offer again: `GET /v1/games/{id}/rematch`.",
+    ),
+    Kind(
         "invalid-rules",
         422,
         "The rules options are invalid",
@@ -518,6 +537,10 @@ def map_exception(exc: Exception) -> Mapped:
         case RateLimited():
             problem = _problem("rate-limited", exc.message)
             headers["Retry-After"] = str(exc.retry_after)
+        case ChatRefused():
+            problem = _problem("chat-refused", exc.message, code=exc.code)
+        case RematchRefused():
+            problem = _problem("rematch-refused", exc.message, code=exc.code)
         case NotYet():
             problem = _problem("not-public-yet", exc.message, code=exc.code)
         case AlreadyImported():

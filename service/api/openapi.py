@@ -264,11 +264,36 @@ def _game_frames(schemas: dict[str, Schema]) -> tuple[Schema, Schema]:
     }
     frame = _frame(
         "GameStreamFrame",
-        "One message of the `text/event-stream`: a `GameEventFrame`, or the `StreamRetryFrame` "
-        "it opens with; a `: ping` comment comes after 15 s of silence.",
+        "One message of the `text/event-stream`: a `GameEventFrame`, a `ChatFrame` or a "
+        "`RematchFrame` (the table's talk, without `id:`), or the `StreamRetryFrame` it opens "
+        "with; a `: ping` comment comes after 15 s of silence.",
         event,
     )
+    frame["oneOf"][1:1] = [
+        {"$ref": "#/components/schemas/ChatFrame"},
+        {"$ref": "#/components/schemas/RematchFrame"},
+    ]
+    schemas["ChatFrame"] = _talk_frame(
+        "ChatFrame", "chat", "ChatMessage", "A message said at the table that the caller reads."
+    )
+    schemas["RematchFrame"] = _talk_frame(
+        "RematchFrame", "rematch", "Rematch", "The finished game's rematch offer, as it changes."
+    )
     return frame, event
+
+
+def _talk_frame(title: str, kind: str, data: str, description: str) -> Schema:
+    return {
+        "type": "object",
+        "title": title,
+        "description": description + " No `id:`: it is no event of the game.",
+        "required": ["event", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "event": {"type": "string", "enum": [kind]},
+            "data": {"$ref": f"#/components/schemas/{data}"},
+        },
+    }
 
 
 def _notification_frames() -> tuple[Schema, Schema]:

@@ -52,6 +52,11 @@ class Policy:
             raise ValueError(f"a rate limit needs a positive limit and window: {self}")
 
 
+CHAT = Policy("chat", 5, 10)
+"""Chat at a table: five messages per ten seconds per player per table (`service.api.chat`),
+counted whether the request limits are on or not: a conversation, not a flood."""
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """A request's fate under one policy: admitted or not, and what the headers say."""

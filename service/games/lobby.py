@@ -173,6 +173,9 @@ NoteKind = Literal[
     "player_left",
     "timed_out",
     "invited",
+    "rematch_offered",
+    "rematch_declined",
+    "rematch_started",
 ]
 
 

@@ -134,10 +134,11 @@ def test_the_documented_headers_and_the_streams_frames() -> None:
     stream = spec["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]["200"]["content"]
     frame = stream["text/event-stream"]["schema"]["$ref"].rsplit("/", 1)[1]
     schemas = spec["components"]["schemas"]
-    events, retry = (  # an event, or the opening retry
-        schemas[k["$ref"].rsplit("/", 1)[1]] for k in schemas[frame]["oneOf"]
-    )
+    # An event, the table's chat or rematch offer (no id: no event), the opening retry.
+    events, *talk, retry = (schemas[k["$ref"].rsplit("/", 1)[1]] for k in schemas[frame]["oneOf"])
     assert set(retry["required"]) == {"retry"}
+    assert [set(k["required"]) for k in talk] == [{"event", "data"}, {"event", "data"}]
+    assert [k["properties"]["event"].get("enum") for k in talk] == [["chat"], ["rematch"]]
     # One frame per event type, told apart by `event` (a generated client narrows on it).
     mapping = events["discriminator"]["mapping"]
     assert events["discriminator"]["propertyName"] == "event" and len(mapping) == 36

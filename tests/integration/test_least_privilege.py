@@ -326,3 +326,63 @@ async def test_tokens_change_only_through_their_functions(
         "SELECT player_id, scope FROM api.tokens WHERE token_hash = sha256('v2')"
     )
     assert tuple(row) == (vera, "read")
+
+
+CHAT_MAY = [
+    "SELECT count(*) FROM api.chat_messages", "SELECT count(*) FROM api.chat_rules",
+    "SELECT count(*) FROM api.chat_mutes",
+    "INSERT INTO api.chat_mutes (player_id, muted) VALUES (gen_random_uuid(), gen_random_uuid())",
+    "DELETE FROM api.chat_mutes",
+    "INSERT INTO api.chat_rules (game_id, phrases_only, set_by)"
+    " VALUES (gen_random_uuid(), true, gen_random_uuid())",
+    "SELECT api.report_chat(1, gen_random_uuid(), gen_random_uuid(), 'rude')",
+    "SELECT count(*) FROM api.rematches", "SELECT count(*) FROM api.rematch_answers",
+    "SELECT api.offer_rematch(gen_random_uuid(), gen_random_uuid(), ARRAY[]::uuid[])",
+]  # fmt: skip
+CHAT_MAY_NOT = [
+    # The reports are for the moderators: written through a function, never read back.
+    "SELECT count(*) FROM api.chat_reports",
+    "INSERT INTO api.chat_reports (message_seq, reporter, reason)"
+    " VALUES (1, gen_random_uuid(), 'x')",
+    "DELETE FROM api.chat_reports",
+    # What was said stays said.
+    "UPDATE api.chat_messages SET body = 'x'", "DELETE FROM api.chat_messages",
+    # An offer and its answers change only through their functions (which lock and notify).
+    "INSERT INTO api.rematches (game_id, offered_by, status)"
+    " VALUES (gen_random_uuid(), gen_random_uuid(), 'accepted')",
+    "UPDATE api.rematches SET status = 'accepted'",
+    "INSERT INTO api.rematch_answers (game_id, player_id, accept)"
+    " VALUES (gen_random_uuid(), gen_random_uuid(), true)",
+    "UPDATE api.rematch_answers SET accept = true",
+]  # fmt: skip
+CHAT_NOBODY_ELSE = [
+    "SELECT count(*) FROM api.chat_messages", "SELECT count(*) FROM api.chat_mutes",
+    "SELECT count(*) FROM api.rematches",
+    "SELECT api.report_chat(1, gen_random_uuid(), gen_random_uuid(), 'rude')",
+    "SELECT api.offer_rematch(gen_random_uuid(), gen_random_uuid(), ARRAY[]::uuid[])",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("role", "statement", "allowed"),
+    [(APP_ROLE, s, True) for s in CHAT_MAY]
+    + [(APP_ROLE, s, False) for s in CHAT_MAY_NOT]
+    + [(r, s, False) for r in (BOTS_ROLE, PROJECTIONS_ROLE, PURGER_ROLE) for s in CHAT_NOBODY_ELSE],
+)
+async def test_the_tables_chat_and_rematches_are_the_apis_alone_and_only_as_it_needs(
+    database_dsn: str, role: str, statement: str, allowed: bool
+) -> None:
+    conn = await _as(database_dsn, role)
+    try:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:
+            if allowed:
+                await conn.execute(statement)
+            else:
+                with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                    await conn.execute(statement)
+        finally:
+            await transaction.rollback()
+    finally:
+        await conn.close()

@@ -205,6 +205,32 @@ export class Api extends EventTarget {
     const headers = this.headers({ Accept: "text/event-stream" });
     return fetch(`${this.base}/v1/lobby/stream`, { headers, signal, cache: "no-store" });
   }
+  // --- chat at the table, rematch ---
+  /** The table's recent messages the caller reads, newest first (``before``: an older page). */
+  async chat(gameId, before) {
+    const path = before ? `/v1/games/${gameId}/chat?before=${before}` : `/v1/games/${gameId}/chat`;
+    return (await this.request("GET", path)).data;
+  }
+  /** Say ``{text}`` or ``{phrase}``; not resent on a network failure (a message is no command). */
+  async say(gameId, body) {
+    return (await this.request("POST", `/v1/games/${gameId}/chat`, { body, retries: 0 })).data;
+  }
+  async setChatRules(gameId, phrasesOnly) {
+    return (await this.request("PUT", `/v1/games/${gameId}/chat/rules`, { body: { phrases_only: phrasesOnly } })).data;
+  }
+  async mutes() { return (await this.request("GET", "/v1/players/me/mutes")).data.muted; }
+  async mute(playerId, on) {
+    return (await this.request(on ? "PUT" : "DELETE", `/v1/players/me/mutes/${playerId}`)).data.muted;
+  }
+  async report(gameId, seq, reason = "") {
+    return (await this.request("POST", `/v1/games/${gameId}/chat/${seq}/reports`, { body: { reason } })).data;
+  }
+  /** The finished game's rematch offer; null if nobody offered one. */
+  async rematch(gameId) { return (await this.request("GET", `/v1/games/${gameId}/rematch`)).data; }
+  async offerRematch(gameId) { return (await this.request("POST", `/v1/games/${gameId}/rematch`)).data; }
+  async answerRematch(gameId, accept) {
+    return (await this.request("POST", `/v1/games/${gameId}/rematch/answer`, { body: { accept } })).data;
+  }
 
   // --- read models ---
   async sheet(gameId) {

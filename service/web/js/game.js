@@ -24,7 +24,7 @@ export class GameSession extends EventTarget {
     this.stream = new LiveStream({
       open: (lastEventId, signal) => api.stream(gameId, lastEventId, signal),
       onState: (state) => { this.connection = state; this.emit("connection"); },
-      onConnect: () => this.refresh(),
+      onConnect: () => { this.emit("connected"); return this.refresh(); },
       onEvent: (message) => this.onEvent(message),
       onFatal: (response) => (response.status === 401 ? api.signOut() : this.emit("gone")),
     });
@@ -40,7 +40,8 @@ export class GameSession extends EventTarget {
     const view = this.snapshot.view;
     const scored = this.finished ? view.deal_no : Math.max(0, view.deal_no - 1);
     this.loadSheet((sheet) => sheet.deals_scored >= scored);
-    if (!this.finished) this.stream.start(this.version);
+    // Followed after the end too: the table's talk and a rematch offer come on the stream.
+    this.stream.start(this.version);
   }
 
   stop() { this.stream.stop(); }
@@ -76,10 +77,7 @@ export class GameSession extends EventTarget {
     });
     this.emit("change");
     if (!turn && this.myTurn) this.emit("turn");
-    if (this.finished && !wasOver) {
-      this.stream.stop(); // nothing follows the end; the sheet has its last deal and result
-      this.loadSheet((sheet) => sheet.status === "finished");
-    }
+    if (this.finished && !wasOver) this.loadSheet((sheet) => sheet.status === "finished");
   }
 
   /** Now on the server's clock (ms since the epoch), as far as this browser can tell. */
@@ -93,6 +91,10 @@ export class GameSession extends EventTarget {
   onEvent(message) {
     let event;
     try { event = JSON.parse(message.data); } catch { return; }
+    if (message.event === "chat" || message.event === "rematch") {
+      this.emit("talk", { kind: message.event, data: event }); // views/chat.js, views/rematch.js
+      return;
+    }
     this.emit("event", { version: Number(message.id), event });
     if (Number(message.id) > this.version) this.refresh().catch(() => {});
     if (event.type === "deal_scored") this.loadSheet((sheet) => sheet.deals_scored >= event.deal_no);

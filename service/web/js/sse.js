@@ -5,11 +5,11 @@
 export async function readEventStream(response, { onMessage, onRetry, onActivity }) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
-  let message = { id: null, event: "message", data: [] };
+  let message = { id: null, event: "message", data: [], own: false };
   const line = (text) => {
     if (text === "") {
       if (message.data.length) onMessage({ ...message, data: message.data.join("\n") });
-      message = { id: message.id, event: "message", data: [] };
+      message = { id: message.id, event: "message", data: [], own: false };
       return;
     }
     if (text.startsWith(":")) return; // a ping
@@ -18,7 +18,7 @@ export async function readEventStream(response, { onMessage, onRetry, onActivity
     const value = colon < 0 ? "" : text.slice(colon + 1).replace(/^ /, "");
     if (field === "data") message.data.push(value);
     else if (field === "event") message.event = value;
-    else if (field === "id") message.id = value;
+    else if (field === "id") { message.id = value; message.own = true; }
     else if (field === "retry" && /^\d+$/.test(value)) onRetry?.(Number(value));
   };
   for (;;) {
@@ -100,7 +100,10 @@ export class LiveStream {
           onActivity: activity,
           onRetry: (ms) => { this.retry = Math.max(100, Math.min(ms, this.maxDelay)); },
           onMessage: (message) => {
-            const id = message.id == null ? NaN : Number(message.id); // a frame without id: no resume point
+            // No id of its own (the table's chat, a rematch offer): no event of the stream,
+            // passed on and never counted.
+            if (!message.own) { this.onEvent?.(message); return; }
+            const id = Number(message.id);
             if (Number.isFinite(id) && id <= this.lastEventId) return; // already seen
             if (Number.isFinite(id)) this.lastEventId = id;
             this.onEvent?.(message);

@@ -5,6 +5,8 @@ import { h, mount } from "../dom.js";
 import { GameSession } from "../game.js";
 import { t } from "../i18n.js";
 import { bidGrid, inBidGrid } from "./bidding.js";
+import { chatPanel } from "./chat.js";
+import { rematchPanel } from "./rematch.js";
 import { settlementPanel } from "./settlement.js";
 import { dealTitle, entryText, entryWhy, sheetPanel } from "./sheet.js";
 
@@ -37,7 +39,9 @@ export function tableScreen(root, ctx, gameId) {
     const values = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, typeof v === "function" ? v() : v]));
     return suffix ? `${t(key, values)} ${t(suffix)}` : t(key, values);
   };
-  const render = () => { mount(root, screen()); paintClocks(); };
+  const chat = chatPanel(ctx, session);
+  const rematch = rematchPanel(ctx, session);
+  const render = () => { chat.rerender(); rematch.rerender(); mount(root, screen()); paintClocks(); };
   for (const type of ["change", "sheet", "connection"]) session.addEventListener(type, render);
   session.addEventListener("turn", () => ctx.announce(t("turn.yours")));
   session.addEventListener("gone", () => ctx.toast(t("error.game.gone")));
@@ -51,7 +55,10 @@ export function tableScreen(root, ctx, gameId) {
   render();
   session.start().then(backfillLog).catch((error) => { ui.error = error; ctx.toast(error); render(); });
   const ticker = setInterval(paintClocks, TICK_MS);
-  const screenApi = { destroy: () => { clearInterval(ticker); session.stop(); }, rerender: render };
+  const screenApi = {
+    destroy: () => { clearInterval(ticker); chat.destroy(); rematch.destroy(); session.stop(); },
+    rerender: render,
+  };
 
   async function act(action) {
     try {
@@ -176,7 +183,7 @@ export function tableScreen(root, ctx, gameId) {
     const body = v.status === "seating" ? seating(snap)
       : v.status === "finished" ? finished(snap)
       : h("div", { class: "table-layout" }, felt(snap), side(snap));
-    return h("section", attrs, header(snap), body);
+    return h("section", attrs, header(snap), v.status === "finished" ? rematch.el : null, body, chat.el);
   }
 
   function header(snap) {
