@@ -31,7 +31,7 @@ unused and of that purpose; the credential exists; the signature count moved for
 holder, which it cannot do with a password (docs/accounts.md says so).
 
 Revision ID: 0020_accounts
-Revises: 0017_roles_per_process
+Revises: 0019_table_chat
 Create Date: 2026-12-02
 """
 
@@ -40,7 +40,7 @@ from alembic import op
 from migrations import APP_ROLE, PURGER_ROLE, TAKE_OWNERSHIP
 
 revision = "0020_accounts"
-down_revision = "0017_roles_per_process"
+down_revision = "0019_table_chat"
 branch_labels = None
 depends_on = None
 

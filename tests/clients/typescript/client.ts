@@ -46,6 +46,8 @@ async function* frames(response: Response): AsyncGenerator<Frame> {
       }
       if (fields.retry !== undefined && fields.data === undefined) {
         yield { retry: Number(fields.retry) };
+      } else if (fields.data !== undefined && fields.id === undefined) {
+        yield { event: fields.event, data: JSON.parse(fields.data) } as Frame; // the table's talk
       } else if (fields.data !== undefined) {
         yield { id: Number(fields.id), event: fields.event, data: JSON.parse(fields.data) } as Frame;
       }
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
       const response = await fetch(`${base}/v1/games/${game.id}/stream`, { headers, signal: controller.signal });
       try {
         for await (const frame of frames(response)) {
-          if ("retry" in frame) continue;
+          if ("retry" in frame || !("id" in frame)) continue; // the opening retry, the table's talk
           seen.push(frame.id);
           last = frame.id;
           if (frame.event === "deal_scored") { scored = true; console.log(describe(frame)); }
