@@ -32,7 +32,7 @@ from domain.rules import Rules
 from domain.table import PlayFor, TableCommands, TimeOut
 from service.eventlog.handler import Decider
 from service.exceptions import GameNotFound, NotSeated
-from service.games.dealing import DealSource
+from service.games.dealing import DealSource, DeckNeeded, DueDeal, due_cards
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,6 +52,9 @@ class GameRequest:
     token: bytes | None = None
     """The sha256 of the bearer token it came with: the write is refused if it was revoked
     (`service.games.lobby.lobby_effects`)."""
+    due: DueDeal | None = None
+    """The due deal of a game the database deals, once deciding asked for it (`DeckNeeded`:
+    the service fetches it from ``api.due_deal`` and decides again)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,6 +78,21 @@ class Join(GameRequest):
 
     wanted: int | None = None
     client_seed: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deal(GameRequest):
+    """The service deals a table that is waiting for its cards: the first deal of a game its
+    creation filled (the database deals only a game its log holds). ``player`` names the
+    service."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reveal(GameRequest):
+    """The service opens the commitment of a game the database dealt, once it is over: the
+    ``secret`` (hex) from ``api.game_secret``. ``player`` names the service."""
+
+    secret: str
 
 
 CALLERS_SEAT: Final = 0
@@ -115,8 +133,9 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
             assert source is not None, "a new game brings its deal source"
             create = CreateGame(
                 rules=command.rules, first_dealer=command.first_dealer, at=command.at,
-                dealing=source.dealing if source.secret is not None else None,
+                dealing=source.dealing if source.secret or source.scheme == 2 else None,
                 commitment=source.commitment, fixed_deals=len(source.layouts),
+                fairness=source.scheme,
             )  # fmt: skip
             events = game.decide(create, state)
             if command.take_seat is not None:
@@ -143,6 +162,10 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
             events = game.decide(action, state)
         case StewardAct():
             events = game.decide(msgspec.structs.replace(command.command, at=command.at), state)
+        case Deal():
+            events = []
+        case Reveal():
+            events = game.decide(RevealSecret(secret=command.secret), state)
         case _:
             raise TypeError(f"not a game command: {command!r}")
     return events + _deals(command, game.fold(events, state))
@@ -173,17 +196,31 @@ def _seat_for(command: Join, state: Pulka) -> TakeSeat:
 
 
 def _deals(command: GameRequest, state: GameState) -> list[game.Event]:
-    """The deals that follow, or the secret once the game is over."""
+    """The deals that follow, or the secret once the game is over (of a game dealt here: the
+    database's own are revealed by a `Reveal` once the log holds the end)."""
     events: list[game.Event] = []
     source = command.source
     while game.needs_cards(state):
         assert isinstance(state, Pulka)
-        assert source is not None, "a game still dealt has its deal source"
-        cards = source.cards_for(state, command.entropy)
+        if state.fairness == 2:
+            due = command.due
+            if due is None or due.deal_no != state.deal_no + 1:
+                if isinstance(command, Create):
+                    break  # the log does not hold the game yet: a `Deal` follows the creation
+                raise DeckNeeded(state.deal_no + 1)
+            cards = due_cards(due, state)
+        else:
+            assert source is not None, "a game still dealt has its deal source"
+            cards = source.cards_for(state, command.entropy)
         dealt = game.decide(msgspec.structs.replace(cards, at=command.at), state)
         events += dealt
         state = game.fold(dealt, state)
-    if isinstance(state, PulkaClosed) and state.secret is None and state.dealing is not None:
+    if (
+        isinstance(state, PulkaClosed)
+        and state.secret is None
+        and state.dealing is not None
+        and state.fairness == 1
+    ):
         secret = source.secret if source is not None else None
         assert secret is not None, "a committed game's source has its secret"
         events += game.decide(RevealSecret(secret=secret.hex()), state)

@@ -27,10 +27,28 @@ from domain.table import PlayFor, TableCommands, TimeOut
 from service.eventlog.handler import CommandContext, CommandHandler, CommandResult, Expected
 from service.eventlog.log import EventLog, Logged
 from service.eventlog.snapshots import Snapshots
-from service.eventlog.store import ANY, NO_STREAM, IdempotencyKey, uuid7
+from service.eventlog.store import ANY, NO_STREAM, IdempotencyKey, StreamConflict, uuid7
 from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
-from service.games.commands import GAME_DECIDER, Act, AtTable, Create, GameRequest, Join, StewardAct
-from service.games.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout, new_source
+from service.games.commands import (
+    GAME_DECIDER,
+    Act,
+    AtTable,
+    Create,
+    Deal,
+    GameRequest,
+    Join,
+    Reveal,
+    StewardAct,
+)
+from service.games.dealing import (
+    ENTROPY_BYTES,
+    DealNotDue,
+    DealSource,
+    DeckNeeded,
+    Layout,
+    check_layout,
+    database_source,
+)
 from service.games.lobby import Lobby, SeatSummary, lobby_effects
 from service.games.streams import game_id_of, game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
@@ -131,7 +149,7 @@ def game_spec(
     return GameSpec(
         rules=rules,
         first_dealer=first_dealer,
-        source=new_source(seats, checked, seed, entropy),
+        source=database_source(seats, checked, seed),
         take_seat=seat,
         private=private,
         client_seed=client_seed(seat_seed, entropy) if seat is not None else None,
@@ -210,9 +228,14 @@ class GameService:
         lobby row commits with it."""
         _may_play(creator)
         game_id = uuid7()
+        source = spec.source
+        if source.scheme == 2 and source.seed is None:
+            # The database draws the secret and keeps it: we get only its commitment.
+            committed = await self.lobby.draw_secret(game_id)
+            source = msgspec.structs.replace(source, committed=committed)
         command = Create(
             player=creator.id,
-            source=spec.source,
+            source=source,
             entropy=self.entropy.command_bytes(ENTROPY_BYTES),
             at=self.clock.now_ms(),
             token=_token(creator),
@@ -227,8 +250,8 @@ class GameService:
             if self.players is not None:
                 self.players.remember(bot)
         done = await self._run(game_id, command, key, fingerprint, NO_STREAM)
-        if not done.replayed:
-            self._remember(game_id, spec.source)
+        if not done.replayed and source.scheme == 1:
+            self._remember(game_id, source)
         return done
 
     async def join(
@@ -310,8 +333,8 @@ class GameService:
             command=move,
         )
         key = f"{move.__struct_config__.tag}:{game_id}:{version}:{move.seat}"
-        return await self.handler.handle(
-            game_stream(game_id),
+        return await self._handle(
+            game_id,
             command,
             context=CommandContext(
                 actor=STEWARD,
@@ -342,8 +365,8 @@ class GameService:
             command=move,
         )
         key = f"bot:{game_id}:{version}:{bot}"
-        return await self.handler.handle(
-            game_stream(game_id),
+        return await self._handle(
+            game_id,
             command,
             context=CommandContext(
                 actor=bot, seat=move.seat, idempotency=IdempotencyKey(bot, key, key.encode()),
@@ -431,12 +454,10 @@ class GameService:
             idempotency=IdempotencyKey(viewer, key, fingerprint) if key else None,
             at=command.at,
         )
-        result = await self.handler.handle(
-            game_stream(game_id),
-            command,
-            context=context,
-            expected=ANY if expected is None else expected,
-        )
+        result = await self._handle(
+            game_id, command, context=context, expected=ANY if expected is None else expected,
+            follow=False,
+        )  # fmt: skip
         if result.refusal is not None:
             return Done(None, refusal=result.refusal, replayed=True)
         if result.replayed:
@@ -446,11 +467,78 @@ class GameService:
             assert first is not None, "a game's key names a game's stream"
             game_id = uuid.UUID(first)
         outcome = outcome_of(game_id, viewer, result)
+        followed = await self._follow_up(game_id, result) if not result.replayed else None
+        if followed is not None:  # the caller's answer shows the deal or the reveal it caused
+            more = outcome_of(game_id, viewer, followed)
+            outcome = dataclasses.replace(
+                more, events=outcome.events + more.events, state=more.state
+            )
         # Named from the players' table where this process does not know a name yet, so that
         # the answer is the same in any process, the first time and on a replay.
         seated = await self.named(outcome.state)
         outcome = dataclasses.replace(outcome, seated=seated, at=result.decision.at or 0)
         return Done(outcome, replayed=result.replayed)
+
+    async def _handle(
+        self,
+        game_id: uuid.UUID,
+        command: GameRequest,
+        *,
+        context: CommandContext,
+        expected: Expected,
+        follow: bool = True,
+    ) -> CommandResult[GameState, game.Event]:
+        """`CommandHandler.handle`, with the database's due deal fetched whenever deciding asks
+        for it (`DeckNeeded`: decide_game stays pure, the cards come in with the command), and
+        (``follow``) the `Deal` or `Reveal` the result calls for (`_follow_up`)."""
+        stream = game_stream(game_id)
+        for _ in range(3):
+            try:
+                result = await self.handler.handle(
+                    stream, command, context=context, expected=expected
+                )
+            except DeckNeeded as need:
+                try:
+                    due = await self.lobby.due_deal(game_id, need.deal_no)
+                except DealNotDue:
+                    # Decided in a state behind the log (another process dealt): read it again.
+                    await self.handler.load(stream)
+                    continue
+                command = dataclasses.replace(command, due=due)
+                continue
+            if follow and not result.replayed:
+                await self._follow_up(game_id, result)
+            return result
+        raise StreamConflict(stream, None, None)
+
+    async def _follow_up(
+        self, game_id: uuid.UUID, result: CommandResult[GameState, game.Event]
+    ) -> CommandResult[GameState, game.Event] | None:
+        """What a game the database deals needs after ``result``: its first deal once its
+        creation filled the table (the log did not hold the game while it was decided), or
+        its secret's reveal once the log holds its end (``api.game_secret`` gives it only
+        then). None if nothing, or if another process did it first."""
+        state = result.state
+        if not isinstance(state, game.Pulka) or state.fairness != 2:
+            return None
+        at = self.clock.now_ms()
+        command: GameRequest
+        if game.needs_cards(state):
+            command = Deal(player=STEWARD, source=None, entropy=b"", at=at)
+        elif isinstance(state, game.PulkaClosed) and state.secret is None:
+            secret = await self.lobby.game_secret(game_id)
+            if secret is None:
+                return None
+            command = Reveal(player=STEWARD, source=None, entropy=b"", at=at, secret=secret.hex())
+        else:
+            return None
+        try:
+            return await self._handle(
+                game_id, command, context=CommandContext(actor=STEWARD, at=at),
+                expected=result.version, follow=False,
+            )  # fmt: skip
+        except (StreamConflict, PreferansError):
+            return None  # someone else wrote first: his command dealt or revealed
 
     # --- reading ------------------------------------------------------------------------------
 
