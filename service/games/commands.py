@@ -168,7 +168,7 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
             events = game.decide(RevealSecret(secret=command.secret), state)
         case _:
             raise TypeError(f"not a game command: {command!r}")
-    return events + _deals(command, game.fold(events, state))
+    return events + _deals(command, game.fold(events, state), seated=_seats_taken(events))
 
 
 def _seat_of(player: str, state: Pulka) -> int:
@@ -195,18 +195,25 @@ def _seat_for(command: Join, state: Pulka) -> TakeSeat:
     )
 
 
-def _deals(command: GameRequest, state: GameState) -> list[game.Event]:
+def _seats_taken(events: list[game.Event]) -> bool:
+    return any(isinstance(e, game.PlayerSeated | game.GameCreated) for e in events)
+
+
+def _deals(command: GameRequest, state: GameState, *, seated: bool = False) -> list[game.Event]:
     """The deals that follow, or the secret once the game is over (of a game dealt here: the
-    database's own are revealed by a `Reveal` once the log holds the end)."""
+    database's own are revealed by a `Reveal` once the log holds the end).
+
+    The database deals from the seeds its log holds: a command that took a seat (or created
+    the game) does not deal it (``seated``); a `Deal` follows it, once its seat is logged."""
     events: list[game.Event] = []
     source = command.source
     while game.needs_cards(state):
         assert isinstance(state, Pulka)
         if state.fairness == 2:
             due = command.due
+            if seated:
+                break  # the seed just taken is not in the log yet: a `Deal` follows
             if due is None or due.deal_no != state.deal_no + 1:
-                if isinstance(command, Create):
-                    break  # the log does not hold the game yet: a `Deal` follows the creation
                 raise DeckNeeded(state.deal_no + 1)
             cards = due_cards(due, state)
         else:
