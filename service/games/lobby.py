@@ -303,7 +303,7 @@ class Lobby:
             row = await self.pool.fetchrow(_DUE, game_id, deal_no)
         except asyncpg.PostgresError as exc:
             if exc.sqlstate == _REFUSED:
-                raise DealNotDue(exc.args[0]) from None
+                raise DealNotDue(f"{exc.args[0]}: {getattr(exc, 'detail', None)}") from None
             raise
         assert row is not None
         layout = msgspec.convert(row["layout"], Layout) if row["layout"] is not None else None

@@ -491,7 +491,7 @@ class GameService:
         """`CommandHandler.handle`, with the database's due deal fetched whenever deciding asks
         for it (`DeckNeeded`: decide_game stays pure, the cards come in with the command), and
         (``follow``) the `Deal` or `Reveal` the result calls for (`_follow_up`)."""
-        stream = game_stream(game_id)
+        stream, version = game_stream(game_id), None
         for _ in range(3):
             try:
                 result = await self.handler.handle(
@@ -502,14 +502,14 @@ class GameService:
                     due = await self.lobby.due_deal(game_id, need.deal_no)
                 except DealNotDue:
                     # Decided in a state behind the log (another process dealt): read it again.
-                    await self.handler.load(stream)
+                    version, _ = await self.handler.load(stream)
                     continue
                 command = dataclasses.replace(command, due=due)
                 continue
             if follow and not result.replayed:
                 await self._follow_up(game_id, result)
             return result
-        raise StreamConflict(stream, None, None)
+        raise StreamConflict(stream, None, version)
 
     async def _follow_up(
         self, game_id: uuid.UUID, result: CommandResult[GameState, game.Event]
