@@ -11,11 +11,12 @@ computes (it has no SHAKE-256). Then no service role needs the secret:
 - ``api.deck_v2(secret, seeds, n)``: the derivation, in PL/pgSQL (domain/fairness.py is the
   reference; tests/integration/test_deals_in_db.py compares the two).
 - ``api.due_deal(game, n)``: deal ``n``'s cards, only if ``n`` is the due deal: one more than the
-  ``deal_started`` events in the log (so asked again before its ``deal_started`` is written, the
-  same deal). The deck (or the creator's layout within ``fixed_deals``), never the secret. It
-  reads the log itself: the seeds of every ``player_seated`` in log order (none for a seeded
-  game, whose secret is its seed's bytes). Refused (``P0409``) for a game that ended, for a v1
-  game, and for any other deal number.
+  ``deal_started`` events in the log, once each of those deals has its ``deal_ended`` (so asked
+  again before its ``deal_started`` is written, the same deal; while a deal is played, none).
+  The deck (or the creator's layout within ``fixed_deals``), never the secret. It reads the log
+  itself: the seeds of every ``player_seated`` in log order (none for a seeded game, whose
+  secret is its seed's bytes). Refused (``P0409``) for a game that ended, for a v1 game, while
+  a deal is played, and for any other deal number.
 - ``api.game_secret(game)``: the secret, only once the log holds the game's ``game_ended``: the
   service appends ``secret_revealed`` with it after the command that ended the game.
 - ``api.deal_source(game)`` answers nothing for a v2 game: its secret is not in
@@ -118,8 +119,9 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION api.deck_v2(bytea, text[], integer) FROM PUBLIC;
 
--- Deal p_deal of a v2 game, if it is the due one: one more than the deals the log has started.
--- The deck, or the creator's layout for a deal within fixed_deals; never the secret.
+-- Deal p_deal of a v2 game, if it is the due one: one more than the deals the log has started,
+-- once every one of them has ended (so never a deal ahead of the table). The deck, or the
+-- creator's layout for a deal within fixed_deals; never the secret.
 CREATE FUNCTION api.due_deal(p_game uuid, p_deal integer)
 RETURNS TABLE (deal_no integer, deck text[], layout jsonb)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -127,6 +129,7 @@ DECLARE
   stream text := 'game-' || p_game::text;
   created jsonb;
   due integer;
+  ended integer;
   source record;
   seeds text[];
   drawn bytea;
@@ -141,8 +144,14 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'P0409', MESSAGE = 'game_over',
       DETAIL = format('game %s is over: nothing is left to deal', p_game);
   END IF;
-  SELECT count(*) + 1 INTO due FROM es.events e
-   WHERE e.stream_id = stream AND e.event_type = 'deal_started';
+  SELECT count(*) FILTER (WHERE e.event_type = 'deal_started') + 1,
+         count(*) FILTER (WHERE e.event_type = 'deal_ended')
+    INTO due, ended FROM es.events e WHERE e.stream_id = stream;
+  IF ended < due - 1 THEN
+    RAISE EXCEPTION USING ERRCODE = 'P0409', MESSAGE = 'deal_in_progress',
+      DETAIL = format('deal %s of game %s is being played: the next is dealt once it ends',
+                      due - 1, p_game);
+  END IF;
   IF p_deal IS DISTINCT FROM due THEN
     RAISE EXCEPTION USING ERRCODE = 'P0409', MESSAGE = 'deal_not_due',
       DETAIL = format('deal %s of game %s is due, not %s', due, p_game, p_deal);

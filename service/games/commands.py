@@ -32,7 +32,7 @@ from domain.rules import Rules
 from domain.table import PlayFor, TableCommands, TimeOut
 from service.eventlog.handler import Decider
 from service.exceptions import GameNotFound, NotSeated
-from service.games.dealing import DealSource, DeckNeeded, DueDeal, due_cards
+from service.games.dealing import DealSource, DueDeal, due_cards
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,9 +52,6 @@ class GameRequest:
     token: bytes | None = None
     """The sha256 of the bearer token it came with: the write is refused if it was revoked
     (`service.games.lobby.lobby_effects`)."""
-    due: DueDeal | None = None
-    """The due deal of a game the database deals, once deciding asked for it (`DeckNeeded`:
-    the service fetches it from ``api.due_deal`` and decides again)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,9 +79,11 @@ class Join(GameRequest):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Deal(GameRequest):
-    """The service deals a table that is waiting for its cards: the first deal of a game its
-    creation filled (the database deals only a game its log holds). ``player`` names the
-    service."""
+    """The service deals a table the database deals, once the log shows it waiting for its
+    cards (the command that filled it, or ended a deal, is written): ``due``, the cards
+    ``api.due_deal`` gave, fetched before this is decided. ``player`` names the service."""
+
+    due: DueDeal
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -168,7 +167,7 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
             events = game.decide(RevealSecret(secret=command.secret), state)
         case _:
             raise TypeError(f"not a game command: {command!r}")
-    return events + _deals(command, game.fold(events, state), seated=_seats_taken(events))
+    return events + _deals(command, game.fold(events, state))
 
 
 def _seat_of(player: str, state: Pulka) -> int:
@@ -195,27 +194,21 @@ def _seat_for(command: Join, state: Pulka) -> TakeSeat:
     )
 
 
-def _seats_taken(events: list[game.Event]) -> bool:
-    return any(isinstance(e, game.PlayerSeated | game.GameCreated) for e in events)
+def _deals(command: GameRequest, state: GameState) -> list[game.Event]:
+    """The deals that follow, or the secret once the game is over, of a game dealt here.
 
-
-def _deals(command: GameRequest, state: GameState, *, seated: bool = False) -> list[game.Event]:
-    """The deals that follow, or the secret once the game is over (of a game dealt here: the
-    database's own are revealed by a `Reveal` once the log holds the end).
-
-    The database deals from the seeds its log holds: a command that took a seat (or created
-    the game) does not deal it (``seated``); a `Deal` follows it, once its seat is logged."""
+    A game the database deals (``fairness`` 2) is dealt only by a `Deal`, which brings the due
+    deal's cards, and revealed by a `Reveal`: the database gives either only once its log shows
+    the table waiting for them (the seeds all written, the deal before ended) or the game over,
+    so the command that leads there leaves them to the service's next one."""
     events: list[game.Event] = []
     source = command.source
     while game.needs_cards(state):
         assert isinstance(state, Pulka)
         if state.fairness == 2:
-            due = command.due
-            if seated:
-                break  # the seed just taken is not in the log yet: a `Deal` follows
-            if due is None or due.deal_no != state.deal_no + 1:
-                raise DeckNeeded(state.deal_no + 1)
-            cards = due_cards(due, state)
+            if not isinstance(command, Deal) or command.due.deal_no != state.deal_no + 1:
+                break  # a `Deal` follows, once the log holds what led here
+            cards = due_cards(command.due, state)
         else:
             assert source is not None, "a game still dealt has its deal source"
             cards = source.cards_for(state, command.entropy)

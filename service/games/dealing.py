@@ -7,8 +7,8 @@ is the ``n``-th fixed layout if the game was given that many; after them its dec
 
 A game created since migration 0018 (``fairness`` 2) is dealt by the database: its secret is
 drawn there (``api.draw_secret``; the service gets only the commitment) and each due deal's
-cards come from ``api.due_deal``, fetched before the command that needs them is decided and
-handed to it (`DueDeal`, `DeckNeeded`). Its source holds no secret, seed or layouts once
+cards come from ``api.due_deal``, fetched before the service's `Deal` command is decided and
+handed to it (`DueDeal`). Its source holds no secret, seed or layouts once
 created. A game created before (``fairness`` 1) keeps its source, secret included, until it
 is over: its secret was drawn in the service (`new_source`: 32 bytes from the service's entropy) or,
 for a seeded game, is the seed itself. Either way dealing is a pure function of what the
@@ -82,17 +82,9 @@ class DueDeal(msgspec.Struct, frozen=True, kw_only=True):
     layout: Layout | None = None
 
 
-class DeckNeeded(Exception):
-    """Deciding needs deal ``deal_no`` of a game the database deals: fetch it, decide again."""
-
-    def __init__(self, deal_no: int) -> None:
-        super().__init__(f"deal {deal_no} is dealt by the database")
-        self.deal_no = deal_no
-
-
 class DealNotDue(Exception):
-    """The database refused the deal asked for (``api.due_deal``): not the due one (the state
-    it was decided in is behind the log), or the game is over."""
+    """The database refused the deal asked for (``api.due_deal``): not the due one (another
+    process dealt it first), a deal still played, or the game is over."""
 
 
 class DealSource(msgspec.Struct, frozen=True, kw_only=True):

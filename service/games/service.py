@@ -44,7 +44,6 @@ from service.games.dealing import (
     ENTROPY_BYTES,
     DealNotDue,
     DealSource,
-    DeckNeeded,
     Layout,
     check_layout,
     database_source,
@@ -449,6 +448,8 @@ class GameService:
         log at the versions the key's decision names (the same outcome, however far the game
         has moved on since)."""
         viewer = viewer or command.player
+        if not isinstance(command, Create):
+            await self._unstall(game_id)
         context = CommandContext(
             actor=command.player,
             idempotency=IdempotencyKey(viewer, key, fingerprint) if key else None,
@@ -467,7 +468,9 @@ class GameService:
             assert first is not None, "a game's key names a game's stream"
             game_id = uuid.UUID(first)
         outcome = outcome_of(game_id, viewer, result)
-        followed = await self._follow_up(game_id, result) if not result.replayed else None
+        followed = None
+        if not result.replayed:
+            followed = await self._follow_up(game_id, result.state, result.version)
         if followed is not None:  # the caller's answer shows the deal or the reveal it caused
             more = outcome_of(game_id, viewer, followed)
             outcome = dataclasses.replace(
@@ -488,43 +491,33 @@ class GameService:
         expected: Expected,
         follow: bool = True,
     ) -> CommandResult[GameState, game.Event]:
-        """`CommandHandler.handle`, with the database's due deal fetched whenever deciding asks
-        for it (`DeckNeeded`: decide_game stays pure, the cards come in with the command), and
-        (``follow``) the `Deal` or `Reveal` the result calls for (`_follow_up`)."""
-        stream, version = game_stream(game_id), None
-        for _ in range(3):
-            try:
-                result = await self.handler.handle(
-                    stream, command, context=context, expected=expected
-                )
-            except DeckNeeded as need:
-                try:
-                    due = await self.lobby.due_deal(game_id, need.deal_no)
-                except DealNotDue:
-                    # Decided in a state behind the log (another process dealt): read it again.
-                    version, _ = await self.handler.load(stream)
-                    continue
-                command = dataclasses.replace(command, due=due)
-                continue
-            if follow and not result.replayed:
-                await self._follow_up(game_id, result)
-            return result
-        raise StreamConflict(stream, None, version)
+        """`CommandHandler.handle`, and (``follow``) the `Deal` or `Reveal` its result calls for
+        (`_follow_up`)."""
+        result = await self.handler.handle(
+            game_stream(game_id), command, context=context, expected=expected
+        )
+        if follow and not result.replayed:
+            await self._follow_up(game_id, result.state, result.version)
+        return result
 
     async def _follow_up(
-        self, game_id: uuid.UUID, result: CommandResult[GameState, game.Event]
+        self, game_id: uuid.UUID, state: GameState | None, version: int
     ) -> CommandResult[GameState, game.Event] | None:
-        """What a game the database deals needs after ``result``: its first deal once its
-        creation filled the table (the log did not hold the game while it was decided), or
-        its secret's reveal once the log holds its end (``api.game_secret`` gives it only
-        then). None if nothing, or if another process did it first."""
-        state = result.state
+        """What a game the database deals needs once ``state`` (at ``version``) is in the log:
+        its due deal when the table waits for one (the database gives it only then, from the
+        seeds its log holds), or its secret's reveal once the log holds its end (likewise).
+        Each is fetched before the command is decided, so `decide_game` stays pure. None if
+        there is nothing to do, or another process did it first."""
         if not isinstance(state, game.Pulka) or state.fairness != 2:
             return None
         at = self.clock.now_ms()
         command: GameRequest
         if game.needs_cards(state):
-            command = Deal(player=STEWARD, source=None, entropy=b"", at=at)
+            try:
+                due = await self.lobby.due_deal(game_id, state.deal_no + 1)
+            except DealNotDue:
+                return None  # another process dealt it (or ended the game) first
+            command = Deal(player=STEWARD, source=None, entropy=b"", at=at, due=due)
         elif isinstance(state, game.PulkaClosed) and state.secret is None:
             secret = await self.lobby.game_secret(game_id)
             if secret is None:
@@ -535,10 +528,23 @@ class GameService:
         try:
             return await self._handle(
                 game_id, command, context=CommandContext(actor=STEWARD, at=at),
-                expected=result.version, follow=False,
+                expected=version, follow=False,
             )  # fmt: skip
         except (StreamConflict, PreferansError):
             return None  # someone else wrote first: his command dealt or revealed
+
+    async def _unstall(self, game_id: uuid.UUID) -> None:
+        """Deal (or reveal) a game this process last saw waiting for it: the process whose
+        command led there may have stopped before its follow-up. No I/O unless the cached
+        state waits."""
+        cached = self.handler.cached(game_stream(game_id))
+        if not isinstance(cached, game.Pulka) or cached.fairness != 2:
+            return
+        if game.needs_cards(cached) or (
+            isinstance(cached, game.PulkaClosed) and cached.secret is None
+        ):
+            version, state = await self.handler.load(game_stream(game_id))
+            await self._follow_up(game_id, state, version)
 
     # --- reading ------------------------------------------------------------------------------
 

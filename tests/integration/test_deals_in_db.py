@@ -115,21 +115,39 @@ async def test_a_game_the_database_deals_verifies_to_its_end(
     assert len(proof.deals) >= 2 and {d.status for d in proof.deals} == {"matches"}
 
 
+class Waiting(GameService):
+    """A service that stops after each command, before its follow-up (as a process that
+    crashed there would): the table waits for its deal."""
+
+    async def _follow_up(self, game_id: uuid.UUID, state: g.GameState | None, version: int) -> None:
+        return None
+
+
 async def test_only_the_due_deal_of_a_game_still_played_is_given(
     app_pool: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:
-    service, players = _service(app_pool), await _players(pool, 3)
+    players = await _players(pool, 3)
     spec = game_spec(
         preset="sochi", overrides=QUICK, seats=3, first_dealer=0, layouts=(), seed=None, seat=0,
     )  # fmt: skip
-    game_id = await _seated(service, spec, players)
+    game_id = await _seated(Waiting(game_log(app_pool, announce=False), Lobby(app_pool)), spec,
+                            players)  # fmt: skip
     lobby = Lobby(app_pool)
-    for deal_no in (0, 1, 3, 50):  # deal 1 is in the log; 2 is the one due next
-        with pytest.raises(DealNotDue, match=r"deal 2 .* is due"):
+    for deal_no in (0, 2, 3, 50):  # the table is full and waits: deal 1 is due
+        with pytest.raises(DealNotDue, match=r"deal 1 .* is due"):
             await lobby.due_deal(game_id, deal_no)
-    due = await lobby.due_deal(game_id, 2)  # asked again before its deal_started: the same deal
-    assert due == await lobby.due_deal(game_id, 2) and due.deck is not None
+    due = await lobby.due_deal(game_id, 1)  # asked again before its deal_started: the same deal
+    assert due == await lobby.due_deal(game_id, 1) and due.deck is not None
     assert await lobby.game_secret(game_id) is None  # not before the end
+
+    service = _service(app_pool)
+    await service.state(game_id)  # seen waiting: this process deals it before its next command
+    await service._unstall(game_id)
+    _, dealt = await service.state(game_id)
+    assert isinstance(dealt, g.Pulka) and dealt.deal_no == 1 and not g.needs_cards(dealt)
+    for deal_no in (1, 2, 3):  # while deal 1 is played, none: not even the next
+        with pytest.raises(DealNotDue, match="deal_in_progress"):
+            await lobby.due_deal(game_id, deal_no)
     await _play(service, game_id, players)
     with pytest.raises(DealNotDue, match="is over"):
         await lobby.due_deal(game_id, 3)
@@ -139,19 +157,27 @@ async def test_only_the_due_deal_of_a_game_still_played_is_given(
 async def test_a_fixed_game_is_laid_out_then_dealt_by_the_database(
     app_pool: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:
-    service, players = _service(app_pool), await _players(pool, 3)
+    players = await _players(pool, 3)
     deck = fairness.deck_for(b"layout", [], 1)
     hands, talon = fairness.deal_hands(deck, 3, 0)
     spec = game_spec(
         preset="sochi", overrides=QUICK, seats=3, first_dealer=0,
         layouts=[Layout(hands=hands, talon=talon)], seed=None, seat=0,
     )  # fmt: skip
-    game_id = await _seated(service, spec, players)
+    waiting = Waiting(game_log(app_pool, announce=False), Lobby(app_pool))
+    game_id = await _seated(waiting, spec, players)
+    due = await Lobby(app_pool).due_deal(game_id, 1)
+    assert due.deck is None and due.layout == Layout(hands=hands, talon=talon)
+    service = _service(app_pool)
+    await service.state(game_id)
+    await service._unstall(game_id)
     events = [r.event for r in await service.log.read(game_stream(game_id))]
     dealt = next(e for e in events if isinstance(e, DealStarted))
     assert dealt.hands == hands and tuple(dealt.talon) == talon
-    due = await Lobby(app_pool).due_deal(game_id, 2)
-    assert due.layout is None and due.deck is not None  # after the layouts: derived
+    await _play(service, game_id, players)
+    proof = await _proof(pool, game_id)
+    assert proof.verdict == "verified", proof.problems
+    assert [d.status for d in proof.deals][:2] == ["fixed", "matches"]  # then derived
 
 
 async def test_a_game_of_the_first_derivation_still_deals_and_verifies(
