@@ -456,9 +456,12 @@ class GameService:
             at=command.at,
         )
         result = await self._handle(
-            game_id, command, context=context, expected=ANY if expected is None else expected,
+            game_id,
+            command,
+            context=context,
+            expected=ANY if expected is None else expected,
             follow=False,
-        )  # fmt: skip
+        )  # fmt: skip  (followed up below, once the answer is made)
         if result.refusal is not None:
             return Done(None, refusal=result.refusal, replayed=True)
         if result.replayed:
@@ -468,14 +471,23 @@ class GameService:
             assert first is not None, "a game's key names a game's stream"
             game_id = uuid.UUID(first)
         outcome = outcome_of(game_id, viewer, result)
-        followed = None
+        # The deal or the reveal the command led to (the service's own command right after it)
+        # is in the answer, the first time and on a replay alike.
+        followed: Sequence[tuple[int, game.Event, bytes]] = ()
         if not result.replayed:
-            followed = await self._follow_up(game_id, result.state, result.version)
-        if followed is not None:  # the caller's answer shows the deal or the reveal it caused
-            more = outcome_of(game_id, viewer, followed)
+            done = await self._follow_up(game_id, result.state, result.version)
+            if done is not None:
+                assert done.head is not None
+                followed = [(a.version, a.event, b"") for a in done.appended]
+                followed[-1] = (*followed[-1][:2], done.head)
+        else:
+            followed = await self._followed(game_id, result.version)
+        if followed and outcome.state is not None:
+            seen, after = redacted([(v, e) for v, e, _ in followed], viewer, outcome.state)
             outcome = dataclasses.replace(
-                more, events=outcome.events + more.events, state=more.state
-            )
+                outcome, version=followed[-1][0], events=outcome.events + seen, state=after,
+                seat=game.seat_of(after, viewer), head=followed[-1][2],
+            )  # fmt: skip
         # Named from the players' table where this process does not know a name yet, so that
         # the answer is the same in any process, the first time and on a replay.
         seated = await self.named(outcome.state)
@@ -527,11 +539,26 @@ class GameService:
             return None
         try:
             return await self._handle(
-                game_id, command, context=CommandContext(actor=STEWARD, at=at),
+                game_id, command,
+                context=CommandContext(actor=STEWARD, at=at, causation_id=_after(version)),
                 expected=version, follow=False,
             )  # fmt: skip
         except (StreamConflict, PreferansError):
             return None  # someone else wrote first: his command dealt or revealed
+
+    async def _followed(
+        self, game_id: uuid.UUID, version: int
+    ) -> list[tuple[int, game.Event, bytes]]:
+        """The events of the follow-up to the command that left the game at ``version``, from
+        the log (for a replayed answer): those right after it that name it as their cause."""
+        items = await self.log.read(game_stream(game_id), version + 1, limit=64)
+        cause = _after(version)
+        out = []
+        for item in items:
+            if item.record.metadata.get("causation_id") != cause:
+                break
+            out.append((item.version, item.event, item.record.hash))
+        return out
 
     async def _unstall(self, game_id: uuid.UUID) -> None:
         """Deal (or reveal) a game this process last saw waiting for it: the process whose
@@ -615,6 +642,11 @@ class GameService:
         state = game.fold([item.event for item in logged[:after]], INITIAL_STATE)
         items, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
         return items, items[-1].version if items else after
+
+
+def _after(version: int) -> str:
+    """The cause a follow-up's events name: the version the command before it left."""
+    return f"follow-up:{version}"
 
 
 def _may_play(player: Player) -> None:
