@@ -1,11 +1,15 @@
 """What a player asks of a game, and the pure decider that answers it (`GAME_DECIDER`).
 
-`decide_game` is `domain.game.decide` for a player's command, plus the deals that follow it:
-while `domain.game.needs_cards` says so, a `DealCards` from the game's `DealSource`. So joining
-the last free seat, or playing the last card of a deal, appends the next deal in the same single
-append; and the command that ends the game reveals its secret in the same append
-(`domain.game.SecretRevealed`). It is pure: the deal source is data, and the randomness of a
-legacy shuffle (``entropy``), the client seeds and the time (``at``) come in with the command.
+`decide_game` is `domain.game.decide` for a player's command, plus the deals that follow it.
+For a game the database deals (``fairness`` 2, every game since migration 0018) those come in
+a command of the service's own: `Deal`, with the due deal's cards ``api.due_deal`` gave once the
+log showed the table waiting, and `Reveal`, with the secret ``api.game_secret`` gave once the
+log held the end (`service.games.service.GameService` runs them right after the command that
+led there). For a game of the first derivation, while `domain.game.needs_cards` says so, a
+`DealCards` from the game's `DealSource` in the same append, and the command that ends the game
+reveals its secret in the same append (`domain.game.SecretRevealed`). It is pure: the cards
+and the secret are data, and the randomness of a legacy shuffle (``entropy``), the client seeds
+and the time (``at``) come in with the command.
 """
 
 from __future__ import annotations
