@@ -47,6 +47,14 @@ CREATE TABLE api.deal_secrets (
   drawn_at  timestamptz NOT NULL DEFAULT now()
 );
 REVOKE ALL ON api.deal_secrets FROM PUBLIC;
+-- Upgraded again after a downgrade: the v2 games' secrets go back where only the owner reads.
+INSERT INTO api.deal_secrets (game_id, secret)
+SELECT d.game_id, d.secret FROM api.deal_sources d
+ WHERE d.secret IS NOT NULL AND d.seed IS NULL
+   AND EXISTS (SELECT 1 FROM es.events e
+                WHERE e.stream_id = 'game-' || d.game_id::text AND e.version = 1
+                  AND e.data->>'fairness' = '2');
+UPDATE api.deal_sources d SET secret = NULL FROM api.deal_secrets s WHERE s.game_id = d.game_id;
 
 UPDATE es.stream_kinds
    SET events = jsonb_set(events, '{game_created,v}', '4')
