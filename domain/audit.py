@@ -141,6 +141,7 @@ def _commands(events: Sequence[g.Event], at: int, state: g.GameState) -> Iterato
             yield g.CreateGame(
                 rules=first.rules, first_dealer=first.first_dealer, at=first.at,
                 dealing=first.dealing, commitment=first.commitment, fixed_deals=first.fixed_deals,
+                fairness=first.fairness,
             )  # fmt: skip
         case g.PlayerSeated():
             yield g.TakeSeat(seat=first.seat, player=first.player, client_seed=first.client_seed)

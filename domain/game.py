@@ -34,7 +34,7 @@ from domain.deal.messages import (
 from domain.deal.state import AwaitingDeal, DealFinished, DealState, Playing
 from domain.deal.view import SeatView, redact_event, seat_view
 from domain.errors import DealOver, IllegalAction, InvalidLayout, NotYourTurn, WrongPhase, refuse
-from domain.fairness import Dealing, reveals
+from domain.fairness import Dealing, Scheme, reveals
 from domain.outcome import DealOutcome
 from domain.rules import Rules
 from domain.scoring import score_deal
@@ -74,6 +74,7 @@ class CreateGame(GameCommand, frozen=True, tag="create_game"):
     dealing: Dealing | None = None
     commitment: str | None = None
     fixed_deals: int = 0
+    fairness: Scheme = 1
 
 
 class TakeSeat(GameCommand, frozen=True, tag="take_seat"):
@@ -115,6 +116,9 @@ class GameCreated(GameEvent, frozen=True, tag="game_created"):
     """SHA-256 (hex) of the secret every deck is derived from, opened by `SecretRevealed`."""
     fixed_deals: int = 0
     """How many of the first deals are laid out by the creator (``fixed``), not derived."""
+    fairness: Scheme = 1
+    """The derivation of the decks (`domain.fairness.Scheme`): 2 for every game created since
+    the database deals (migration 0018), 1 before (schema 3 and older)."""
 
 
 class PlayerSeated(GameEvent, frozen=True, tag="player_seated"):
@@ -189,6 +193,7 @@ class Pulka(msgspec.Struct, frozen=True, kw_only=True):
     dealing: Dealing | None = None
     commitment: str | None = None
     fixed_deals: int = 0
+    fairness: Scheme = 1
     client_seeds: tuple[str, ...] = ()
     """The client seeds of every seat taken so far, in the order of the log."""
     secret: str | None = None
@@ -240,7 +245,7 @@ def decide(command: Command, state: GameState) -> list[Event]:
             GameCreated(
                 rules=command.rules, first_dealer=command.first_dealer, at=command.at,
                 dealing=command.dealing, commitment=command.commitment,
-                fixed_deals=command.fixed_deals,
+                fixed_deals=command.fixed_deals, fairness=command.fairness,
             )
         ]  # fmt: skip
     if isinstance(state, NoGame):
@@ -558,6 +563,7 @@ def _created(state: GameState, e: GameCreated) -> Pulka:
         dealing=e.dealing,
         commitment=e.commitment,
         fixed_deals=e.fixed_deals,
+        fairness=e.fairness,
     )
 
 

@@ -13,7 +13,7 @@
   (SECURITY DEFINER), which notify the players as they go.
 
 Revision ID: 0019_table_chat
-Revises: 0017_roles_per_process
+Revises: 0018_deals_dealt_in_db
 Create Date: 2026-12-02
 """
 
@@ -22,7 +22,7 @@ from alembic import op
 from migrations import APP_ROLE, OWNER_ROLE, TAKE_OWNERSHIP
 
 revision = "0019_table_chat"
-down_revision = "0017_roles_per_process"
+down_revision = "0018_deals_dealt_in_db"
 branch_labels = None
 depends_on = None
 

@@ -209,6 +209,12 @@ def _game_created_v2(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     return "game_created", 3, {"dealing": None, "commitment": None, "fixed_deals": 0, **data}
 
 
+def _game_created_v3(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Schema 4 names the derivation of the decks; every game created before was dealt with
+    the first (``fairness`` 1, SHAKE-256), and keeps it."""
+    return "game_created", 4, {"fairness": 1, **data}
+
+
 def _player_seated_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     """Schema 2 carries the seat's client seed; none was given before."""
     return "player_seated", 2, {"client_seed": None, **data}
@@ -217,7 +223,7 @@ def _player_seated_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
 SCHEMA_VERSIONS: dict[str, int] = {
     "hands_opened": 2,
     "deal_ended": 2,
-    "game_created": 3,
+    "game_created": 4,
     "player_seated": 2,
 }
 """The current schema version of each domain event type reshaped since its first release (else 1).
@@ -231,6 +237,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("deal_ended", 1): _deal_ended_v1,
     ("game_created", 1): _game_created_v1,
     ("game_created", 2): _game_created_v2,
+    ("game_created", 3): _game_created_v3,
     ("player_seated", 1): _player_seated_v1,
 }
 """The domain's upcasters, keyed by the (type, schema_version) they upgrade."""

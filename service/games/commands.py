@@ -1,11 +1,15 @@
 """What a player asks of a game, and the pure decider that answers it (`GAME_DECIDER`).
 
-`decide_game` is `domain.game.decide` for a player's command, plus the deals that follow it:
-while `domain.game.needs_cards` says so, a `DealCards` from the game's `DealSource`. So joining
-the last free seat, or playing the last card of a deal, appends the next deal in the same single
-append; and the command that ends the game reveals its secret in the same append
-(`domain.game.SecretRevealed`). It is pure: the deal source is data, and the randomness of a
-legacy shuffle (``entropy``), the client seeds and the time (``at``) come in with the command.
+`decide_game` is `domain.game.decide` for a player's command, plus the deals that follow it.
+For a game the database deals (``fairness`` 2, every game since migration 0018) those come in
+a command of the service's own: `Deal`, with the due deal's cards ``api.due_deal`` gave once the
+log showed the table waiting, and `Reveal`, with the secret ``api.game_secret`` gave once the
+log held the end (`service.games.service.GameService` runs them right after the command that
+led there). For a game of the first derivation, while `domain.game.needs_cards` says so, a
+`DealCards` from the game's `DealSource` in the same append, and the command that ends the game
+reveals its secret in the same append (`domain.game.SecretRevealed`). It is pure: the cards
+and the secret are data, and the randomness of a legacy shuffle (``entropy``), the client seeds
+and the time (``at``) come in with the command.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from domain.rules import Rules
 from domain.table import PlayFor, TableCommands, TimeOut
 from service.eventlog.handler import Decider
 from service.exceptions import GameNotFound, NotSeated
-from service.games.dealing import DealSource
+from service.games.dealing import DealSource, DueDeal, due_cards
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,6 +81,23 @@ class Join(GameRequest):
     client_seed: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deal(GameRequest):
+    """The service deals a table the database deals, once the log shows it waiting for its
+    cards (the command that filled it, or ended a deal, is written): ``due``, the cards
+    ``api.due_deal`` gave, fetched before this is decided. ``player`` names the service."""
+
+    due: DueDeal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reveal(GameRequest):
+    """The service opens the commitment of a game the database dealt, once it is over: the
+    ``secret`` (hex) from ``api.game_secret``. ``player`` names the service."""
+
+    secret: str
+
+
 CALLERS_SEAT: Final = 0
 """The seat a request's command is built with before the caller's seat is known: deciding it
 puts the caller's own seat in its place (`Act`, `AtTable`)."""
@@ -115,8 +136,9 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
             assert source is not None, "a new game brings its deal source"
             create = CreateGame(
                 rules=command.rules, first_dealer=command.first_dealer, at=command.at,
-                dealing=source.dealing if source.secret is not None else None,
+                dealing=source.dealing if source.secret or source.scheme == 2 else None,
                 commitment=source.commitment, fixed_deals=len(source.layouts),
+                fairness=source.scheme,
             )  # fmt: skip
             events = game.decide(create, state)
             if command.take_seat is not None:
@@ -143,6 +165,10 @@ def decide_game(command: GameRequest, state: GameState) -> list[game.Event]:
             events = game.decide(action, state)
         case StewardAct():
             events = game.decide(msgspec.structs.replace(command.command, at=command.at), state)
+        case Deal():
+            events = []
+        case Reveal():
+            events = game.decide(RevealSecret(secret=command.secret), state)
         case _:
             raise TypeError(f"not a game command: {command!r}")
     return events + _deals(command, game.fold(events, state))
@@ -173,17 +199,32 @@ def _seat_for(command: Join, state: Pulka) -> TakeSeat:
 
 
 def _deals(command: GameRequest, state: GameState) -> list[game.Event]:
-    """The deals that follow, or the secret once the game is over."""
+    """The deals that follow, or the secret once the game is over, of a game dealt here.
+
+    A game the database deals (``fairness`` 2) is dealt only by a `Deal`, which brings the due
+    deal's cards, and revealed by a `Reveal`: the database gives either only once its log shows
+    the table waiting for them (the seeds all written, the deal before ended) or the game over,
+    so the command that leads there leaves them to the service's next one."""
     events: list[game.Event] = []
     source = command.source
     while game.needs_cards(state):
         assert isinstance(state, Pulka)
-        assert source is not None, "a game still dealt has its deal source"
-        cards = source.cards_for(state, command.entropy)
+        if state.fairness == 2:
+            if not isinstance(command, Deal) or command.due.deal_no != state.deal_no + 1:
+                break  # a `Deal` follows, once the log holds what led here
+            cards = due_cards(command.due, state)
+        else:
+            assert source is not None, "a game still dealt has its deal source"
+            cards = source.cards_for(state, command.entropy)
         dealt = game.decide(msgspec.structs.replace(cards, at=command.at), state)
         events += dealt
         state = game.fold(dealt, state)
-    if isinstance(state, PulkaClosed) and state.secret is None and state.dealing is not None:
+    if (
+        isinstance(state, PulkaClosed)
+        and state.secret is None
+        and state.dealing is not None
+        and state.fairness == 1
+    ):
         secret = source.secret if source is not None else None
         assert secret is not None, "a committed game's source has its secret"
         events += game.decide(RevealSecret(secret=secret.hex()), state)

@@ -2,11 +2,17 @@
 
 The deal source (`DealSource`) is fixed when the game is created and never changes. Deal ``n``
 is the ``n``-th fixed layout if the game was given that many; after them its deck is
-`domain.fairness.deck_for` of the game's ``secret``, the players' client seeds and ``n``
-(docs/fairness.md). The secret is drawn here (`new_source`: 32 bytes from the service's
-entropy, `secrets` in a running service, committed to in `GameCreated`) or, for a seeded game,
-is the seed itself. So dealing is a pure function of
-the source and the game state, and `decide_game` stays pure.
+`domain.fairness.deck_for` of the game's secret, the players' client seeds and ``n``
+(docs/fairness.md).
+
+A game created since migration 0018 (``fairness`` 2) is dealt by the database: its secret is
+drawn there (``api.draw_secret``; the service gets only the commitment) and each due deal's
+cards come from ``api.due_deal``, fetched before the service's `Deal` command is decided and
+handed to it (`DueDeal`). Its source holds no secret, seed or layouts once
+created. A game created before (``fairness`` 1) keeps its source, secret included, until it
+is over: its secret was drawn in the service (`new_source`: 32 bytes from the service's entropy) or,
+for a seeded game, is the seed itself. Either way dealing is a pure function of what the
+command brings and the game state, and `decide_game` stays pure.
 
 Games created before commitments have no secret: theirs shuffle as they always did, from
 ``random.Random(f"{seed}:{n}")`` or from the fresh entropy each command brings.
@@ -67,6 +73,20 @@ def check_layout(layout: Layout, seats: int) -> Layout:
     return Layout(hands=hands, talon=talon)
 
 
+class DueDeal(msgspec.Struct, frozen=True, kw_only=True):
+    """The due deal of a game dealt by the database (``api.due_deal``): its number, and its
+    deck or the creator's layout."""
+
+    deal_no: int
+    deck: tuple[str, ...] | None = None
+    layout: Layout | None = None
+
+
+class DealNotDue(Exception):
+    """The database refused the deal asked for (``api.due_deal``): not the due one (another
+    process dealt it first), a deal still played, or the game is over."""
+
+
 class DealSource(msgspec.Struct, frozen=True, kw_only=True):
     """Where a game's deals come from: ``layouts`` first, then a seeded or a fresh shuffle."""
 
@@ -74,7 +94,12 @@ class DealSource(msgspec.Struct, frozen=True, kw_only=True):
     layouts: tuple[Layout, ...] = ()
     seed: str | None = None
     secret: bytes | None = None
-    """What the decks are derived from; None for a game created before commitments."""
+    """What the decks are derived from; None for a game created before commitments, and for
+    every game the database deals (``fairness`` 2: it never leaves the database)."""
+    scheme: fairness.Scheme = 1
+    """The derivation (``fairness`` in `GameCreated`): 2 for a game the database deals."""
+    committed: str | None = None
+    """A database-drawn secret's commitment (``api.draw_secret``), for a new random game."""
 
     @property
     def dealing(self) -> fairness.Dealing:
@@ -86,23 +111,20 @@ class DealSource(msgspec.Struct, frozen=True, kw_only=True):
         """The published commitment: only to a drawn secret. A seed may be guessable, and its
         hash would give it away, so a seeded game commits to nothing (its seed is revealed at
         the end and reproduces every deck)."""
-        if self.secret is None or self.seed is not None:
+        if self.seed is not None:
+            return None
+        if self.committed is not None:
+            return self.committed
+        if self.secret is None:
             return None
         return fairness.commitment(self.secret)
 
     def cards_for(self, state: Pulka, entropy: bytes) -> DealCards:
-        """The `DealCards` of the deal after ``state`` (number ``state.deal_no + 1``)."""
+        """The `DealCards` of the deal after ``state`` (number ``state.deal_no + 1``) of a game
+        dealt here (``fairness`` 1, or created before commitments)."""
         deal_no, dealer = state.deal_no + 1, state.next_dealer
         if deal_no <= len(self.layouts):
-            layout = self.layouts[deal_no - 1]
-            talon = (layout.talon[0], layout.talon[1])
-            if len(layout.hands) == self.seats:
-                return DealCards(hands=layout.hands, talon=talon)
-            active = [s for s in range(self.seats) if not (self.seats == 4 and s == dealer)]
-            hands: list[tuple[str, ...]] = [() for _ in range(self.seats)]
-            for seat, hand in zip(active, layout.hands, strict=True):
-                hands[seat] = hand
-            return DealCards(hands=tuple(hands), talon=talon)
+            return laid_out(self.layouts[deal_no - 1], self.seats, dealer)
         if self.secret is not None:
             deck = fairness.deck_for(self.secret, deal_seeds(state), deal_no)
             dealt, cut = fairness.deal_hands(deck, self.seats, dealer)
@@ -114,12 +136,45 @@ class DealSource(msgspec.Struct, frozen=True, kw_only=True):
         return random_deal(rng, self.seats, dealer)
 
 
+def laid_out(layout: Layout, seats: int, dealer: int) -> DealCards:
+    """A creator's layout as `DealCards` (at four, the dealer's empty hand put in)."""
+    talon = (layout.talon[0], layout.talon[1])
+    if len(layout.hands) == seats:
+        return DealCards(hands=layout.hands, talon=talon)
+    active = [s for s in range(seats) if not (seats == 4 and s == dealer)]
+    hands: list[tuple[str, ...]] = [() for _ in range(seats)]
+    for seat, hand in zip(active, layout.hands, strict=True):
+        hands[seat] = hand
+    return DealCards(hands=tuple(hands), talon=talon)
+
+
+def due_cards(due: DueDeal, state: Pulka) -> DealCards:
+    """The `DealCards` of the database's due deal after ``state`` (a ``fairness`` 2 game)."""
+    seats, dealer = state.rules.players, state.next_dealer
+    if due.layout is not None:
+        return laid_out(due.layout, seats, dealer)
+    assert due.deck is not None, "the database gives a deck or a layout"
+    dealt, cut = fairness.deal_hands(due.deck, seats, dealer)
+    return DealCards(hands=dealt, talon=cut)
+
+
 def new_source(
     seats: int,
     layouts: Sequence[Layout] = (),
     seed: str | None = None,
     entropy: Entropy = SYSTEM_ENTROPY,
 ) -> DealSource:
-    """A new game's source, with its secret: the seed's bytes, else drawn from ``entropy``."""
+    """A source as every game had before migration 0018 (``fairness`` 1), with its secret: the
+    seed's bytes, else drawn from ``entropy``. The service makes `database_source`s now; this
+    stays for the pure tests of the first scheme and for the games still dealt with it."""
     secret = fairness.seed_secret(seed) if seed is not None else entropy.secret(SECRET_BYTES)
     return DealSource(seats=seats, layouts=tuple(layouts), seed=seed, secret=secret)
+
+
+def database_source(
+    seats: int, layouts: Sequence[Layout] = (), seed: str | None = None
+) -> DealSource:
+    """A new game's source, dealt by the database (``fairness`` 2): no secret here. A random
+    game's is drawn there when it is created (`service.games.lobby.Lobby.draw_secret`, which
+    gives the commitment), a seeded game's is its seed."""
+    return DealSource(seats=seats, layouts=tuple(layouts), seed=seed, scheme=2)

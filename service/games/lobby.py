@@ -33,7 +33,7 @@ from domain.deal.state import Playing
 from domain.game import GameState, NoGame, Pulka, Status
 from service.exceptions import GameNotFound, InvalidCursor
 from service.games.commands import Create
-from service.games.dealing import DealSource, Layout
+from service.games.dealing import DealNotDue, DealSource, DueDeal, Layout
 from service.games.streams import game_id_of
 from service.platform.cursors import decode_cursor, encode_cursor
 
@@ -235,6 +235,8 @@ def notifications(
 
 
 _SOURCE = "SELECT seats, seed, layouts, secret FROM api.deal_source($1)"
+_DUE = "SELECT deal_no, deck, layout FROM api.due_deal($1, $2)"
+_REFUSED = "P0409"  # api.due_deal, api.game_secret, api.draw_secret (migration 0018)
 _COLUMNS = """
 g.game_id, g.status, g.preset, g.seats, g.players::text[], g.created_by::text, g.created_at,
 ARRAY(SELECT p.name FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
@@ -290,6 +292,38 @@ class Lobby:
         return DealSource(
             seats=row["seats"], layouts=layouts, seed=row["seed"], secret=row["secret"]
         )
+
+    async def draw_secret(self, game_id: uuid.UUID) -> str:
+        """The commitment (hex) to a secret the database draws for the game about to be
+        created as ``game_id``: the secret itself never leaves the database before the end."""
+        commitment = await self.pool.fetchval("SELECT api.draw_secret($1)", game_id)
+        assert isinstance(commitment, str)
+        return commitment
+
+    async def due_deal(self, game_id: uuid.UUID, deal_no: int) -> DueDeal:
+        """Deal ``deal_no`` of a game the database deals (``api.due_deal``); `DealNotDue` if
+        it is not the due one (or the game is over)."""
+        try:
+            row = await self.pool.fetchrow(_DUE, game_id, deal_no)
+        except asyncpg.PostgresError as exc:
+            if exc.sqlstate == _REFUSED:
+                raise DealNotDue(f"{exc.args[0]}: {getattr(exc, 'detail', None)}") from None
+            raise
+        assert row is not None
+        layout = msgspec.convert(row["layout"], Layout) if row["layout"] is not None else None
+        deck = tuple(row["deck"]) if row["deck"] is not None else None
+        return DueDeal(deal_no=row["deal_no"], deck=deck, layout=layout)
+
+    async def game_secret(self, game_id: uuid.UUID) -> bytes | None:
+        """The secret of a game the database dealt, once its log holds ``game_ended``
+        (``api.game_secret``); None before (or for a game it did not deal)."""
+        try:
+            secret = await self.pool.fetchval("SELECT api.game_secret($1)", game_id)
+        except asyncpg.PostgresError as exc:
+            if exc.sqlstate == _REFUSED:
+                return None
+            raise
+        return bytes(secret) if secret is not None else None
 
     async def summary(self, game_id: uuid.UUID) -> GameSummary:
         row = await self.pool.fetchrow(_SUMMARY, game_id)

@@ -7,8 +7,9 @@ and recomputes, without trusting anything it is given:
   its ``hash`` is `service.eventlog.chain.event_hash` of its bytes; the first position where one
   does not hold is named (an event changed, dropped, inserted or moved);
 - the commitment: the revealed secret's SHA-256 is the one `GameCreated` published;
-- each deal: its `DealStarted` hands and talon are `domain.fairness.deck_for` of the secret, the
-  client seeds seated before it and its number; the first deal that differs is named;
+- each deal: its `DealStarted` hands and talon are `domain.fairness.deck_for` (by the game's
+  ``fairness`` scheme) of the secret, the client seeds seated before it and its number; the
+  first deal that differs is named;
 - the rules: every event is one the rules could have produced from the state before it
   (`domain.audit`: another seat's move, anything after the end, a secret revealed early or
   one that does not open the commitment fail), and one this service can read at all; the first
@@ -89,6 +90,9 @@ class Proof(msgspec.Struct, frozen=True, kw_only=True):
     first_bad_event: int | None = None
     """The position (from 1) of the first event whose link does not hold."""
     dealing: str | None = None
+    fairness: int | None = None
+    """The derivation of the decks (docs/fairness.md): 1 (SHAKE-256) for a game created before
+    the database dealt, 2 (SHA-256 in counter mode) since; null without a `game_created`."""
     commitment: str | None = None
     committed_before_play: bool = False
     """The commitment is in `game_created`, the stream's first event, before any seat acted."""
@@ -306,6 +310,7 @@ def prove(stream_id: str, links: Sequence[StoredLink], codec: EventCodec) -> Pro
         chain_ok=broken is None,
         first_bad_event=first_bad_event,
         dealing=dealing,
+        fairness=created.fairness if created else None,
         commitment=commitment,
         committed_before_play=commitment is not None and created is not None,
         revealed=secret is not None,
@@ -337,7 +342,7 @@ def _check_deals(
             status, detail = "pending", "the secret is revealed when the game is over"
         else:
             used = () if created.dealing == "seeded" else seeds
-            deck = fairness.deck_for(key, used, deal_no)
+            deck = fairness.deck_for(key, used, deal_no, created.fairness)
             hands, talon = fairness.deal_hands(deck, len(event.hands), event.dealer)
             status = "matches" if (hands, talon) == (event.hands, tuple(event.talon)) else "differs"
             if status == "differs" and first_bad is None:

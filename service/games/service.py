@@ -27,10 +27,27 @@ from domain.table import PlayFor, TableCommands, TimeOut
 from service.eventlog.handler import CommandContext, CommandHandler, CommandResult, Expected
 from service.eventlog.log import EventLog, Logged
 from service.eventlog.snapshots import Snapshots
-from service.eventlog.store import ANY, NO_STREAM, IdempotencyKey, uuid7
+from service.eventlog.store import ANY, NO_STREAM, IdempotencyKey, StreamConflict, uuid7
 from service.exceptions import Forbidden, GameNotFound, InviteExpired, InviteNotFound, NotSeated
-from service.games.commands import GAME_DECIDER, Act, AtTable, Create, GameRequest, Join, StewardAct
-from service.games.dealing import ENTROPY_BYTES, DealSource, Layout, check_layout, new_source
+from service.games.commands import (
+    GAME_DECIDER,
+    Act,
+    AtTable,
+    Create,
+    Deal,
+    GameRequest,
+    Join,
+    Reveal,
+    StewardAct,
+)
+from service.games.dealing import (
+    ENTROPY_BYTES,
+    DealNotDue,
+    DealSource,
+    Layout,
+    check_layout,
+    database_source,
+)
 from service.games.lobby import Lobby, SeatSummary, lobby_effects
 from service.games.streams import game_id_of, game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
@@ -131,7 +148,7 @@ def game_spec(
     return GameSpec(
         rules=rules,
         first_dealer=first_dealer,
-        source=new_source(seats, checked, seed, entropy),
+        source=database_source(seats, checked, seed),
         take_seat=seat,
         private=private,
         client_seed=client_seed(seat_seed, entropy) if seat is not None else None,
@@ -210,9 +227,14 @@ class GameService:
         lobby row commits with it."""
         _may_play(creator)
         game_id = uuid7()
+        source = spec.source
+        if source.scheme == 2 and source.seed is None:
+            # The database draws the secret and keeps it: we get only its commitment.
+            committed = await self.lobby.draw_secret(game_id)
+            source = msgspec.structs.replace(source, committed=committed)
         command = Create(
             player=creator.id,
-            source=spec.source,
+            source=source,
             entropy=self.entropy.command_bytes(ENTROPY_BYTES),
             at=self.clock.now_ms(),
             token=_token(creator),
@@ -227,8 +249,8 @@ class GameService:
             if self.players is not None:
                 self.players.remember(bot)
         done = await self._run(game_id, command, key, fingerprint, NO_STREAM)
-        if not done.replayed:
-            self._remember(game_id, spec.source)
+        if not done.replayed and source.scheme == 1:
+            self._remember(game_id, source)
         return done
 
     async def join(
@@ -310,8 +332,8 @@ class GameService:
             command=move,
         )
         key = f"{move.__struct_config__.tag}:{game_id}:{version}:{move.seat}"
-        return await self.handler.handle(
-            game_stream(game_id),
+        return await self._handle(
+            game_id,
             command,
             context=CommandContext(
                 actor=STEWARD,
@@ -342,8 +364,8 @@ class GameService:
             command=move,
         )
         key = f"bot:{game_id}:{version}:{bot}"
-        return await self.handler.handle(
-            game_stream(game_id),
+        return await self._handle(
+            game_id,
             command,
             context=CommandContext(
                 actor=bot, seat=move.seat, idempotency=IdempotencyKey(bot, key, key.encode()),
@@ -426,17 +448,20 @@ class GameService:
         log at the versions the key's decision names (the same outcome, however far the game
         has moved on since)."""
         viewer = viewer or command.player
+        if not isinstance(command, Create):
+            await self._unstall(game_id)
         context = CommandContext(
             actor=command.player,
             idempotency=IdempotencyKey(viewer, key, fingerprint) if key else None,
             at=command.at,
         )
-        result = await self.handler.handle(
-            game_stream(game_id),
+        result = await self._handle(
+            game_id,
             command,
             context=context,
             expected=ANY if expected is None else expected,
-        )
+            follow=False,
+        )  # fmt: skip  (followed up below, once the answer is made)
         if result.refusal is not None:
             return Done(None, refusal=result.refusal, replayed=True)
         if result.replayed:
@@ -446,11 +471,107 @@ class GameService:
             assert first is not None, "a game's key names a game's stream"
             game_id = uuid.UUID(first)
         outcome = outcome_of(game_id, viewer, result)
+        # The deal or the reveal the command led to (the service's own command right after it)
+        # is in the answer, the first time and on a replay alike.
+        followed: Sequence[tuple[int, game.Event, bytes]] = ()
+        if not result.replayed:
+            done = await self._follow_up(game_id, result.state, result.version)
+            if done is not None:
+                assert done.head is not None
+                followed = [(a.version, a.event, b"") for a in done.appended]
+                followed[-1] = (*followed[-1][:2], done.head)
+        else:
+            followed = await self._followed(game_id, result.version)
+        if followed and outcome.state is not None:
+            seen, after = redacted([(v, e) for v, e, _ in followed], viewer, outcome.state)
+            outcome = dataclasses.replace(
+                outcome, version=followed[-1][0], events=outcome.events + seen, state=after,
+                seat=game.seat_of(after, viewer), head=followed[-1][2],
+            )  # fmt: skip
         # Named from the players' table where this process does not know a name yet, so that
         # the answer is the same in any process, the first time and on a replay.
         seated = await self.named(outcome.state)
         outcome = dataclasses.replace(outcome, seated=seated, at=result.decision.at or 0)
         return Done(outcome, replayed=result.replayed)
+
+    async def _handle(
+        self,
+        game_id: uuid.UUID,
+        command: GameRequest,
+        *,
+        context: CommandContext,
+        expected: Expected,
+        follow: bool = True,
+    ) -> CommandResult[GameState, game.Event]:
+        """`CommandHandler.handle`, and (``follow``) the `Deal` or `Reveal` its result calls for
+        (`_follow_up`)."""
+        result = await self.handler.handle(
+            game_stream(game_id), command, context=context, expected=expected
+        )
+        if follow and not result.replayed:
+            await self._follow_up(game_id, result.state, result.version)
+        return result
+
+    async def _follow_up(
+        self, game_id: uuid.UUID, state: GameState | None, version: int
+    ) -> CommandResult[GameState, game.Event] | None:
+        """What a game the database deals needs once ``state`` (at ``version``) is in the log:
+        its due deal when the table waits for one (the database gives it only then, from the
+        seeds its log holds), or its secret's reveal once the log holds its end (likewise).
+        Each is fetched before the command is decided, so `decide_game` stays pure. None if
+        there is nothing to do, or another process did it first."""
+        if not isinstance(state, game.Pulka) or state.fairness != 2:
+            return None
+        at = self.clock.now_ms()
+        command: GameRequest
+        if game.needs_cards(state):
+            try:
+                due = await self.lobby.due_deal(game_id, state.deal_no + 1)
+            except DealNotDue:
+                return None  # another process dealt it (or ended the game) first
+            command = Deal(player=STEWARD, source=None, entropy=b"", at=at, due=due)
+        elif isinstance(state, game.PulkaClosed) and state.secret is None:
+            secret = await self.lobby.game_secret(game_id)
+            if secret is None:
+                return None
+            command = Reveal(player=STEWARD, source=None, entropy=b"", at=at, secret=secret.hex())
+        else:
+            return None
+        try:
+            return await self._handle(
+                game_id, command,
+                context=CommandContext(actor=STEWARD, at=at, causation_id=_after(version)),
+                expected=version, follow=False,
+            )  # fmt: skip
+        except (StreamConflict, PreferansError):
+            return None  # someone else wrote first: his command dealt or revealed
+
+    async def _followed(
+        self, game_id: uuid.UUID, version: int
+    ) -> list[tuple[int, game.Event, bytes]]:
+        """The events of the follow-up to the command that left the game at ``version``, from
+        the log (for a replayed answer): those right after it that name it as their cause."""
+        items = await self.log.read(game_stream(game_id), version + 1, limit=64)
+        cause = _after(version)
+        out = []
+        for item in items:
+            if item.record.metadata.get("causation_id") != cause:
+                break
+            out.append((item.version, item.event, item.record.hash))
+        return out
+
+    async def _unstall(self, game_id: uuid.UUID) -> None:
+        """Deal (or reveal) a game this process last saw waiting for it: the process whose
+        command led there may have stopped before its follow-up. No I/O unless the cached
+        state waits."""
+        cached = self.handler.cached(game_stream(game_id))
+        if not isinstance(cached, game.Pulka) or cached.fairness != 2:
+            return
+        if game.needs_cards(cached) or (
+            isinstance(cached, game.PulkaClosed) and cached.secret is None
+        ):
+            version, state = await self.handler.load(game_stream(game_id))
+            await self._follow_up(game_id, state, version)
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -521,6 +642,11 @@ class GameService:
         state = game.fold([item.event for item in logged[:after]], INITIAL_STATE)
         items, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
         return items, items[-1].version if items else after
+
+
+def _after(version: int) -> str:
+    """The cause a follow-up's events name: the version the command before it left."""
+    return f"follow-up:{version}"
 
 
 def _may_play(player: Player) -> None:

@@ -1,13 +1,14 @@
 """The service's randomness: one source, handed to whatever draws (as the clock is).
 
-Every random draw a game depends on is made here: a game's server secret (the decks of a
-committed game derive from it, docs/fairness.md), a seat's client seed drawn for a player who
+Every random draw a game depends on is made here: a game's server secret for a game of the
+first derivation (since migration 0018 the database draws every new game's secret, and no
+source here can predict it: docs/fairness.md), a seat's client seed drawn for a player who
 gave none, the fresh entropy a command brings for a legacy shuffle, and the random generator a
 bot thinks with. The composition root (`service.bootstrap`) hands one source to all of them.
 
 `SYSTEM_ENTROPY` is the running service's: every draw from the operating system's CSPRNG
 (`secrets`). `SeededEntropy` makes every draw a function of a seed, so that two runs of a test
-deal the same cards; it is for tests alone. No setting or environment variable selects it: only
+draw the same seeds; it is for tests alone. No setting or environment variable selects it: only
 code that builds the services itself (`open_services(..., entropy=…)`, `create_app(...,
 entropy=…)`) can pass one, and `preferans serve`, `preferans bots` and the CLI never do. A game
 dealt from a seeded source is as predictable as its seed, which is why it must never serve.

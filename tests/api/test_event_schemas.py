@@ -133,6 +133,11 @@ async def test_the_app_reads_schema_1_events_as_schema_2_and_writes_schema_2(
             " SELECT $1, seats, seed, layouts FROM api.deal_sources WHERE game_id = $2",
             uuid.UUID(old_id), uuid.UUID(game_id),
         )  # fmt: skip
+        await conn.execute(  # the database deals it from the same secret (migration 0018)
+            "INSERT INTO api.deal_secrets (game_id, secret)"
+            " SELECT $1, secret FROM api.deal_secrets WHERE game_id = $2",
+            uuid.UUID(old_id), uuid.UUID(game_id),
+        )  # fmt: skip
     assert {
         r[0]: r[1]
         for r in await pool.fetch(

@@ -31,7 +31,9 @@ async def _head(pool: asyncpg.Pool, game_id: str, version: int) -> str:
 
 
 async def _secret(pool: asyncpg.Pool, game_id: str) -> bytes:
-    query = "SELECT secret FROM api.deal_sources WHERE game_id = $1::uuid"
+    """The secret the database drew for the game (read as the administrator: no service role
+    may, migration 0018)."""
+    query = "SELECT secret FROM api.deal_secrets WHERE game_id = $1::uuid"
     return bytes(await pool.fetchval(query, game_id))
 
 
@@ -98,7 +100,7 @@ async def test_a_random_game_commits_first_keeps_its_secret_and_reveals_it_at_th
     first = responses[0]["events"]
     assert first[0]["version"] == 1 and first[0]["event"]["type"] == "game_created"
     assert first[0]["event"]["commitment"] == hashlib.sha256(secret).hexdigest()
-    assert first[0]["event"]["dealing"] == "random"
+    assert first[0]["event"]["dealing"] == "random" and first[0]["event"]["fairness"] == 2
     seated = [
         item["event"] for body in responses for item in body["events"]
         if item["event"]["type"] == "player_seated"
@@ -111,7 +113,7 @@ async def test_a_random_game_commits_first_keeps_its_secret_and_reveals_it_at_th
     assert next(g for g in listed if g["id"] == game_id)["dealing"] == "random"
 
     proof = (await client.get(f"/v1/games/{game_id}/proof")).json()
-    assert proof["verdict"] == "verified_so_far" and proof["chain_ok"]
+    assert proof["verdict"] == "verified_so_far" and proof["chain_ok"], proof["problems"]
     assert proof["committed_before_play"] and proof["commitment_opened"] is None
     assert {d["status"] for d in proof["deals"]} == {"pending"}
     assert secret.hex() not in json.dumps(proof)
@@ -121,8 +123,8 @@ async def test_a_random_game_commits_first_keeps_its_secret_and_reveals_it_at_th
     assert final["view"]["secret"] == secret.hex()
     assert any(secret.hex() in text for text in texts[-6:])  # revealed to all, at the end only
     proof = (await client.get(f"/v1/games/{game_id}/proof")).json()
-    assert proof["verdict"] == "verified" and proof["commitment_opened"] is True
-    assert {d["status"] for d in proof["deals"]} == {"matches"}
+    assert proof["verdict"] == "verified" and proof["commitment_opened"] is True, proof["problems"]
+    assert proof["fairness"] == 2 and {d["status"] for d in proof["deals"]} == {"matches"}
     assert proof["head"] == final["head"]
 
 

@@ -66,10 +66,7 @@ async def test_no_view_page_or_stream_message_shows_a_hidden_card(
     http: httpx.AsyncClient, pool: asyncpg.Pool, seed: str
 ) -> None:
     game_id, players = await seated_game(http, seed=seed)
-    secret = await pool.fetchval(
-        "SELECT secret FROM api.deal_sources WHERE game_id = $1::uuid", game_id
-    )
-    secrets = [seed, bytes(secret).hex()]
+    secrets = [seed, seed.encode().hex()]  # a seeded game's secret is its seed's bytes
 
     def no_secret(text: str, where: str) -> None:
         assert not any(s in text for s in secrets), f"{where}: the deals' secret is shown"

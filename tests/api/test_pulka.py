@@ -91,7 +91,7 @@ def _replay(
         game.CreateGame(
             rules=rules_for("sochi", {**OVERRIDES, "players": 3}), at=created["at"],
             dealing=created["dealing"], commitment=created["commitment"],
-            fixed_deals=created["fixed_deals"],
+            fixed_deals=created["fixed_deals"], fairness=created["fairness"],
         )
     )  # fmt: skip
     for seat, player in enumerate(players):

@@ -1,7 +1,9 @@
 """A finished game's export, checked by a dozen lines that know nothing of the service.
 
-The game is played through the service's own command handling against PostgreSQL (its secret
-drawn, its seats' client seeds recorded, its chain computed by es.append); the checker below
+The games are played against PostgreSQL: one of each derivation (docs/fairness.md). A game of
+the first (``fairness`` 1, as every game was before migration 0018) goes through the command
+handling with its secret drawn by the service; a game of the second goes through `GameService`
+on the request path's role, the database drawing its secret and dealing it. The checker below
 uses only hashlib and json, as docs/fairness.md describes, and recomputes the chain and every
 deck from the export alone.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import uuid
 
 import asyncpg
 import pytest
@@ -23,7 +26,10 @@ from service.eventlog.store import uuid7
 from service.games.commands import GAME_DECIDER, Act, Create, Join
 from service.games.dealing import new_source
 from service.games.export import ExportPlayer, export_lines
+from service.games.lobby import Lobby
+from service.games.service import GameService, game_spec
 from service.games.streams import game_stream
+from service.players.accounts import Player
 
 pytestmark = pytest.mark.integration
 
@@ -41,10 +47,15 @@ def jsonb(v):  # the data as jsonb prints it: keys by length then bytewise, ", "
     return json.dumps(v, ensure_ascii=False)
 
 
-def deck(secret, seeds, n):  # SHAKE-256 read by Fisher–Yates with rejection sampling
-    lines = ["preferans-deal-v1", secret, str(n)]
-    lines += [hashlib.sha256(seed.encode()).hexdigest() for seed in seeds]
-    stream, cards = iter(hashlib.shake_256("\n".join(lines).encode()).digest(1024)), list(DECK)
+def deck(secret, seeds, n, scheme):  # a byte stream read by Fisher–Yates, rejection sampling
+    lines = [f"preferans-deal-v{scheme}", secret, str(n)]
+    data = "\n".join(lines + [hashlib.sha256(s.encode()).hexdigest() for s in seeds]).encode()
+    if scheme == 1:  # SHAKE-256
+        stream = iter(hashlib.shake_256(data).digest(1024))
+    else:  # SHA-256 in counter mode: sha256(data || k as 4 bytes big-endian), k = 0, 1, …
+        stream = iter(b"".join(hashlib.sha256(data + k.to_bytes(4, "big")).digest()
+                               for k in range(32)))  # fmt: skip
+    cards = list(DECK)
     for i in range(31, 0, -1):
         j = next(b for b in stream if b < 256 - 256 % (i + 1)) % (i + 1)
         cards[i], cards[j] = cards[j], cards[i]
@@ -68,7 +79,7 @@ def check(lines):
     for d in data:
         seeds += [d["client_seed"]] if d["type"] == "player_seated" else []
         if d["type"] == "deal_started":
-            n, cards = n + 1, deck(secret, seeds, n + 1)
+            n, cards = n + 1, deck(secret, seeds, n + 1, data[0].get("fairness", 1))
             active = [s for s, hand in enumerate(d["hands"]) if hand or len(d["hands"]) == 3]
             for i, seat in enumerate(active):  # ten each to the active seats, in seat order
                 assert d["hands"][seat] == sorted(cards[10 * i : 10 * i + 10], key=DECK.index), n
@@ -112,4 +123,50 @@ async def test_the_independent_checker_recomputes_the_chain_and_every_deck(
     app_pool: asyncpg.Pool, seats: int
 ) -> None:
     lines = await play_fair_game(app_pool, seats)
+    assert json.loads(lines[1])["data"]["fairness"] == 1
+    assert check([line.decode() for line in lines]) >= 3  # every deal recomputed
+
+
+async def play_game_dealt_by_the_database(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool, seats: int
+) -> list[bytes]:
+    """A game played to its end through `GameService` as the API plays it (the database draws
+    its secret and deals it); its export's lines."""
+    players = [Player(id=str(uuid.uuid4()), name=f"ic{i}") for i in range(seats)]
+    for player in players:
+        await pool.execute(
+            "INSERT INTO api.players (player_id, name, kind) VALUES ($1, $2, 'human')",
+            uuid.UUID(player.id), f"{player.name} {player.id[:8]}",
+        )  # fmt: skip
+    log = game_log(app_pool, announce=False)
+    service = GameService(log, Lobby(app_pool))
+    overrides = {"pool": {"target": 10, "max_deals": 3}}
+    spec = game_spec(
+        preset="sochi", overrides=overrides, seats=seats, first_dealer=0, layouts=(),
+        seed=None, seat=0, seat_seed="Anna's",
+    )  # fmt: skip
+    done = await service.create(players[0], spec, key=None, fingerprint=b"")
+    assert done.outcome is not None
+    game_id = done.outcome.game_id
+    for seat in range(1, seats):
+        await service.join(game_id, players[seat], seat, key=None, fingerprint=b"",
+                           expected=None, seed=f"seat {seat}")  # fmt: skip
+    rng = random.Random(str(game_id))
+    _, state = await service.state(game_id)
+    while not game.is_terminal(state):
+        seat = game.to_act(state)[0]
+        move = rng.choice(game.legal_actions(state, seat))
+        await service.act(game_id, players[seat], move, key=None, fingerprint=b"", expected=None)
+        _, state = await service.state(game_id)
+    records = [item.record for item in await log.read(game_stream(game_id))]
+    return list(export_lines(game_id, records, [ExportPlayer(id=p.id) for p in players]))
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+async def test_the_independent_checker_recomputes_a_game_the_database_dealt(
+    app_pool: asyncpg.Pool, pool: asyncpg.Pool, seats: int
+) -> None:
+    lines = await play_game_dealt_by_the_database(app_pool, pool, seats)
+    assert json.loads(lines[1])["data"]["fairness"] == 2
+    assert json.loads(lines[-1])["type"] == "secret_revealed"  # after game_ended, from the db
     assert check([line.decode() for line in lines]) >= 3  # every deal recomputed

@@ -5,6 +5,7 @@ what it may not do is checked here too."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import AsyncIterator
 
@@ -13,8 +14,12 @@ import msgspec
 import pytest
 
 from migrations import APP_ROLE, BOTS_ROLE, OWNER_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
+from service.eventlog.log import game_log
 from service.eventlog.store import EventStore, NewEvent, StreamConflict, uuid7
+from service.games.lobby import Lobby
+from service.games.service import GameService, game_spec
 from service.platform.database import with_user
+from service.players.accounts import Player
 
 pytestmark = pytest.mark.integration
 
@@ -152,6 +157,10 @@ TOKEN = (
     "INSERT INTO api.tokens (token_id, token_hash, player_id, name, scope)"
     " SELECT gen_random_uuid(), sha256('x'), player_id, 'mine', 'play' FROM api.players LIMIT 1"
 )
+SECRETS = "SELECT secret FROM api.deal_secrets"  # every v2 game's secret (migration 0018)
+DECK = "SELECT api.deck_v2('\\x01', ARRAY[]::text[], 1)"
+DUE = "SELECT * FROM api.due_deal(gen_random_uuid(), 1)"
+GAME_SECRET = "SELECT api.game_secret(gen_random_uuid())"
 PURGE_KEYS = "SELECT es.purge_idempotency_keys(1)"
 PURGE_NOTES = "SELECT api.purge_notifications(interval '1 day', 1)"
 
@@ -175,7 +184,8 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
             "DELETE FROM es.projection_checkpoints",
             "INSERT INTO es.projection_checkpoints (projection) VALUES ('forged')",
             SNAPSHOT, "DELETE FROM es.snapshots", PURGE_KEYS, PURGE_NOTES,
-            "UPDATE api.games SET status = 'finished'",
+            "UPDATE api.games SET status = 'finished'", SECRETS, DECK,
+            "SELECT secret FROM api.deal_sources",
         ],
     ),
     BOTS_ROLE: (
@@ -194,7 +204,8 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
             " interval '1 day')",
             "SELECT es.append('table-x', 'table', NULL, ARRAY[gen_random_uuid()], ARRAY['t'],"
             " ARRAY[1::smallint], ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])",
-            "UPDATE api.games SET status = 'finished'",
+            "UPDATE api.games SET status = 'finished'", SECRETS, DECK,
+            "SELECT secret FROM api.deal_sources",
         ],
     ),
     PROJECTIONS_ROLE: (
@@ -209,7 +220,7 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
             "SELECT count(*) FROM es.idempotency_keys", TOKEN, PURGE_KEYS, PURGE_NOTES,
             "INSERT INTO es.snapshots (stream_id, fold_version, version, event_id, state)"
             " VALUES ('table-x', 'x', 1, gen_random_uuid(), '\\x00')",
-            "UPDATE es.snapshots SET version = 1",
+            "UPDATE es.snapshots SET version = 1", SECRETS, DECK, DUE, GAME_SECRET,
             "SELECT es.append('table-x', 'table', NULL, ARRAY[gen_random_uuid()], ARRAY['t'],"
             " ARRAY[1::smallint], ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])",
         ],
@@ -220,6 +231,7 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
             "SELECT count(*) FROM es.events", "SELECT count(*) FROM api.tokens",
             "SELECT count(*) FROM rm.ratings_a", "DELETE FROM es.idempotency_keys",
             "DELETE FROM api.notifications", TOKEN, RATINGS, CHECKPOINT, SNAPSHOT,
+            SECRETS, DECK, DUE, GAME_SECRET,
         ],
     ),
 }  # fmt: skip
@@ -384,5 +396,52 @@ async def test_the_tables_chat_and_rematches_are_the_apis_alone_and_only_as_it_n
                     await conn.execute(statement)
         finally:
             await transaction.rollback()
+# --- the database deals (migration 0018) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", [APP_ROLE, BOTS_ROLE])
+async def test_the_roles_that_deal_cannot_read_a_running_games_secret(
+    database_dsn: str, app_pool: asyncpg.Pool, pool: asyncpg.Pool, role: str
+) -> None:
+    """A game the database deals, being played: its secret is nowhere the dealing roles can
+    read (its source, the secrets' table, the log, the lobby), ``api.game_secret`` refuses it
+    until the end, and ``api.due_deal`` gives no deal while one is played."""
+    players = [Player(id=str(uuid.uuid4()), name=f"lp{i}") for i in range(3)]
+    for player in players:
+        await pool.execute(
+            "INSERT INTO api.players (player_id, name, kind) VALUES ($1, $2, 'human')",
+            uuid.UUID(player.id), f"{player.name} {player.id[:8]}",
+        )  # fmt: skip
+    service = GameService(game_log(app_pool, announce=False), Lobby(app_pool))
+    spec = game_spec(
+        preset="sochi", overrides=None, seats=3, first_dealer=0, layouts=(), seed=None, seat=0,
+    )  # fmt: skip
+    done = await service.create(players[0], spec, key=None, fingerprint=b"")
+    assert done.outcome is not None
+    game_id = done.outcome.game_id
+    for seat in (1, 2):
+        await service.join(game_id, players[seat], seat, key=None, fingerprint=b"", expected=None)
+    secret = bytes(
+        await pool.fetchval("SELECT secret FROM api.deal_secrets WHERE game_id = $1", game_id)
+    ).hex()
+    conn = await _as(database_dsn, role)
+    try:
+        assert await conn.fetch("SELECT * FROM api.deal_source($1)", game_id) == []
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.fetch("SELECT secret FROM api.deal_secrets WHERE game_id = $1", game_id)
+        with pytest.raises(asyncpg.PostgresError, match="game_not_over"):
+            await conn.fetchval("SELECT api.game_secret($1)", game_id)
+        for deal_no in (1, 2, 3, 100):  # deal 1 is being played: no deal is due
+            with pytest.raises(asyncpg.PostgresError, match="deal_in_progress"):
+                await conn.fetch("SELECT * FROM api.due_deal($1, $2)", game_id, deal_no)
+        readable = await conn.fetchval(
+            "SELECT string_agg(data::text || metadata::text, '') FROM es.events"
+            " WHERE stream_id = $1", f"game-{game_id}",
+        )  # fmt: skip
+        lobby = await conn.fetchval(
+            "SELECT row_to_json(g)::text FROM api.games g WHERE game_id = $1", game_id
+        )
+        assert secret not in readable and secret not in lobby
+        assert hashlib.sha256(bytes.fromhex(secret)).hexdigest() in readable  # the commitment
     finally:
         await conn.close()

@@ -45,14 +45,20 @@ def test_a_bots_draws_do_not_move_a_games_secret_or_its_client_seeds() -> None:
 
 
 def test_the_same_seeded_entropy_gives_a_new_game_the_same_secret_seeds_and_decks() -> None:
+    """For a game of the first derivation (its secret drawn by the service); a new game's
+    secret is the database's (migration 0018): its spec holds none."""
+
     def a_game(entropy: Entropy) -> tuple[bytes | None, tuple[str, ...], tuple[str, ...]]:
         spec = game_spec(
             preset="sochi", overrides=None, seats=3, first_dealer=0, layouts=(), seed=None,
             seat=0, entropy=entropy,
         )  # fmt: skip
-        assert spec.client_seed is not None and spec.source.secret is not None
+        assert spec.client_seed is not None and spec.source.secret is None
+        assert spec.source.scheme == 2
+        source = new_source(3, entropy=entropy)
+        assert source.secret is not None
         seeds = (spec.client_seed, client_seed(None, entropy), client_seed(None, entropy))
-        return spec.source.secret, seeds, fairness.deck_for(spec.source.secret, seeds, 1)
+        return source.secret, seeds, fairness.deck_for(source.secret, seeds, 1)
 
     assert a_game(SeededEntropy("t")) == a_game(SeededEntropy("t"))
     assert a_game(SeededEntropy("t"))[2] != a_game(SeededEntropy("u"))[2]
