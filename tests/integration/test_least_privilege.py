@@ -396,6 +396,10 @@ async def test_the_tables_chat_and_rematches_are_the_apis_alone_and_only_as_it_n
                     await conn.execute(statement)
         finally:
             await transaction.rollback()
+    finally:
+        await conn.close()
+
+
 # --- the database deals (migration 0018) -------------------------------------------------------
 
 
