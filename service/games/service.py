@@ -564,12 +564,7 @@ class GameService:
         """Deal (or reveal) a game this process last saw waiting for it: the process whose
         command led there may have stopped before its follow-up. No I/O unless the cached
         state waits."""
-        cached = self.handler.cached(game_stream(game_id))
-        if not isinstance(cached, game.Pulka) or cached.fairness != 2:
-            return
-        if game.needs_cards(cached) or (
-            isinstance(cached, game.PulkaClosed) and cached.secret is None
-        ):
+        if _waits(self.handler.cached(game_stream(game_id))):
             version, state = await self.handler.load(game_stream(game_id))
             await self._follow_up(game_id, state, version)
 
@@ -609,12 +604,17 @@ class GameService:
         (it may be behind the primary by its lag), but never behind ``seen``, the version the
         caller proved he saw (his ETag): then from the primary."""
         if self.replica is None:
+            version, state, head = await self.state_with_head(game_id)
+        else:
+            version, state, head = await self.handler.load_with_head(
+                game_stream(game_id), replica=self.replica, at_least=seen
+            )
+            if version == 0:
+                raise GameNotFound("no game has this id")
+        # A table left waiting for its deal or its reveal (the process whose command led there
+        # stopped before its follow-up): no seat can act, so a reader's look deals it.
+        if _waits(state) and await self._follow_up(game_id, state, version) is not None:
             return await self.state_with_head(game_id)
-        version, state, head = await self.handler.load_with_head(
-            game_stream(game_id), replica=self.replica, at_least=seen
-        )
-        if version == 0:
-            raise GameNotFound("no game has this id")
         return version, state, head
 
     def known_version(self, game_id: uuid.UUID) -> int | None:
@@ -642,6 +642,14 @@ class GameService:
         state = game.fold([item.event for item in logged[:after]], INITIAL_STATE)
         items, _ = redacted([(item.version, item.event) for item in logged[after:]], player, state)
         return items, items[-1].version if items else after
+
+
+def _waits(state: GameState | None) -> bool:
+    """Whether a game the database deals waits for the service's own command: its due deal,
+    or its secret's reveal after the end."""
+    if not isinstance(state, game.Pulka) or state.fairness != 2:
+        return False
+    return game.needs_cards(state) or (isinstance(state, game.PulkaClosed) and state.secret is None)
 
 
 def _after(version: int) -> str:

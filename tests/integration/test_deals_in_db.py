@@ -204,3 +204,26 @@ async def test_a_game_of_the_first_derivation_still_deals_and_verifies(
     proof = await _proof(pool, game_id)
     assert proof.verdict == "verified" and proof.fairness == 1, proof.problems
     assert await app_pool.fetch("SELECT * FROM api.deal_source($1)", game_id) == []
+
+
+async def test_a_table_left_waiting_for_its_deal_is_dealt_when_anyone_reads_it(app_pool):
+    """The process whose command seated the last player stopped before its follow-up (the
+    deal): no seat can act, and the next reader, in another process, deals it."""
+    players = await _players(app_pool, 3)
+    crashed = _service(app_pool)
+    spec = game_spec(preset="sochi", overrides={"pool": {"target": 2}}, seats=3, first_dealer=0,
+                     layouts=(), seed=None, seat=0)  # fmt: skip
+    done = await crashed.create(players[0], spec, key=None, fingerprint=b"")
+    assert done.outcome is not None
+    game_id = done.outcome.game_id
+    await crashed.join(game_id, players[1], 1, key=None, fingerprint=b"", expected=None)
+
+    async def stopped(*_: object) -> None:
+        return None
+
+    crashed._follow_up = stopped  # type: ignore[method-assign]
+    await crashed.join(game_id, players[2], 2, key=None, fingerprint=b"", expected=None)
+    _, waiting = await _service(app_pool).state(game_id)
+    assert isinstance(waiting, g.Pulka) and g.needs_cards(waiting) and not g.to_act(waiting)
+    _, seen, _ = await _service(app_pool).view_state(game_id)
+    assert isinstance(seen, g.Pulka) and not g.needs_cards(seen) and g.to_act(seen)
