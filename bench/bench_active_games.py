@@ -40,12 +40,13 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _kit import add_smoke, database_server, scratch_database
 from bench_api import choose
 
-from domain import game
+from domain import fairness, game
 from domain.deal.messages import SeatCommand
 from migrations import APP_ROLE, PROJECTIONS_ROLE
 from service.eventlog.log import game_log
 from service.eventlog.snapshots import game_snapshots
-from service.games.commands import Act, Create, GameRequest, Join, decide_game
+from service.games.commands import Act, Create, Deal, GameRequest, Join, decide_game
+from service.games.dealing import DueDeal
 from service.games.lobby import Lobby
 from service.games.service import GameService, GameSpec, Outcome, game_spec
 from service.games.streams import game_stream
@@ -96,11 +97,19 @@ def write_script(seed: int, moves: int | None, target: int = 40) -> Script:
     spec = table_spec(f"bench-{seed}", target)
     state: game.GameState = game.INITIAL_STATE
 
+    secret = fairness.seed_secret(spec.source.seed or "")
+    world = {"source": spec.source, "entropy": b""}
+
     def apply(request: GameRequest) -> None:
         nonlocal state
         state = game.fold(decide_game(request, state), state)
+        # The database deals each due deal (the service's own Deal command): its deck, here.
+        while isinstance(state, game.Pulka) and game.needs_cards(state):
+            n = state.deal_no + 1
+            deck = fairness.deck_for(secret, game.deal_seeds(state), n, state.fairness)
+            due = DueDeal(deal_no=n, deck=deck)
+            state = game.fold(decide_game(Deal(player="service", due=due, **world), state), state)
 
-    world = {"source": spec.source, "entropy": b""}
     apply(Create(player="player-0", rules=spec.rules, first_dealer=spec.first_dealer,
                  take_seat=0, client_seed="", **world))  # fmt: skip
     for seat in (1, 2):

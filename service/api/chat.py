@@ -169,7 +169,7 @@ class ChatController(Controller):
             "Who offered, who answered, and the new game once all accepted; null while nobody "
             "offered one."
         ),
-        responses=problem_responses("validation"),
+        responses=problem_responses("validation", "not-found"),
     )
     async def read_rematch(
         self, game_id: FromPath[uuid.UUID], talk: NamedDependency[TableTalk]
@@ -246,7 +246,9 @@ class MutesController(Controller):
         summary="Mute a player",
         description="Hide the player's chat messages from you (only you), at every table.",
         security=SECURITY,
-        responses=problem_responses("validation", "unauthenticated", "forbidden", "chat-refused"),
+        responses=problem_responses(
+            "validation", "unauthenticated", "forbidden", "chat-refused", "not-found"
+        ),
     )
     async def mute(
         self,
@@ -265,7 +267,9 @@ class MutesController(Controller):
         operation_id="unmutePlayer",
         summary="Show a muted player's messages again",
         security=SECURITY,
-        responses=problem_responses("validation", "unauthenticated", "forbidden", "chat-refused"),
+        responses=problem_responses(
+            "validation", "unauthenticated", "forbidden", "chat-refused", "not-found"
+        ),
     )
     async def unmute(
         self,

@@ -271,6 +271,8 @@ class TableTalk:
 
     async def report(self, game_id: uuid.UUID, seq: int, reporter: str, reason: str) -> bool:
         """Report a message to the moderators; False if this reporter had reported it."""
+        if not 0 < seq < 2**63:  # no message's number (a bigint)
+            raise NotFound("no message of this table has this number")
         added = await self.pool.fetchval(_REPORT, seq, game_id, uuid.UUID(reporter), reason)
         if added is None:
             raise NotFound("no message of this table has this number")

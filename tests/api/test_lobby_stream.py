@@ -73,8 +73,10 @@ async def test_the_lobby_stream_tells_each_change_of_a_public_table_and_hides_pr
                 f"/v1/games/{game_id}/seats", json={"seat": seat}, headers=players[seat].auth
             )
             assert joined.status_code == 200, joined.text
-        await _until(lambda: _games(log, game_id)[-1]["status"] == "playing")
+        # Seated, then dealt (the database deals in a command of its own right after).
+        await _until(lambda: bool(_games(log, game_id)[-1]["to_act"]))
         last = _games(log, game_id)[-1]
+        assert last["status"] == "playing"
         assert last["players"] == [p.id for p in players]
         assert last["to_act"]  # the first deal is dealt: someone is to bid
         versions = [s["version"] for s in _games(log, game_id)]

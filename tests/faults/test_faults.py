@@ -179,6 +179,10 @@ async def _every_acknowledged_action_once(dsn: str, games: Sequence[str], seen: 
                 " WHERE stream_id = $1 ORDER BY version",
                 f"game-{game_id}",
             )
+            causes = dict(await conn.fetch(
+                "SELECT version, metadata->>'causation_id' FROM es.events WHERE stream_id = $1",
+                f"game-{game_id}",
+            ))  # fmt: skip
             versions = [r[0] for r in rows]
             assert versions == list(range(1, len(versions) + 1)), f"a gap in {game_id}"
             by_key: dict[str, list[int]] = {}
@@ -191,7 +195,12 @@ async def _every_acknowledged_action_once(dsn: str, games: Sequence[str], seen: 
                 held = by_key.get(key)
                 assert held, f"acknowledged {key} is not in the log"
                 assert held == list(range(held[0], held[-1] + 1)), f"{key} appended twice"
-                assert held[-1] == acked_version, f"{key} answered {acked_version}, log {held}"
+                # The answer also holds the service's follow-up (the deal the database gave once
+                # the command ended a deal): events that name the command as their cause.
+                followed = range(held[-1] + 1, acked_version + 1)
+                assert all(causes[v] == f"follow-up:{held[-1]}" for v in followed), (
+                    f"{key} answered {acked_version}, log {held}"
+                )
     finally:
         await conn.close()
 

@@ -78,10 +78,12 @@ function follow() {
 
 function bell() {
   const unread = notifier?.unread ?? 0;
-  return h("a", { class: "bell", href: "#/me", dataset: { key: "bell", unread: String(unread) },
-    "aria-label": unread ? t("notes.badge", { n: unread }) : t("mine.title") },
-  t("mine.title"),
-  unread ? h("span", { class: "badge", "aria-hidden": "true" }, String(unread)) : null);
+  // The name is the visible text and, for a screen reader, the count in words (axe:
+  // label-content-name-mismatch if an aria-label replaced the text).
+  return h("a", { class: "bell", href: "#/me", dataset: { key: "bell", unread: String(unread) } },
+    t("mine.title"),
+    unread ? h("span", { class: "visually-hidden" }, ` (${t("notes.badge", { n: unread })})`) : null,
+    unread ? h("span", { class: "badge", "aria-hidden": "true" }, String(unread)) : null);
 }
 
 function topbar() {
