@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from axetools import assert_accessible
 from webtools import sign_up
 
 pytestmark = pytest.mark.integration
@@ -33,12 +34,14 @@ async def test_a_player_sets_a_password_and_signs_in_on_a_second_device(web, ope
     await codes.first.wait_for()
     assert await codes.count() == 10
     assert await first.evaluate("document.activeElement.id") == "codes-title"
+    await assert_accessible(first, "account codes")
     await shoot(first, "account-codes")
 
     # Its wrong password is a 401, and so is its token once the first device signs it out.
     phone = await open_page(viewport=(390, 844), mobile=True, lang="ru", expected=("401",))
     await phone.goto(web)
     await _account_screen(phone)
+    await assert_accessible(phone, "sign-in ru 390")
     await phone.fill("#signin-login", "ANNA.K")
     await phone.fill("#signin-password", "not the password")
     await phone.click("form.signin button[type=submit]")
@@ -82,6 +85,7 @@ async def test_a_passkey_added_on_one_device_signs_in_on_another(web, open_page,
     await _account_screen(page)
     await page.click("[data-key=passkey-add]")
     await page.wait_for_selector(".passkeys li")
+    await assert_accessible(page, "account passkey")
     await shoot(page, "account-passkey")
     held = await session.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})
     credentials = held["credentials"]

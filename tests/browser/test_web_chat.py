@@ -13,6 +13,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from axetools import assert_accessible
 from webtools import TABLE, click_action, shown, sign_up, table_state, wait_for_turn_or_end
 
 pytestmark = pytest.mark.integration
@@ -109,6 +110,8 @@ async def test_players_chat_and_a_spectators_words_never_reach_them_during_the_g
     )
     assert "next" in await said(vera)
 
+    for page, who in ((anna, "player 1280"), (vera, "player 390 ru"), (sasha, "spectator")):
+        await assert_accessible(page, f"chat {who}")
     await shoot(anna, "chat-1280", element=CHAT)
     await shoot(vera, "chat-390-ru", element=CHAT)
     await shoot(sasha, "chat-spectator-1280", element=CHAT)
@@ -193,6 +196,8 @@ async def test_a_rematch_offered_and_accepted_takes_both_pages_to_the_new_table(
     await vera.wait_for_selector(f"{REMATCH} [data-rematch=accept]")
     await anna.wait_for_selector(f"{REMATCH} [data-rematch-status=open]")
     assert await anna.locator(f"{REMATCH} [data-rematch=accept]").count() == 0
+    await assert_accessible(vera, "rematch asked 390 ru")
+    await assert_accessible(anna, "rematch waiting 1280")
     await shoot(vera, "rematch-asked-390-ru", element=REMATCH)
     await shoot(anna, "rematch-waiting-1280", element=REMATCH)
     await vera.click("button[data-lang=en]")

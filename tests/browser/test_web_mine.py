@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from axetools import assert_accessible
 from webtools import TABLE, Player, page_token, played_game, register, sign_up, snapshot_of
 
 pytestmark = pytest.mark.integration
@@ -23,10 +24,13 @@ LOBBY = "[data-screen=lobby]"
 
 
 async def shoot_both(page: Any, shoot: Any, name: str) -> None:
-    """``name``-1280.png and ``name``-390.png: the screen on a desk and on a phone."""
+    """``name``-1280.png and ``name``-390.png: the screen on a desk and on a phone, each with
+    no serious or critical axe violation."""
+    await assert_accessible(page, f"{name} 1280")
     await shoot(page, f"{name}-1280")
     await page.set_viewport_size({"width": 390, "height": 844})
     assert await page.evaluate("document.documentElement.scrollWidth") <= 390, name
+    await assert_accessible(page, f"{name} 390")
     await shoot(page, f"{name}-390")
     await page.set_viewport_size({"width": 1280, "height": 900})
 
