@@ -174,6 +174,14 @@ export class Api extends EventTarget {
   async join(gameId, seat) {
     return (await this.request("POST", `/v1/games/${gameId}/seats`, { body: seat == null ? {} : { seat } })).data;
   }
+  // --- private tables: invites ---
+  /** A code that seats its holder at ``gameId`` (shown this once): ``{code, expires_at}``. */
+  async createInvite(gameId) { return (await this.request("POST", `/v1/games/${gameId}/invites`, { body: {} })).data; }
+  /** What an invite code opens: the game's summary, and whether it has expired. */
+  async readInvite(code) { return (await this.request("GET", `/v1/invites/${encodeURIComponent(code)}`)).data; }
+  async joinByInvite(code) {
+    return (await this.request("POST", `/v1/invites/${encodeURIComponent(code)}/seats`, { body: {} })).data;
+  }
   /** Give a free seat (the first, or ``seat``) to one of the service's bots of ``level``. */
   async seatBot(gameId, level, seat) {
     const body = seat == null ? { level } : { level, seat };

@@ -1,4 +1,4 @@
-// The page: the top bar, the router (#/, #/account, #/me, #/player/{id}, #/game/{id},
+// The page: the top bar, the router (#/, #/account, #/invite/{code}, #/me, #/player/{id}, #/game/{id},
 // #/game/{id}/replay/{n}/{step}), error toasts and the screen-reader announcer. Each screen is a
 // module of views/; the signed-in player's notifications are notifications.js's.
 import { Api, ApiError, NetworkError } from "./api.js";
@@ -6,6 +6,7 @@ import { focusFirst, h, installRovingKeys, mount } from "./dom.js";
 import { lang, onLangChange, setLang, t } from "./i18n.js";
 import { Notifier } from "./notifications.js";
 import { accountScreen } from "./views/account.js";
+import { inviteScreen } from "./views/invite.js";
 import { lobbyScreen } from "./views/lobby.js";
 import { mineScreen } from "./views/mine.js";
 import { profileScreen } from "./views/profile.js";
@@ -36,12 +37,14 @@ const ctx = {
     focusFirst(app); // the lobby's first control, not the body the sign-up form left behind
   },
   /** A sign-in (password, passkey, recovery code) gave this device a token: who it is. */
-  signedIn: async () => {
+  /** A sign-in (password, passkey, recovery code) or an inline sign-up gave this device a
+   * token: who it is; to the lobby unless ``stay``. */
+  signedIn: async (_session, { stay = false } = {}) => {
     me = await api.me();
     follow();
     topbar();
     announce(t("signin.welcome", { name: me.name }));
-    ctx.navigate("#/");
+    if (!stay) ctx.navigate("#/");
   },
 };
 
@@ -115,6 +118,8 @@ function route() {
     screen = profileScreen(app, ctx, parts[1]);
   } else if (parts[0] === "game" && parts[1] && parts[2] === "replay") {
     screen = replayScreen(app, ctx, parts[1], Number(parts[3] || 1), Number(parts[4] || 1));
+  } else if (parts[0] === "invite" && parts[1]) {
+    screen = inviteScreen(app, ctx, decodeURIComponent(parts[1]));
   } else if (parts[0] === "account") {
     screen = accountScreen(app, ctx);
   } else if (parts[0] === "game" && parts[1]) {

@@ -159,6 +159,7 @@ export function lobbyScreen(root, ctx) {
         }
         const seed = String(data.get("seed") ?? "").trim();
         if (seed) body.seed = seed;
+        if (data.get("private")) body.private = true;
         try {
           const created = await ctx.api.createGame(body);
           ctx.navigate(`#/game/${created.id}`);
@@ -180,6 +181,8 @@ export function lobbyScreen(root, ctx) {
       number("bank_seconds", t("create.bank"), { max: "86400" })),
     h("p", { class: "muted" }, t("create.clock.note")),
     h("label", { class: "check" }, h("input", { type: "checkbox", name: "sit", checked: true }), t("create.sit")),
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "private", dataset: { key: "private" } }),
+      t("create.private")),
     h("details", {}, h("summary", {}, t("create.more")),
       h("label", { for: "seed" }, t("create.seed")),
       h("input", { id: "seed", name: "seed", maxlength: "128", autocomplete: "off" }),

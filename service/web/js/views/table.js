@@ -234,7 +234,32 @@ export function tableScreen(root, ctx, gameId) {
           : h("button", { type: "button", dataset: { key: `join:${seat}` },
             onclick: () => session.join(seat).catch(ctx.toast) }, t("seat.take", { n: seat + 1 }))))),
       h("p", {}, t("seating.share")),
-      h("input", { class: "share", readonly: true, value: location.href, "aria-label": t("seating.link") }));
+      h("input", { class: "share", readonly: true, value: location.href, "aria-label": t("seating.link") }),
+      seated ? invitePart() : null);
+  }
+
+  // A private table is joined with an invite: a seated player makes a link (shown once), and
+  // whoever opens it signs up if he must and sits down in one step (views/invite.js).
+  function invitePart() {
+    const link = ui.inviteLink;
+    return [
+      h("p", {}, t("invite.share")),
+      link ? h("div", { class: "row" },
+        h("input", { class: "share invite-link", readonly: true, value: link, "aria-label": t("invite.link") }),
+        h("button", { type: "button", dataset: { key: "invite-copy" },
+          onclick: () => navigator.clipboard?.writeText(link).then(() => ctx.announce(t("invite.copied")), () => {}) },
+        t("invite.copy")))
+        : h("button", { type: "button", class: "primary", dataset: { key: "invite-make" },
+          onclick: async () => {
+            try {
+              const invite = await ctx.api.createInvite(gameId);
+              ui.inviteLink = `${location.origin}${location.pathname}#/invite/${encodeURIComponent(invite.code)}`;
+              render();
+            } catch (error) {
+              ctx.toast(error);
+            }
+          } }, t("invite.make")),
+    ];
   }
 
   function finished(snap) {
