@@ -236,6 +236,9 @@ def notifications(
 
 _SOURCE = "SELECT seats, seed, layouts, secret FROM api.deal_source($1)"
 _DUE = "SELECT deal_no, deck, layout FROM api.due_deal($1, $2)"
+_WAITING = """
+SELECT game_id FROM api.games
+ WHERE status = 'playing' AND to_act = '{}' ORDER BY game_id LIMIT $1"""
 _REFUSED = "P0409"  # api.due_deal, api.game_secret, api.draw_secret (migration 0018)
 _COLUMNS = """
 g.game_id, g.status, g.preset, g.seats, g.players::text[], g.created_by::text, g.created_at,
@@ -313,6 +316,11 @@ class Lobby:
         layout = msgspec.convert(row["layout"], Layout) if row["layout"] is not None else None
         deck = tuple(row["deck"]) if row["deck"] is not None else None
         return DueDeal(deal_no=row["deal_no"], deck=deck, layout=layout)
+
+    async def waiting(self, limit: int = 50) -> list[uuid.UUID]:
+        """Games in play where no seat is to act: a table waiting for its deal (or between a
+        command and the deal that follows it)."""
+        return [r[0] for r in await self.pool.fetch(_WAITING, limit)]
 
     async def game_secret(self, game_id: uuid.UUID) -> bytes | None:
         """The secret of a game the database dealt, once its log holds ``game_ended``

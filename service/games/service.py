@@ -560,6 +560,17 @@ class GameService:
             out.append((item.version, item.event, item.record.hash))
         return out
 
+    async def deal_waiting(self, limit: int = 50) -> int:
+        """Deal the tables the lobby shows waiting with no seat to act (a process died between
+        a command and the deal it led to: nobody could send another command there); how many
+        were dealt. The deal is a command at the version read, so two processes deal once."""
+        dealt = 0
+        for game_id in await self.lobby.waiting(limit):
+            version, state = await self.handler.load(game_stream(game_id))
+            if _waits(state) and await self._follow_up(game_id, state, version) is not None:
+                dealt += 1
+        return dealt
+
     async def _unstall(self, game_id: uuid.UUID) -> None:
         """Deal (or reveal) a game this process last saw waiting for it: the process whose
         command led there may have stopped before its follow-up. No I/O unless the cached

@@ -69,6 +69,9 @@ from service.players.bots import BotPlayers
 log = logging.getLogger(__name__)
 
 Duty = Literal["table", "bots"]
+WAITING_SWEEP = 5.0
+"""Seconds between two looks for tables left waiting for their deal."""
+
 _COLUMN: dict[Duty, str] = {"table": "due_at", "bots": "bot_due_at"}
 
 
@@ -171,6 +174,7 @@ class Steward:
         ``failures_to_arbiter``: failed turns in a row at one table before it is marked for
         an arbiter (see the module docstring)."""
         self.games = games
+        self._swept_at = 0
         self.clock = clock
         """The time it judges a turn by: the clock the games stamp their commands with."""
         self.pool = pool
@@ -214,6 +218,8 @@ class Steward:
 
     async def _round(self) -> float | None:
         """Serve the tables due now; the seconds until the next is due (None: not known)."""
+        if self.duty == "table":
+            await self._deal_waiting()
         claimed = await self._claim.claim(
             self.pool, seconds=self.lease, limit=self.batch, now_ms=self._now_ms(),
             grace=self._pace,
@@ -229,6 +235,17 @@ class Steward:
         if self.duty == "table":
             TIMEOUTS_PENDING.set(waiting)
         return None if wait is None else float(wait)
+
+    async def _deal_waiting(self) -> None:
+        """Every `WAITING_SWEEP` seconds, deal the tables left waiting for their deal
+        (`GameService.deal_waiting`): no deadline brings the steward there."""
+        now = self.clock.now_ms()
+        if now - self._swept_at < WAITING_SWEEP * 1000:
+            return
+        self._swept_at = now
+        dealt = await self.games.deal_waiting()
+        if dealt:
+            log.warning("steward: dealt %d table(s) left waiting for their deal", dealt)
 
     async def _serve(self, game_id: uuid.UUID) -> None:
         """`_serve_table`, with a failure kept to this table (`_failed`) unless the database

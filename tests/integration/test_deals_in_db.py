@@ -227,3 +227,27 @@ async def test_a_table_left_waiting_for_its_deal_is_dealt_when_anyone_reads_it(a
     assert isinstance(waiting, g.Pulka) and g.needs_cards(waiting) and not g.to_act(waiting)
     _, seen, _ = await _service(app_pool).view_state(game_id)
     assert isinstance(seen, g.Pulka) and not g.needs_cards(seen) and g.to_act(seen)
+
+
+async def test_the_steward_deals_a_table_nobody_reads_that_was_left_waiting(app_pool):
+    """A table of bots, say: nobody reads it, nobody can act; the steward's sweep deals it."""
+    players = await _players(app_pool, 3)
+    crashed = _service(app_pool)
+    spec = game_spec(preset="sochi", overrides={"pool": {"target": 2}}, seats=3, first_dealer=0,
+                     layouts=(), seed=None, seat=0)  # fmt: skip
+    done = await crashed.create(players[0], spec, key=None, fingerprint=b"")
+    assert done.outcome is not None
+    game_id = done.outcome.game_id
+    await crashed.join(game_id, players[1], 1, key=None, fingerprint=b"", expected=None)
+
+    async def stopped(*_: object) -> None:
+        return None
+
+    crashed._follow_up = stopped  # type: ignore[method-assign]
+    await crashed.join(game_id, players[2], 2, key=None, fingerprint=b"", expected=None)
+    other, again = _service(app_pool), _service(app_pool)
+    assert game_id in await other.lobby.waiting()
+    assert await other.deal_waiting() == 1
+    assert await again.deal_waiting() == 0  # dealt once, whoever sweeps next
+    _, state = await again.state(game_id)
+    assert isinstance(state, g.Pulka) and state.deal_no == 1 and g.to_act(state)
