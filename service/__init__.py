@@ -74,14 +74,20 @@ module is named here). docs/architecture.md draws it::
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
             actions     a seat's action bodies, one to one with the domain's seat commands
-            players, accounts, games, read_models, chat
+            players, accounts, read_models, chat
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        games, table, actions, views, events, players, accounts, read_models, chat
+        actions, players, accounts, read_models, chat
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,
                         the spec's finishing pass, the web client's files
+        games/          the games: the lobby, a new game, its table, its views, its events
+            controllers, table, views, events
+                        the lobby and a new game; seats, bots, invites and leaving; what a
+                        seat sees; the event pages and the live stream
+            schemas     a new game and its rules overrides, a game's outcome, snapshot and
+                        event pages
 
     bootstrap           the composition root: every process's collaborators, built once by role
     app                 the app assembly: the collaborators from bootstrap, mounted under /v1

@@ -64,16 +64,16 @@ from service.api.common import check_request
 from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge
 from service.api.errors import EXCEPTION_HANDLERS
-from service.api.events import EventsController, SseSettings
-from service.api.games import GamesController, LobbyController
+from service.api.games.controllers import GamesController, LobbyController
+from service.api.games.events import EventsController, SseSettings
+from service.api.games.table import ROUTES as TABLE_ROUTES
+from service.api.games.views import ViewsController
 from service.api.health import HealthController
 from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players import PlayersController
 from service.api.problems import ProblemsController
 from service.api.rate_limits import RateLimiter
-from service.api.table import ROUTES as TABLE_ROUTES
-from service.api.views import ViewsController
 from service.api.web import web_client
 from service.bootstrap import SHUTDOWN_TIMEOUT, open_services, stop_task
 from service.platform.clock import SYSTEM_CLOCK, Clock

@@ -20,8 +20,8 @@ from service.api.common import (
     send,
 )
 from service.api.errors import problem_responses
+from service.api.games.schemas import GameOutcome
 from service.api.schemas.actions import Action, canonical, to_command
-from service.api.schemas.games import GameOutcome
 from service.eventlog.handler import request_hash
 from service.games.commands import CALLERS_SEAT
 from service.games.service import GameService

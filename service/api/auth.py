@@ -15,7 +15,7 @@ Two Litestar dependencies:
   spectating.
 
 `admitted_viewer` says, with no lookup, whether ``viewer`` would admit a request (the edge's
-304, `service.api.views.unchanged_game`).
+304, `service.api.games.views.unchanged_game`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Chat is no game event: it is stored beside the log (`service.games.chat`) and delivered on the
 game's stream as ``chat`` frames, the rematch offer's changes as ``rematch`` frames
-(`service.api.events`).
+(`service.api.games.events`).
 """
 
 from __future__ import annotations

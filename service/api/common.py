@@ -13,8 +13,8 @@ from litestar.params import HeaderParameter
 
 from domain import game
 from service.api.errors import etag, problem_response
+from service.api.games.schemas import GameOutcome
 from service.api.schemas.actions import Action, from_command
-from service.api.schemas.games import GameOutcome
 from service.eventlog.store import STREAM_EXISTS
 from service.exceptions import BadRequest
 from service.games.service import Done

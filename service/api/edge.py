@@ -7,7 +7,7 @@
   (`service.api.rate_limits`): over the limit is 429 with ``Retry-After``; every limited response
   carries the ``RateLimit`` and ``RateLimit-Policy`` fields of the IETF draft.
 - **Conditional reads answered from memory**: a GET route whose handler's ``opt`` names an
-  ``unchanged`` function (the game's view, `service.api.views.unchanged_game`) has its 304
+  ``unchanged`` function (the game's view, `service.api.games.views.unchanged_game`) has its 304
   sent from here when that function knows the answer, before any of Litestar's per-request
   work (the request object, dependencies, the handler, the response object); otherwise the
   request goes the full way, which answers the same.

@@ -13,7 +13,7 @@ from litestar import Controller, get
 from litestar.di import NamedDependency
 
 from service.api.errors import problem_responses
-from service.api.schemas.games import Health
+from service.api.games.schemas import Health
 from service.exceptions import Unavailable
 from service.platform.database import HealthProbe
 

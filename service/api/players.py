@@ -23,7 +23,7 @@ from litestar.response import Stream
 from service.api.auth import SECURITY
 from service.api.common import NO_STORE, PRIVATE, IdempotencyKeyHeader
 from service.api.errors import problem_responses
-from service.api.events import SseSettings, resume_point
+from service.api.games.events import SseSettings, resume_point
 from service.api.schemas.players import (
     Me,
     MyGame,

@@ -15,7 +15,7 @@ from litestar import Litestar
 from domain.cards import DECK
 from domain.deal.state import AwaitingDeal, DealFinished
 from domain.game import GameState, NoGame
-from service.api.events import SseSettings
+from service.api.games.events import SseSettings
 from service.app import create_app
 from service.platform.settings import Settings
 

@@ -38,7 +38,7 @@ import httpx
 import pytest
 import uvicorn
 
-from service.api.events import SseSettings
+from service.api.games.events import SseSettings
 from service.app import create_app
 from service.platform.clock import SYSTEM_CLOCK, Clock, ManualClock
 from service.platform.settings import Settings

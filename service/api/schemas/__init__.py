@@ -4,7 +4,6 @@ response body of /v1.
     text         the shared field types: a card, a bid, a name, a seat
     actions      a seat's action bodies and their one-to-one map to the domain's seat commands
     players      players, tokens, a player's games, notifications, invites
-    games        a new game and its rules overrides, a game's outcome, snapshot and event pages
     read_models  ratings and the leaderboard
 
 Request bodies forbid unknown fields, so a typo (or a ``seat``, which always comes from the

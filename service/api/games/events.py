@@ -29,7 +29,7 @@ from litestar.response import Stream
 from domain.game import GameState
 from service.api.common import PRIVATE
 from service.api.errors import problem_responses
-from service.api.schemas.games import EventPage
+from service.api.games.schemas import EventPage
 from service.exceptions import BadRequest
 from service.games.chat import ChatMessage, Rematch, TableTalk
 from service.games.live import Live

@@ -23,7 +23,7 @@ from service.api.common import (
     send,
 )
 from service.api.errors import problem_responses
-from service.api.schemas.games import BotSeat, GameOutcome, JoinGame
+from service.api.games.schemas import BotSeat, GameOutcome, JoinGame
 from service.api.schemas.players import InviteView, NewInvite
 from service.eventlog.handler import request_hash
 from service.exceptions import Forbidden

@@ -23,8 +23,8 @@ from service.api.common import (
     send,
 )
 from service.api.errors import problem_responses
-from service.api.events import SseSettings
-from service.api.schemas.games import GameOutcome, GamePage, JoinGame, NewGame
+from service.api.games.events import SseSettings
+from service.api.games.schemas import GameOutcome, GamePage, JoinGame, NewGame
 from service.eventlog.handler import request_hash
 from service.games.dealing import Layout
 from service.games.lobby import Lobby

@@ -20,7 +20,7 @@ from service.api.common import (
     seen_version,
 )
 from service.api.errors import etag, problem_responses
-from service.api.schemas.games import GameSnapshot
+from service.api.games.schemas import GameSnapshot
 from service.games.service import GameService
 from service.players.accounts import Caller
 
