@@ -73,7 +73,7 @@ from domain import game
 from domain.cards import DECK
 from domain.deal.messages import SeatCommand
 from domain.rules import rules_for
-from service.api.schemas.actions import from_command
+from service.api.actions.schemas import from_command
 
 LAYOUTS_PER_GAME = 100
 KINDS = ("keyed command", "unkeyed command", "GET seat view", "304")

@@ -73,11 +73,10 @@ module is named here). docs/architecture.md draws it::
         auth            bearer tokens: who is calling
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
-            actions     a seat's action bodies, one to one with the domain's seat commands
             players, accounts, read_models, chat
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        actions, players, accounts, read_models, chat
+        players, accounts, read_models, chat
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,
@@ -88,6 +87,10 @@ module is named here). docs/architecture.md draws it::
                         seat sees; the event pages and the live stream
             schemas     a new game and its rules overrides, a game's outcome, snapshot and
                         event pages
+        actions/        a seat's actions
+            controllers, schemas
+                        one action posted to a game; its bodies, one to one with the
+                        domain's seat commands
 
     bootstrap           the composition root: every process's collaborators, built once by role
     app                 the app assembly: the collaborators from bootstrap, mounted under /v1

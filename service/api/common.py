@@ -12,9 +12,9 @@ from litestar import Request, Response
 from litestar.params import HeaderParameter
 
 from domain import game
+from service.api.actions.schemas import Action, from_command
 from service.api.errors import etag, problem_response
 from service.api.games.schemas import GameOutcome
-from service.api.schemas.actions import Action, from_command
 from service.eventlog.store import STREAM_EXISTS
 from service.exceptions import BadRequest
 from service.games.service import Done

@@ -36,8 +36,8 @@ from litestar._openapi.schema_generation.schema import SchemaCreator
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import game, rules
+from service.api.actions import schemas as wire_actions
 from service.api.games import schemas as wire_games
-from service.api.schemas import actions as wire_actions
 from service.games.lobby import NoteKind
 
 Schema = dict[str, Any]

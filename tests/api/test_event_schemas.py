@@ -14,7 +14,7 @@ import msgspec
 from apitools import layouts, register
 
 from domain import game as g
-from service.api.schemas.actions import from_command
+from service.api.actions.schemas import from_command
 from service.eventlog.codec import SCHEMA_VERSIONS, domain_codec
 from service.games.streams import game_stream
 

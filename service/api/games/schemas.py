@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from domain import game, rules
-from service.api.schemas.actions import Action
+from service.api.actions.schemas import Action
 from service.api.schemas.text import CardText, SeatNumber
 from service.games.lobby import GameSummary, SeatSummary
 from service.games.service import SeenEvent

@@ -2,7 +2,6 @@
 response body of /v1.
 
     text         the shared field types: a card, a bid, a name, a seat
-    actions      a seat's action bodies and their one-to-one map to the domain's seat commands
     players      players, tokens, a player's games, notifications, invites
     read_models  ratings and the leaderboard
 

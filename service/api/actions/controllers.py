@@ -12,6 +12,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath
 
+from service.api.actions.schemas import Action, canonical, to_command
 from service.api.auth import SECURITY
 from service.api.common import (
     IdempotencyKeyHeader,
@@ -21,7 +22,6 @@ from service.api.common import (
 )
 from service.api.errors import problem_responses
 from service.api.games.schemas import GameOutcome
-from service.api.schemas.actions import Action, canonical, to_command
 from service.eventlog.handler import request_hash
 from service.games.commands import CALLERS_SEAT
 from service.games.service import GameService
