@@ -73,10 +73,10 @@ module is named here). docs/architecture.md draws it::
         auth            bearer tokens: who is calling
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
-            players, accounts, read_models, chat
+            accounts, read_models, chat
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        players, accounts, read_models, chat
+        accounts, read_models, chat
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,
@@ -91,6 +91,10 @@ module is named here). docs/architecture.md draws it::
             controllers, schemas
                         one action posted to a game; its bodies, one to one with the
                         domain's seat commands
+        players/        who plays
+            controllers, schemas
+                        registering; the caller's tokens, games and notifications (paged or
+                        followed live); invites' bodies
 
     bootstrap           the composition root: every process's collaborators, built once by role
     app                 the app assembly: the collaborators from bootstrap, mounted under /v1

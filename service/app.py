@@ -71,7 +71,7 @@ from service.api.games.views import ViewsController
 from service.api.health import HealthController
 from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
-from service.api.players import PlayersController
+from service.api.players.controllers import PlayersController
 from service.api.problems import ProblemsController
 from service.api.rate_limits import RateLimiter
 from service.api.web import web_client

@@ -24,7 +24,7 @@ from service.api.common import (
 )
 from service.api.errors import problem_responses
 from service.api.games.schemas import BotSeat, GameOutcome, JoinGame
-from service.api.schemas.players import InviteView, NewInvite
+from service.api.players.schemas import InviteView, NewInvite
 from service.eventlog.handler import request_hash
 from service.exceptions import Forbidden
 from service.games.commands import CALLERS_SEAT

@@ -2,7 +2,6 @@
 response body of /v1.
 
     text         the shared field types: a card, a bid, a name, a seat
-    players      players, tokens, a player's games, notifications, invites
     read_models  ratings and the leaderboard
 
 Request bodies forbid unknown fields, so a typo (or a ``seat``, which always comes from the

@@ -24,7 +24,7 @@ from service.api.auth import SECURITY
 from service.api.common import NO_STORE, PRIVATE, IdempotencyKeyHeader
 from service.api.errors import problem_responses
 from service.api.games.events import SseSettings, resume_point
-from service.api.schemas.players import (
+from service.api.players.schemas import (
     Me,
     MyGame,
     MyGames,
