@@ -57,7 +57,7 @@ from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 
 from service.api import auth, read_models
-from service.api.accounts import ROUTES as ACCOUNT_ROUTES
+from service.api.accounts.controllers import ROUTES as ACCOUNT_ROUTES
 from service.api.actions.controllers import ActionsController
 from service.api.chat import ROUTES as CHAT_ROUTES
 from service.api.common import check_request

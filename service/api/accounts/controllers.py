@@ -20,10 +20,7 @@ from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from service.api.auth import SECURITY
-from service.api.common import NO_STORE, PRIVATE
-from service.api.errors import problem_responses
-from service.api.schemas.accounts import (
+from service.api.accounts.schemas import (
     AccountSaved,
     AccountSetUp,
     NewPasskey,
@@ -33,6 +30,9 @@ from service.api.schemas.accounts import (
     SessionCreated,
     SignIn,
 )
+from service.api.auth import SECURITY
+from service.api.common import NO_STORE, PRIVATE
+from service.api.errors import problem_responses
 from service.players.accounts import Caller
 from service.players.passkeys import Ceremony, PasskeyInfo, Passkeys, RelyingParty
 from service.players.signin import Account, Accounts, SignedIn
