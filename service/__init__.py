@@ -73,10 +73,10 @@ module is named here). docs/architecture.md draws it::
         auth            bearer tokens: who is calling
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
-            read_models, chat
+            read_models
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        read_models, chat
+        read_models
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,
@@ -98,6 +98,9 @@ module is named here). docs/architecture.md draws it::
         accounts/       signing in
             controllers, schemas
                         a login, a password and passkeys on the caller's player; sessions
+        chat/           the table's talk
+            controllers, schemas
+                        the chat (post, page, mute, report, phrases only) and "play again"
 
     bootstrap           the composition root: every process's collaborators, built once by role
     app                 the app assembly: the collaborators from bootstrap, mounted under /v1

@@ -59,7 +59,7 @@ from litestar.types import ControllerRouterHandler
 from service.api import auth, read_models
 from service.api.accounts.controllers import ROUTES as ACCOUNT_ROUTES
 from service.api.actions.controllers import ActionsController
-from service.api.chat import ROUTES as CHAT_ROUTES
+from service.api.chat.controllers import ROUTES as CHAT_ROUTES
 from service.api.common import check_request
 from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge

@@ -16,10 +16,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from service.api.auth import SECURITY
-from service.api.common import NO_STORE, PRIVATE
-from service.api.errors import problem_responses
-from service.api.rate_limits import CHAT, RateLimiter
-from service.api.schemas.chat import (
+from service.api.chat.schemas import (
     ChatPage,
     ChatReport,
     ChatRules,
@@ -28,6 +25,9 @@ from service.api.schemas.chat import (
     RematchAnswerBody,
     Reported,
 )
+from service.api.common import NO_STORE, PRIVATE
+from service.api.errors import problem_responses
+from service.api.rate_limits import CHAT, RateLimiter
 from service.exceptions import RateLimited
 from service.games.chat import ChatMessage, Rematch, TableTalk
 from service.games.lobby import Lobby
