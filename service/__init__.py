@@ -73,11 +73,7 @@ module is named here). docs/architecture.md draws it::
         auth            bearer tokens: who is calling
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
-            read_models
-                        the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        read_models
-                        the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,
                         the spec's finishing pass, the web client's files
@@ -101,6 +97,9 @@ module is named here). docs/architecture.md draws it::
         chat/           the table's talk
             controllers, schemas
                         the chat (post, page, mute, report, phrases only) and "play again"
+        read_models/    what is read from the projections and the log
+            controllers, schemas
+                        sheets, statistics, ratings, replays, export, the projections' status
 
     bootstrap           the composition root: every process's collaborators, built once by role
     app                 the app assembly: the collaborators from bootstrap, mounted under /v1

@@ -56,7 +56,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 
-from service.api import auth, read_models
+from service.api import auth
 from service.api.accounts.controllers import ROUTES as ACCOUNT_ROUTES
 from service.api.actions.controllers import ActionsController
 from service.api.chat.controllers import ROUTES as CHAT_ROUTES
@@ -74,6 +74,7 @@ from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players.controllers import PlayersController
 from service.api.problems import ProblemsController
 from service.api.rate_limits import RateLimiter
+from service.api.read_models import controllers as read_models
 from service.api.web import web_client
 from service.bootstrap import SHUTDOWN_TIMEOUT, open_services, stop_task
 from service.platform.clock import SYSTEM_CLOCK, Clock

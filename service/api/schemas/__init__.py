@@ -2,7 +2,6 @@
 response body of /v1.
 
     text         the shared field types: a card, a bid, a name, a seat
-    read_models  ratings and the leaderboard
 
 Request bodies forbid unknown fields, so a typo (or a ``seat``, which always comes from the
 token) fails loudly with 400. Responses may gain fields within /v1; clients ignore the ones they

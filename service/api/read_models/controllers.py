@@ -36,7 +36,7 @@ from projections.sheet_svg import LANGS, Lang, render_svg
 from projections.stats import PlayerStats, player_stats
 from service.api.common import PRIVATE, IfNoneMatchHeader, not_modified
 from service.api.errors import etag, problem_responses
-from service.api.schemas.read_models import (
+from service.api.read_models.schemas import (
     LeaderboardEntryView,
     LeaderboardPage,
     RatingHistoryLine,
