@@ -65,14 +65,14 @@ module is named here). docs/architecture.md draws it::
         steward         timeouts and moves for absent seats; the bots' duty in the bot worker
         key_purger      expired idempotency keys, old notifications and invites, purged
 
-    api/                all of HTTP: controllers per resource, schemas, auth, errors
+    api/                all of HTTP: a package per resource, its controllers beside its wire
+                        schemas (msgspec Structs); what every resource shares at the top
         errors          the one place that maps every error to problem+json
         rate_limits     limits per token and address, counted in PostgreSQL
         edge            what every request meets first (the one ASGI middleware): its id and
                         metrics, limits, strict input, a game's 304 from memory
         auth            bearer tokens: who is calling
-        schemas/        the wire types: msgspec Structs for every request and response body
-            text        the shared field types: a card, a bid, a name, a seat
+        text            the wire's shared field types: a card, a bid, a name, a seat
         common          what the controllers share: headers, rendering a command's outcome
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,

@@ -8,6 +8,8 @@ a module missing from it, or named there and gone, fails here. The import rules,
 - ``bots`` and ``projections`` import ``domain`` (and themselves), never ``service``, each other's
   package, a web framework or a database driver;
 - Litestar is imported only under ``service/api/`` and by ``service/app.py``, the app assembly;
+- inside ``service/api/``, the shared modules and the resources' ``schemas`` take only a
+  resource's ``schemas`` from it, never its controllers;
 - the service's rooms are floors: a module imports only its own room and the rooms below it
   (`FLOORS`), so nothing points upward.
 """
@@ -143,12 +145,13 @@ def test_the_map_reader_sees_rooms_and_lists() -> None:
 
 def test_the_map_reader_sees_packages_inside_rooms() -> None:
     drawing = (
-        "    api/   y\n        errors   z\n        schemas/   wire\n            text   t\n"
-        "            games, players\n                        continued\n        common   c\n"
+        "    api/   y\n        errors   z\n        games/   g\n            controllers, schemas\n"
+        "                        continued\n        common   c\n        chat/   t\n"
+        "            schemas   s\n    app   w\n"
     )
     assert mapped_modules(drawing) == {
-        "api/__init__", "api/errors", "api/schemas/__init__", "api/schemas/text",
-        "api/schemas/games", "api/schemas/players", "api/common",
+        "api/__init__", "api/errors", "api/games/__init__", "api/games/controllers",
+        "api/games/schemas", "api/common", "api/chat/__init__", "api/chat/schemas", "app",
     }  # fmt: skip
 
 
@@ -191,6 +194,25 @@ def test_litestar_only_in_the_api_and_the_app_assembly() -> None:
             for line, name in _imports(path)
             if name.split(".")[0] == "litestar"
         ]
+    assert found == []
+
+
+def test_the_api_shares_only_its_resources_wire_types() -> None:
+    """Inside api/, the shared modules at its top and every resource's ``schemas`` take nothing
+    from a resource but its ``schemas``: controllers are mounted by the app assembly alone."""
+    api = SERVICE / "api"
+    resources = {p.name for p in api.iterdir() if (p / "__init__.py").is_file()}
+    found = []
+    for path in _modules("service/api"):
+        rel = path.relative_to(api)
+        if len(rel.parts) > 1 and rel.name != "schemas.py":
+            continue  # a resource's controllers may use what they need
+        for line, name in _imports(path):
+            parts = name.split(".")
+            resource = parts[:2] == ["service", "api"] and len(parts) > 3 and parts[2] in resources
+            if resource and parts[3] != "schemas":
+                found.append(f"service/api/{rel}:{line} imports {name}")
+    assert resources >= {"games", "actions", "players", "accounts", "chat", "read_models"}
     assert found == []
 
 

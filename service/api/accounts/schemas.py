@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from service.api.schemas.text import Name
+from service.api.text import Name
 from service.players.accounts import Player
 from service.players.passkeys import PasskeyInfo
 from service.players.signin import Account

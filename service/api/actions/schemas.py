@@ -16,7 +16,7 @@ import msgspec
 from domain.cards import parse_bid, parse_card
 from domain.deal.messages import SeatCommand
 from domain.outcome import WhistChoice
-from service.api.schemas.text import BidText, CardText, SeatNumber
+from service.api.text import BidText, CardText, SeatNumber
 
 
 class ActionBody(

@@ -10,7 +10,7 @@ import msgspec
 
 from domain import game, rules
 from service.api.actions.schemas import Action
-from service.api.schemas.text import CardText, SeatNumber
+from service.api.text import CardText, SeatNumber
 from service.games.lobby import GameSummary, SeatSummary
 from service.games.service import SeenEvent
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from service.api.schemas.text import Name
+from service.api.text import Name
 from service.games.lobby import GameSummary, NoteKind
 from service.players.accounts import PlayerKind, Scope, TokenInfo
 
