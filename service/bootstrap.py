@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 import asyncpg
 
-from bots.budget import Budget
+from bots.budget import DEFAULT_LAYOUTS, Budget
 from migrations import APP_ROLE, BOTS_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
 from service.api.rate_limits import CHAT, Policy, RateLimiter
 from service.eventlog.hints import HintHub
@@ -288,7 +288,10 @@ def _bot_steward(services: Services) -> Steward:
     assert services.games is not None
     steward = Steward(
         services.games, services.pool, duty="bots", bots=services.bots,
-        think_budget=Budget(seconds=settings.bot_budget, nodes=settings.bot_nodes),
+        think_budget=Budget(
+            seconds=settings.bot_budget, nodes=settings.bot_nodes,
+            layouts=DEFAULT_LAYOUTS if settings.bot_layouts else None,
+        ),
         pace=settings.bot_pace,
         poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,

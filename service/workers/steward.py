@@ -137,16 +137,12 @@ class _Log:
 
 
 def thought_of(level: str, seed: int, budget: Budget) -> str:
-    """How a bot's move was chosen, as its events' metadata keep it: ``strong seed=9f… nodes=4000
-    seconds=1.5``. ``LEVELS[level](seat_input(events[:version], seat), Random(int(seed, 16)),
-    Budget.of_nodes(…))`` thinks it again; under a wall-clock budget alone only as far as the
-    machine then got."""
-    parts = [level, f"seed={seed:016x}"]
-    if budget.nodes is not None:
-        parts.append(f"nodes={budget.nodes}")
-    if budget.seconds is not None:
-        parts.append(f"seconds={budget.seconds:g}")
-    return " ".join(parts)
+    """How a bot's move was chosen, as its events' metadata keep it: ``strong seed=9f…
+    layouts=bid:40,… seconds=1.5``. ``LEVELS[level](seat_input(events[:version], seat),
+    Random(int(seed, 16)), Budget.parse(…))`` on what follows the seed thinks it again: exactly
+    under layout or node counts (unless the seconds' safety net ended that search), and under a
+    wall-clock budget alone only as far as the machine then got."""
+    return " ".join((level, f"seed={seed:016x}", budget.describe()))
 
 
 class Steward:
