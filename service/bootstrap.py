@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -282,6 +283,14 @@ def _snapshots(
     return game_snapshots(pool, every=settings.snapshot_every, writer=writer, from_log=from_log)
 
 
+def _cores() -> int:
+    """The cores this process may run on: the size of the bots' pool of thinkers."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _bot_steward(services: Services) -> Steward:
     """The steward with the bots' duty: thinks and moves for the service's bots."""
     settings = services.settings
@@ -292,6 +301,7 @@ def _bot_steward(services: Services) -> Steward:
             seconds=settings.bot_budget, nodes=settings.bot_nodes,
             layouts=DEFAULT_LAYOUTS if settings.bot_layouts else None,
         ),
+        think_processes=_cores() if settings.bot_processes is None else settings.bot_processes,
         pace=settings.bot_pace,
         poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
