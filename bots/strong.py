@@ -1,5 +1,5 @@
 """The ``strong`` level: layouts of the unseen cards, weighed by the auction, decided by the
-double-dummy solver within a time budget (PIMC, docs/bots.md §3, §6).
+double-dummy solver within a budget of layouts per decision (PIMC, docs/bots.md §3, §6).
 
 - Card play: draw layouts consistent with the play so far (or enumerate them when there are
   few, e.g. the 66 discards a misère catcher faces), solve each one double-dummy for every
@@ -19,9 +19,11 @@ double-dummy solver within a time budget (PIMC, docs/bots.md §3, §6).
 
 Every loop is anytime: it stops when the budget is spent, and each solve is bounded by the nodes
 left, so a decision overshoots its budget by little. The budget is the caller's (`bots.budget`):
-a count of trick starts (solver nodes and tricks played out), the same on any machine, and a
-wall-clock cap (1.5 s by default), converted into nodes at the solver's measured speed; with no
-budget for a single layout, the basic bot's choice stands.
+a number of layouts per kind of decision and a count of trick starts (solver nodes and tricks
+played out), both the same on any machine, and a wall-clock cap (1.5 s by default, a safety
+net), converted into nodes at the solver's measured speed; with no budget for a single layout,
+the basic bot's choice stands. The solver is the compiled kernel when it is built (docs/bots.md
+§4.10), which is what affords the layout counts.
 """
 
 from __future__ import annotations
