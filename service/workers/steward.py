@@ -66,6 +66,7 @@ from service.platform.metrics import (
     TABLES_FOR_ARBITER,
     TIMEOUTS_PENDING,
 )
+from service.platform.orphans import die_with_parent
 from service.platform.worker_kit import Worker
 from service.players.bots import BotPlayers
 
@@ -239,8 +240,9 @@ class Steward:
                 # spawned, not forked: the children start clean of this process's threads
                 # and event loop, and import only the bots and the domain
                 self._thinkers = ProcessPoolExecutor(
-                    self.think_processes, mp_context=multiprocessing.get_context("spawn")
-                )
+                    self.think_processes, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=die_with_parent,  # a killed worker leaves no thinker behind
+                )  # fmt: skip
             loop = asyncio.get_running_loop()
             try:
                 return await loop.run_in_executor(self._thinkers, think, level, view, seed, budget)
