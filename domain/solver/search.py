@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from domain.solver.bits import RELATIVE, REPS, SUIT_MASK
 from domain.solver.position import Mode
@@ -36,7 +36,7 @@ from domain.solver.position import Mode
 try:  # the compiled search (domain/solver/_kernel.c), built by `pip install -e .`
     from domain.solver import _kernel as _compiled
 except ImportError:  # a source tree never built: the pure search serves alone
-    _compiled = None
+    _compiled = None  # type: ignore[assignment]
 
 KERNEL_AVAILABLE: Final = _compiled is not None
 """Whether the compiled search is importable here."""
@@ -117,7 +117,7 @@ class Solver:
             (focus_slot == 2) == contract,
         )
         """Per slot: whether it wants the focus to take tricks."""
-        self.kernel: Any = None
+        self.kernel: _compiled.Kernel | None = None
         """The compiled search's context (its own table and counter), or None: pure."""
         if kernel:
             assert _compiled is not None

@@ -222,7 +222,9 @@ class _Root:
     def _compiled(self, need: int) -> bool:
         """`_node` in the compiled search: the cards on the table played out there too."""
         h = self.hands
-        got = self.solver.kernel.root(
+        kernel = self.solver.kernel
+        assert kernel is not None
+        got = kernel.root(
             h[0], h[1], h[2], self.table, self.turn_slot, need,
             self.n, self.k, -1 if self.led is None else self.led,
         )  # fmt: skip
