@@ -9,6 +9,9 @@ import asyncio
 import os
 import random
 import signal
+from pathlib import Path
+
+import pytest
 
 from bots import LEVELS, think
 from bots.budget import DEFAULT_LAYOUTS, Budget
@@ -20,6 +23,15 @@ from domain.rules import SOCHI
 from service.workers.steward import Steward
 
 BUDGET = Budget(seconds=None, layouts=DEFAULT_LAYOUTS.scaled(0.25))
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True)
+def _the_packages_first_on_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spawned thinker imports with this process's ``sys.path``, where pytest may have put
+    ``tests/unit`` (whose ``bots/`` and ``service/`` folders would pass for namespace packages
+    there); as in a deployment, the real packages come first."""
+    monkeypatch.syspath_prepend(str(ROOT))
 
 
 def _views() -> list[BotView]:
