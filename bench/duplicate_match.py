@@ -1,8 +1,8 @@
 """A duplicate match between bot levels: luck removed by playing every deal from every seat.
 
     python bench/duplicate_match.py [--presets sochi,leningrad,rostov] [--players 3]
-        [--deals 200] [--pairs strong:basic,basic:random] [--strong-budget 0.25]
-        [--strong-nodes N]
+        [--deals 200] [--pairs strong:basic,basic:random] [--strong-layouts 1]
+        [--strong-budget SECONDS] [--strong-nodes N]
         [--jobs 2] [--seed 1] [--full] [--smoke]
 
 For each preset and each pair of levels (A against B) the same seeded deals are played in
@@ -21,10 +21,12 @@ results sum to zero, in whist-equivalents. It prints, per preset and pair:
   excludes zero.
 
 At a table of four the sitting-out dealer belongs to no level (his consolation is left out of
-the means). ``--strong-budget`` sets the strong level's time per decision (the default budget
-is 1.5 s; a reduced one keeps a match within minutes); ``--strong-nodes`` gives it a budget of
-solver nodes instead (docs/bots.md §6), so that the match plays the same on any machine and can
-be rerun exactly. The report says which was used.
+the means). The strong level plays by its layout counts per decision kind (docs/bots.md §6,
+`bots.budget.Layouts`), times ``--strong-layouts`` (1: the service's counts), with no wall-clock
+cap unless ``--strong-budget`` sets one: the match then plays the same on any machine, however
+loaded, and can be rerun exactly. ``--strong-layouts 0`` leaves the seconds alone (0.25 s
+unless ``--strong-budget`` says otherwise); ``--strong-nodes`` gives a budget of solver nodes
+instead. The report says which was used.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _kit import add_smoke
 
 from bots import LEVELS, Budget
+from bots.budget import DEFAULT_LAYOUTS
 from bots.table import Table
 from bots.value import deal_results
 from domain.outcome import DealOutcome
@@ -153,8 +156,8 @@ def run_pair(
         per_b.append(mb)
         margin.append(ma - mb)
     ra, rb, rm = interval(per_a), interval(per_b), interval(margin)
-    spend = f"{budget.nodes} nodes" if isinstance(budget, Budget) else f"{budget:g} s"
-    strong_note = f", strong budget {spend}/decision" if "strong" in (a, b) else ""
+    spend = budget.describe() if isinstance(budget, Budget) else f"seconds={budget:g}"
+    strong_note = f", strong budget {spend}" if "strong" in (a, b) else ""
     print(
         f"{preset}, {players} players: {a} vs {b}: {len(done)} deals × "
         f"{len(rotations(players, 0, full))} rotations{strong_note} ({wall:.0f} s wall)"
@@ -179,8 +182,9 @@ def main() -> None:
     p.add_argument("--players", type=int, default=3, choices=(3, 4))
     p.add_argument("--deals", type=int, default=200)
     p.add_argument("--pairs", default="strong:basic,basic:random")
-    p.add_argument("--strong-budget", type=float, default=0.25)
-    p.add_argument("--strong-nodes", type=int, default=None, help="solver nodes, not seconds")
+    p.add_argument("--strong-layouts", type=float, default=1.0, help="times the default counts")
+    p.add_argument("--strong-budget", type=float, default=None, help="a wall-clock cap, seconds")
+    p.add_argument("--strong-nodes", type=int, default=None, help="solver nodes, not layouts")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--full", action="store_true", help="also two A's against one B")
@@ -188,7 +192,15 @@ def main() -> None:
     args = p.parse_args()
     if args.smoke:
         args.presets, args.deals, args.pairs, args.jobs = "sochi", 2, "basic:random", 1
-    budget = args.strong_budget if args.strong_nodes is None else Budget.of_nodes(args.strong_nodes)
+    budget: Budget | float
+    if args.strong_nodes is not None:
+        budget = Budget.of_nodes(args.strong_nodes)
+    elif args.strong_layouts > 0:
+        budget = Budget(
+            seconds=args.strong_budget, layouts=DEFAULT_LAYOUTS.scaled(args.strong_layouts)
+        )
+    else:
+        budget = args.strong_budget if args.strong_budget is not None else 0.25
     for preset in args.presets.split(","):
         for pair in args.pairs.split(","):
             a, b = pair.split(":")

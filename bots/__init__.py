@@ -65,4 +65,14 @@ LEVELS: dict[str, Strategy] = {
 }
 """The strategies by level, weakest first."""
 
-__all__ = ["LEVELS", "BotView", "Budget", "SeatFeed", "Strategy", "guarded", "seat_input"]
+
+def think(level: str, view: BotView, seed: int, budget: Budget | float) -> SeatCommand:
+    """``level``'s decision from ``view`` with a generator seeded ``seed``: what a pool of
+    worker processes runs for the bot worker (a module-level function, so it is sent to a
+    worker by name, with nothing but the view, the seed and the budget)."""
+    return LEVELS[level](view, random.Random(seed), budget)
+
+
+__all__ = [
+    "LEVELS", "BotView", "Budget", "SeatFeed", "Strategy", "guarded", "seat_input", "think",
+]  # fmt: skip

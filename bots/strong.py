@@ -1,5 +1,5 @@
 """The ``strong`` level: layouts of the unseen cards, weighed by the auction, decided by the
-double-dummy solver within a time budget (PIMC, docs/bots.md §3, §6).
+double-dummy solver within a budget of layouts per decision (PIMC, docs/bots.md §3, §6).
 
 - Card play: draw layouts consistent with the play so far (or enumerate them when there are
   few, e.g. the 66 discards a misère catcher faces), solve each one double-dummy for every
@@ -19,9 +19,11 @@ double-dummy solver within a time budget (PIMC, docs/bots.md §3, §6).
 
 Every loop is anytime: it stops when the budget is spent, and each solve is bounded by the nodes
 left, so a decision overshoots its budget by little. The budget is the caller's (`bots.budget`):
-a count of trick starts (solver nodes and tricks played out), the same on any machine, and a
-wall-clock cap (1.5 s by default), converted into nodes at the solver's measured speed; with no
-budget for a single layout, the basic bot's choice stands.
+a number of layouts per kind of decision and a count of trick starts (solver nodes and tricks
+played out), both the same on any machine, and a wall-clock cap (1.5 s by default, a safety
+net), converted into nodes at the solver's measured speed; with no budget for a single layout,
+the basic bot's choice stands. The solver is the compiled kernel when it is built (docs/bots.md
+§4.10), which is what affords the layout counts.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bots import basic
-from bots.budget import DEFAULT_SECONDS, Budget, as_budget
+from bots.budget import DEFAULT_SECONDS, Budget, DecisionKind, Layouts, as_budget
 from bots.common import OBLIGATION, find_discard, light_bids, of_type
 from bots.evaluate import (
     best_strain,
@@ -66,6 +68,7 @@ from domain.deal.messages import (
 from domain.outcome import DealKind, DealOutcome, DefenderRole, WhistChoice
 from domain.solver import Position, SearchAborted, Solution, Solver, position, solve, solver_for
 from domain.solver.bits import SUIT_INDEX, mask_of
+from domain.solver.search import kernel_by_default
 from domain.solver.solve import fits
 
 DEFAULT_BUDGET_S = DEFAULT_SECONDS
@@ -97,6 +100,9 @@ def decide_with_stats(
     return _decide(view, rng, clock), clock
 
 
+UNLIMITED = 1 << 60
+"""The node limit of a solve under layout counts alone: none."""
+
 BUDGET_SHARE = 0.88
 """The share of the seconds the search may use: the rest covers reading the view, sampling and
 the overshoot of the last solve. A node budget is the search's alone, all of it."""
@@ -115,12 +121,16 @@ def _decide(view: BotView, rng: random.Random, clock: Clock) -> SeatCommand:
         return play(k, plays, rng, clock)
     phase = k.deal.phase
     if phase == "bidding":
+        clock.judging("bid")
         return bid(k, legal, rng, clock)
     if phase == "discarding":
+        clock.judging("discard")
         return discard(k, legal, rng, clock)
     if phase == "declaring":
+        clock.judging("declare")
         return declare(k, legal, rng, clock)
     if phase == "whisting":
+        clock.judging("whist")
         return whist(k, legal, rng, clock)
     return basic.decide(view, rng)
 
@@ -128,17 +138,29 @@ def _decide(view: BotView, rng: random.Random, clock: Clock) -> SeatCommand:
 # ---- the budget and the solver's share of it -------------------------------------------------
 
 
+def _first_rate() -> float:
+    """Trick starts a second a solve is first assumed to manage: the compiled search's or the
+    pure one's (measured on the machine of docs/bots.md §9.2, with some margin)."""
+    return 1_000_000.0 if kernel_by_default() else 20_000.0
+
+
 @dataclass
 class Clock:
     """A decision's meter: its limits (``budget_s`` seconds of search, ``node_budget`` trick
-    starts), what the search has spent, and the solver's speed seen so far (trick starts per
-    second), which turns the seconds left into a node limit for each solve."""
+    starts, ``layouts`` per decision kind), what the search has spent, and the solver's speed
+    seen so far (trick starts per second), which turns the seconds left into a node limit for
+    each solve."""
 
     budget_s: float | None
     node_budget: int | None = None
     now: Callable[[], float] = time.perf_counter
+    layouts: Layouts | None = None
     start: float = field(init=False)
-    rate: float = 20_000.0
+    rate: float = field(default_factory=_first_rate)
+    kind: DecisionKind | None = None
+    """The decision being judged (`judging`): it sets the layout count."""
+    layout_budget: int | None = None
+    """Layouts this decision judges at most (None: no layout limit)."""
     nodes: int = 0
     """Trick starts expanded: solver nodes and tricks played out."""
     spent: float = 0.0
@@ -146,9 +168,9 @@ class Clock:
     """Layouts solved."""
     exhaustive: bool = False
     """Whether the layouts were every possible one (else a random sample)."""
-    stopped_by: Literal["nodes", "seconds"] | None = None
-    """Which limit ended the search (None: it ran out of layouts first). Only a decision not
-    ended by ``seconds`` is reproducible from its random generator."""
+    stopped_by: Literal["layouts", "nodes", "seconds"] | None = None
+    """Which limit ended the search (None: there were no more layouts to judge). Only a
+    decision not ended by ``seconds`` is reproducible from its random generator."""
 
     def __post_init__(self) -> None:
         self.start = self.now()
@@ -156,7 +178,12 @@ class Clock:
     @classmethod
     def for_budget(cls, budget: Budget, now: Callable[[], float] = time.perf_counter) -> Clock:
         seconds = None if budget.seconds is None else budget.seconds * BUDGET_SHARE
-        return cls(seconds, budget.nodes, now)
+        return cls(seconds, budget.nodes, now, budget.layouts)
+
+    def judging(self, kind: DecisionKind) -> None:
+        """The decision is of ``kind``: its layout count applies."""
+        self.kind = kind
+        self.layout_budget = None if self.layouts is None else self.layouts.of(kind)
 
     def left(self) -> float:
         """Seconds left to search (infinite without a wall-clock cap)."""
@@ -171,7 +198,9 @@ class Clock:
     def out(self) -> bool:
         """Whether a limit is reached: no further layout is taken."""
         nodes = self.nodes_left()
-        if nodes is not None and nodes <= 0:
+        if self.layout_budget is not None and self.samples >= self.layout_budget:
+            self.stopped_by = "layouts"
+        elif nodes is not None and nodes <= 0:
             self.stopped_by = "nodes"
         elif self.left() <= 0:
             self.stopped_by = "seconds"
@@ -192,7 +221,7 @@ class Clock:
             limits.append(nodes)
         if self.budget_s is not None:
             limits.append(max(200, int(self.left() * self.rate)))
-        return min(limits)
+        return min(limits) if limits else UNLIMITED
 
     def solve(
         self, pos: Position, solver: Solver, *, values: bool, guess: int | None = None
@@ -370,6 +399,7 @@ def play(k: Knowledge, plays: list[PlayCard], rng: random.Random, clock: Clock) 
         mode, focus = ("misere" if kind == "miser" else "contract"), k.deal.declarer
     util = play_utilities(k, mover)
     done = k.tricks.get(focus, 0)
+    clock.judging("all_pass" if kind == "raspasy" and ALL_PASS_PLAY == "play_out" else "play")
     if kind == "raspasy" and ALL_PASS_PLAY == "play_out":
         return _play_all_pass(k, plays, cards, util, done, rng, clock, fallback)
     totals = dict.fromkeys(cards, 0.0)

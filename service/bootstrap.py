@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ from typing import Any, Literal
 
 import asyncpg
 
-from bots.budget import Budget
+from bots.budget import DEFAULT_LAYOUTS, Budget
 from migrations import APP_ROLE, BOTS_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
 from service.api.rate_limits import CHAT, Policy, RateLimiter
 from service.eventlog.hints import HintHub
@@ -282,13 +283,25 @@ def _snapshots(
     return game_snapshots(pool, every=settings.snapshot_every, writer=writer, from_log=from_log)
 
 
+def _cores() -> int:
+    """The cores this process may run on: the size of the bots' pool of thinkers."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _bot_steward(services: Services) -> Steward:
     """The steward with the bots' duty: thinks and moves for the service's bots."""
     settings = services.settings
     assert services.games is not None
     steward = Steward(
         services.games, services.pool, duty="bots", bots=services.bots,
-        think_budget=Budget(seconds=settings.bot_budget, nodes=settings.bot_nodes),
+        think_budget=Budget(
+            seconds=settings.bot_budget, nodes=settings.bot_nodes,
+            layouts=DEFAULT_LAYOUTS if settings.bot_layouts else None,
+        ),
+        think_processes=_cores() if settings.bot_processes is None else settings.bot_processes,
         pace=settings.bot_pace,
         poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,

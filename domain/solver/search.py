@@ -26,11 +26,29 @@ contract, the defenders against a misère, the coalition against the all-pass se
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Final
 
 from domain.solver.bits import RELATIVE, REPS, SUIT_MASK
 from domain.solver.position import Mode
+
+try:  # the compiled search (domain/solver/_kernel.c), built by `pip install -e .`
+    from domain.solver import _kernel as _compiled
+except ImportError:  # a source tree never built: the pure search serves alone
+    _compiled = None  # type: ignore[assignment]
+
+KERNEL_AVAILABLE: Final = _compiled is not None
+"""Whether the compiled search is importable here."""
+PURE_ENV: Final = "PREFERANS_SOLVER"
+"""``PREFERANS_SOLVER=pure`` makes every `Solver` use the pure search (a reference run, or a
+machine whose build of the kernel is in doubt)."""
+
+
+def kernel_by_default() -> bool:
+    """Whether a `Solver` made without saying uses the compiled search."""
+    return KERNEL_AVAILABLE and os.environ.get(PURE_ENV, "").strip().lower() != "pure"
+
 
 TT_LIMIT: Final = 1_500_000
 """Entries kept before the table is cleared (a whole deal stores some 10^4–10^5)."""
@@ -68,7 +86,15 @@ class Solver:
         talon_leads: tuple[int, ...] = (),
         forehand_leads_until: int = 0,
         features: frozenset[str] = FEATURES,
+        kernel: bool | None = None,
     ) -> None:
+        """``kernel``: the compiled search (True), the pure one (False), or the compiled one
+        when it is built and not switched off by `PURE_ENV` (None). The compiled search has
+        every feature; a solver with some switched off is pure."""
+        if kernel is None:
+            kernel = kernel_by_default() and features == FEATURES
+        if kernel and (_compiled is None or features != FEATURES):
+            raise ValueError("the compiled search is not built here, or a feature is off")
         self.features = features
         self.trump = trump
         self.mode: Mode = mode
@@ -91,20 +117,43 @@ class Solver:
             (focus_slot == 2) == contract,
         )
         """Per slot: whether it wants the focus to take tricks."""
+        self.kernel: _compiled.Kernel | None = None
+        """The compiled search's context (its own table and counter), or None: pure."""
+        if kernel:
+            assert _compiled is not None
+            self.kernel = _compiled.Kernel(
+                trump, contract, focus_slot, talon_leads, forehand_leads_until
+            )
         self._search = _compile(self)
 
     @property
+    def backend(self) -> str:
+        """``kernel`` or ``pure``: which search answers."""
+        return "pure" if self.kernel is None else "kernel"
+
+    @property
     def nodes(self) -> int:
+        if self.kernel is not None:
+            return int(self.kernel.nodes)
         return self.counter[0]
 
     def limit_nodes(self, more: int | None) -> None:
         """Allow ``more`` trick starts from now on (None: no limit)."""
+        if self.kernel is not None:
+            self.kernel.set_limit(-1 if more is None else self.kernel.nodes + more)
+            return
         self.limit[0] = NO_LIMIT if more is None else self.counter[0] + more
 
     def test(self, leader: int, need: int, n: int, k: int) -> bool:
         """Whether the maximising side can make the focus take at least ``need`` of the ``n``
         tricks left, from a trick start with ``leader`` (a slot) to lead trick ``k`` (0-based),
         the hands being `hands`. `hands` is the same again on return."""
+        if self.kernel is not None:
+            h = self.hands
+            got = self.kernel.test(h[0], h[1], h[2], leader, need, n, k)
+            if got is None:
+                raise SearchAborted
+            return bool(got)
         if len(self.table) > TT_LIMIT:
             self.table.clear()
             self.best.clear()

@@ -14,7 +14,7 @@ import msgspec
 from domain.cards import DECK, Seat
 from domain.solver.bits import CARD_INDEX, REPS, SUIT_MASK, legal_mask
 from domain.solver.position import Mode, Position
-from domain.solver.search import Solver
+from domain.solver.search import SearchAborted, Solver
 
 
 class Solution(msgspec.Struct, frozen=True, kw_only=True):
@@ -203,6 +203,8 @@ class _Root:
         return out
 
     def test(self, need: int) -> bool:
+        if self.solver.kernel is not None:
+            return self._compiled(need)
         return self._node(need)
 
     def test_after(self, card: int, need: int) -> bool:
@@ -210,10 +212,25 @@ class _Root:
         self.hands[slot] ^= card
         self.table.append((slot, card))
         try:
+            if self.solver.kernel is not None:
+                return self._compiled(need)
             return self._node(need)
         finally:
             self.table.pop()
             self.hands[slot] ^= card
+
+    def _compiled(self, need: int) -> bool:
+        """`_node` in the compiled search: the cards on the table played out there too."""
+        h = self.hands
+        kernel = self.solver.kernel
+        assert kernel is not None
+        got = kernel.root(
+            h[0], h[1], h[2], self.table, self.turn_slot, need,
+            self.n, self.k, -1 if self.led is None else self.led,
+        )  # fmt: skip
+        if got is None:
+            raise SearchAborted
+        return bool(got)
 
     def _node(self, need: int) -> bool:
         solver = self.solver

@@ -47,9 +47,16 @@ Every knob of the service lives here and nowhere else. Variables:
                                   starts, so that the API process holds none of their roles'
                                   logins), ``inline`` (in this process, on pools of their roles),
                                   or ``off`` (a ``preferans background`` elsewhere)
-    PREFERANS_BOT_BUDGET          seconds a ``strong`` bot may think over a decision (1.5)
+    PREFERANS_BOT_BUDGET          seconds a ``strong`` bot may think over a decision at most,
+                                  the safety net under its layout counts (1.5)
+    PREFERANS_BOT_LAYOUTS         ``true``: a ``strong`` bot judges the default number of layouts
+                                  per kind of decision (`bots.budget.Layouts`), the same on any
+                                  machine; ``false``: the seconds alone (true); docs/bots.md §6
     PREFERANS_BOT_NODES           solver nodes a ``strong`` bot may spend on a decision, within
-                                  the seconds (unset: the seconds alone); docs/bots.md §6
+                                  the seconds (unset: no node limit); docs/bots.md §6
+    PREFERANS_BOT_PROCESSES       worker processes the bot worker's ``strong`` bots think in, so
+                                  that tables do not wait for each other (unset: one per core;
+                                  0: a thread of the bot worker); docs/bots.md §7
     PREFERANS_BOT_PACE            seconds at least from a bot's turn to its move (0.5)
     PREFERANS_ANALYSIS            analyse finished games double-dummy in a worker process
                                   beside the projections (true)
@@ -162,7 +169,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     bot_worker: Literal["process", "inline", "off"] = "process"
     background_worker: Literal["process", "inline", "off"] = "process"
     bot_budget: float = 1.5
+    bot_layouts: bool = True
     bot_nodes: int | None = None
+    bot_processes: int | None = None
     bot_pace: float = 0.5
     analysis: bool = True
     rate_limits: bool = True

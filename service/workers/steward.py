@@ -34,14 +34,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import random
 import uuid
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Literal
 
 import asyncpg
 
-from bots import LEVELS, Budget, seat_input
+from bots import LEVELS, BotView, Budget, seat_input, think
 from bots.budget import as_budget
 from bots.common import default_action
 from domain import game
@@ -63,6 +66,7 @@ from service.platform.metrics import (
     TABLES_FOR_ARBITER,
     TIMEOUTS_PENDING,
 )
+from service.platform.orphans import die_with_parent
 from service.platform.worker_kit import Worker
 from service.players.bots import BotPlayers
 
@@ -137,16 +141,12 @@ class _Log:
 
 
 def thought_of(level: str, seed: int, budget: Budget) -> str:
-    """How a bot's move was chosen, as its events' metadata keep it: ``strong seed=9f… nodes=4000
-    seconds=1.5``. ``LEVELS[level](seat_input(events[:version], seat), Random(int(seed, 16)),
-    Budget.of_nodes(…))`` thinks it again; under a wall-clock budget alone only as far as the
-    machine then got."""
-    parts = [level, f"seed={seed:016x}"]
-    if budget.nodes is not None:
-        parts.append(f"nodes={budget.nodes}")
-    if budget.seconds is not None:
-        parts.append(f"seconds={budget.seconds:g}")
-    return " ".join(parts)
+    """How a bot's move was chosen, as its events' metadata keep it: ``strong seed=9f…
+    layouts=bid:40,… seconds=1.5``. ``LEVELS[level](seat_input(events[:version], seat),
+    Random(int(seed, 16)), Budget.parse(…))`` on what follows the seed thinks it again: exactly
+    under layout or node counts (unless the seconds' safety net ended that search), and under a
+    wall-clock budget alone only as far as the machine then got."""
+    return " ".join((level, f"seed={seed:016x}", budget.describe()))
 
 
 class Steward:
@@ -163,6 +163,7 @@ class Steward:
         lease: float = 5.0,
         batch: int = 32,
         think_budget: Budget | float = 1.5,
+        think_processes: int = 0,
         pace: float = 0.0,
         clock: Clock = SYSTEM_CLOCK,
         entropy: Entropy = SYSTEM_ENTROPY,
@@ -172,7 +173,9 @@ class Steward:
         that answered at once would be hard to follow); counts for the ``bots`` duty.
         ``entropy`` gives the generator the bots (and the stand-ins) think with.
         ``failures_to_arbiter``: failed turns in a row at one table before it is marked for
-        an arbiter (see the module docstring)."""
+        an arbiter (see the module docstring). ``think_processes``: worker processes the
+        strong bots think in (0: a thread of this process, so concurrent tables share its
+        interpreter and wait for each other)."""
         self.games = games
         self._swept_at = 0
         self.clock = clock
@@ -188,6 +191,9 @@ class Steward:
         self.lease = lease
         self.batch = batch
         self.think_budget = as_budget(think_budget)
+        self.think_processes = max(0, think_processes)
+        self._thinkers: ProcessPoolExecutor | None = None
+        """The pool the strong bots think in, started at the first strong move."""
         self.worker = Worker(f"steward-{duty}", self._round, interval=poll_interval)
         """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
         self._logs: Lru[uuid.UUID, _Log] = Lru(256)
@@ -214,7 +220,38 @@ class Steward:
         self.worker.hint()
 
     async def run(self) -> None:
-        await self.worker.run()
+        try:
+            await self.worker.run()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the thinking processes (a move being thought is abandoned: its lease runs
+        out and the move is thought again elsewhere)."""
+        if self._thinkers is not None:
+            self._thinkers.shutdown(wait=False, cancel_futures=True)
+            self._thinkers = None
+
+    async def _think(self, level: str, view: BotView, seed: int, budget: Budget) -> SeatCommand:
+        """A strong decision off the event loop: in the pool of processes when there is one
+        (every table thinks on a core of its own), else in a thread."""
+        if self.think_processes:
+            if self._thinkers is None:
+                # spawned, not forked: the children start clean of this process's threads
+                # and event loop, and import only the bots and the domain
+                self._thinkers = ProcessPoolExecutor(
+                    self.think_processes, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=die_with_parent,  # a killed worker leaves no thinker behind
+                )  # fmt: skip
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(self._thinkers, think, level, view, seed, budget)
+            except BrokenProcessPool:
+                # a thinker died (killed, out of memory): a new pool for the next move, and
+                # this one thought here, from the same seed, so the move is the same
+                log.warning("a bot's thinking process died; the pool is started again")
+                self.close()
+        return await asyncio.to_thread(think, level, view, seed, budget)
 
     async def _round(self) -> float | None:
         """Serve the tables due now; the seconds until the next is due (None: not known)."""
@@ -389,7 +426,7 @@ class Steward:
         rng = random.Random(seed)
         with BOT_THINK_SECONDS.labels(level).time():
             if level == "strong":  # search off the event loop: it takes up to the budget
-                move = await asyncio.to_thread(decide, view, rng, budget)
+                move = await self._think(level, view, seed, budget)
             else:
                 move = decide(view, rng, budget)
         return move, thought_of(level, seed, budget)

@@ -570,12 +570,10 @@ async def test_a_bots_move_keeps_how_it_was_thought_and_is_thought_again_from_th
     for record in thought:
         level, seed, *limits = record.metadata["thought"].split()
         assert level in ("basic", "random") and seed.startswith("seed=")
-        budget = dict(limit.split("=") for limit in limits)
         again = LEVELS[level](
             seat_input(events[: record.version - 1], record.metadata["seat"]),
             random.Random(int(seed[5:], 16)),
-            Budget(seconds=float(budget["seconds"]) if "seconds" in budget else None,
-                   nodes=int(budget["nodes"]) if "nodes" in budget else None),
+            Budget.parse(" ".join(limits)),
         )  # fmt: skip
         at = record.version - 1
         produced = game.decide(again, game.fold(events[:at]))
