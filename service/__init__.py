@@ -39,6 +39,7 @@ module is named here). docs/architecture.md draws it::
         passwords       logins, passwords and recovery codes: their checks and argon2id proofs
         signin          accounts on players: a login and password, signing in, recovery
         passkeys        WebAuthn passkeys: registered, listed, removed, signing in
+        oauth           OAuth 2.1 for apps (authlib): apps, consent, PKCE codes, rotating tokens
         invites         invite codes to private tables
         notifications   each player's notifications, paged or followed live
         bots            the service's own bots as players, a fixed identity per level and seat
@@ -77,7 +78,7 @@ module is named here). docs/architecture.md draws it::
             players, accounts, games, read_models, chat
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        games, table, actions, views, events, players, accounts, read_models, chat
+        games, table, actions, views, events, players, accounts, oauth, read_models, chat
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,

@@ -10,6 +10,7 @@ controllers by dependency injection, by name:
     players      `service.players.accounts.Players`           registration, tokens, names
     accounts     `service.players.signin.Accounts`            logins, passwords, signing in
     passkeys     `service.players.passkeys.Passkeys`          WebAuthn passkeys
+    oauth        `service.players.oauth.OAuthServer`          apps, consent, OAuth's endpoints
     lobby        `service.games.lobby.Lobby`                  the list of games, a player's games
     invites      `service.players.invites.Invites`            codes to private tables
     notes        `service.players.notifications.Notes`        a player's notifications
@@ -67,6 +68,8 @@ from service.api.errors import EXCEPTION_HANDLERS
 from service.api.events import EventsController, SseSettings
 from service.api.games import GamesController, LobbyController
 from service.api.health import HealthController
+from service.api.oauth import ROOT_ROUTES as OAUTH_ROOT_ROUTES
+from service.api.oauth import V1_ROUTES as OAUTH_ROUTES
 from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players import PlayersController
@@ -95,6 +98,7 @@ OPENAPI_PATH = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
 V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     PlayersController,
     *ACCOUNT_ROUTES,
+    *OAUTH_ROUTES,
     GamesController,
     LobbyController,
     ViewsController,
@@ -125,7 +129,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 
 _COLLABORATORS = (
-    "event_log", "games", "players", "accounts", "passkeys", "lobby", "invites", "notes",
+    "event_log", "games", "players", "accounts", "passkeys", "oauth", "lobby", "invites", "notes",
     "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
     "chat_limiter",
 )  # fmt: skip
@@ -214,7 +218,15 @@ def create_app(
 
         plugins.append(OpenTelemetryPlugin(OpenTelemetryConfig(exclude=["^/metrics$"])))
     app = Litestar(
-        route_handlers=[v1, HealthController, ProblemsController, *service_routes, *web_client()],
+        route_handlers=[
+            v1,
+            *OAUTH_ROOT_ROUTES,
+            HealthController,
+            ProblemsController,
+            *service_routes,
+            *web_client(),
+        ],
+        guards=[auth.app_scopes],
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,

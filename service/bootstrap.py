@@ -71,6 +71,7 @@ from service.players.accounts import Players
 from service.players.bots import BotPlayers
 from service.players.invites import Invites
 from service.players.notifications import Notes, NotesHub
+from service.players.oauth import OAuthServer
 from service.players.passkeys import Passkeys
 from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
@@ -112,6 +113,7 @@ class Services:
     players: Players | None = None
     accounts: Accounts | None = None
     passkeys: Passkeys | None = None
+    oauth: OAuthServer | None = None
     invites: Invites | None = None
     bots: BotPlayers | None = None
     snapshots: Snapshots[Any] | None = None
@@ -354,6 +356,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     services.passkeys = Passkeys(
         pool, players, rp_id=settings.webauthn_rp_id, origins=settings.passkey_origins
     )
+    services.oauth = OAuthServer(pool, players, issuer=settings.oauth_issuer)
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()
     await bots.ensure(pool)
