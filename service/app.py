@@ -341,6 +341,11 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="actions", description="What a seated player does"),
             Tag(name="events", description="Following a game: pages and Server-Sent Events"),
             Tag(name="service", description="Readiness and the problem types' pages"),
+            Tag(
+                name="oauth",
+                description="Apps acting for a player: OAuth 2.1 with PKCE "
+                "(`/.well-known/oauth-authorization-server`), apps, consent",
+            ),
         ],
         components=Components(
             security_schemes={

@@ -45,10 +45,9 @@ _encoder = msgspec.json.Encoder()
 
 
 def _notification(note: Note) -> Notification:
-    return Notification(
-        seq=note.seq, kind=note.kind, game_id=note.game_id, data=note.data,  # type: ignore[arg-type]
-        created_at=note.created_at,
-    )  # fmt: skip
+    fields = {"seq": note.seq, "kind": note.kind, "game_id": note.game_id, "data": note.data,
+              "created_at": note.created_at}  # fmt: skip
+    return msgspec.convert(fields, Notification, from_attributes=False)  # type: ignore[arg-type]
 
 
 def _my_game(summary: GameSummary, player: str) -> MyGame:
