@@ -28,9 +28,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import msgspec
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
-from litestar.enums import RequestEncodingType
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Body, FromPath, QueryParameter
+from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.response import Redirect
 
 from service.api.auth import FIRST_PARTY, SECURITY
@@ -95,20 +94,44 @@ class ConsentDone(msgspec.Struct, frozen=True, kw_only=True):
     """The app's redirect URI with ``code`` and ``state`` (or ``error=access_denied``)."""
 
 
-class TokenForm(msgspec.Struct, frozen=True, kw_only=True):
-    """RFC 6749 §4.1.3 and §6, form-encoded. A public client sends its ``client_id``; a
-    confidential one authenticates with HTTP Basic (or ``client_id`` and ``client_secret``)."""
+def _form(title: str, description: str, fields: dict[str, str]) -> dict[str, Any]:
+    return {
+        "title": title, "description": description, "type": "object",
+        "properties": {name: {"type": "string", "description": text}
+                       for name, text in fields.items()},
+    }  # fmt: skip
 
-    grant_type: str | None = None
-    """``authorization_code`` or ``refresh_token``."""
-    code: str | None = None
-    redirect_uri: str | None = None
-    code_verifier: str | None = None
-    """PKCE (RFC 7636): the secret whose S256 the authorization request sent."""
-    refresh_token: str | None = None
-    scope: str | None = None
-    client_id: str | None = None
-    client_secret: str | None = None
+
+_CLIENT_FIELDS = {
+    "client_id": "A public client's id (a confidential one may send it with `client_secret`).",
+    "client_secret": "A confidential client's secret, if not sent with HTTP Basic.",
+}
+TOKEN_FORM = _form(
+    "TokenForm",
+    "RFC 6749 §4.1.3 and §6, form-encoded. A public client sends its `client_id`; a "
+    "confidential one authenticates with HTTP Basic (or `client_id` and `client_secret`).",
+    {
+        "grant_type": "`authorization_code` or `refresh_token`.",
+        "code": "The code the redirect URI received.",
+        "redirect_uri": "The redirect URI of the authorization request, exactly.",
+        "code_verifier": "PKCE (RFC 7636): the secret whose S256 the authorization request sent.",
+        "refresh_token": "The refresh token the last answer gave (each works once).",
+        "scope": "Narrower scopes on a refresh, if wanted.",
+        **_CLIENT_FIELDS,
+    },
+)
+TOKEN_QUERY = _form(
+    "TokenQuery",
+    "RFC 7009 §2.1 and RFC 7662 §2.1, form-encoded, with the client's authentication.",
+    {
+        "token": "The access or refresh token.",
+        "token_type_hint": "`access_token` or `refresh_token`.",
+        **_CLIENT_FIELDS,
+    },
+)
+FORMS = {"oauthToken": TOKEN_FORM, "oauthRevoke": TOKEN_QUERY, "oauthIntrospect": TOKEN_QUERY}
+"""The form each protocol endpoint takes (`service.api.openapi` documents it): read from the raw
+body, so that a repeated parameter is authlib's ``invalid_request``, as the RFC has it."""
 
 
 class TokenAnswer(msgspec.Struct, frozen=True, kw_only=True):
@@ -301,7 +324,6 @@ class ProtocolController(Controller):
         self,
         request: Request[Any, Any, Any],
         oauth: NamedDependency[OAuthServer],
-        data: Annotated[TokenForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
     ) -> Response[TokenAnswer]:
         uri = issuer(request, oauth) + "/oauth/token"
         return _answer(await oauth.token(uri, _headers(request), await _form(request)))
@@ -320,7 +342,6 @@ class ProtocolController(Controller):
         self,
         request: Request[Any, Any, Any],
         oauth: NamedDependency[OAuthServer],
-        data: Annotated[TokenQuery, Body(media_type=RequestEncodingType.URL_ENCODED)],
     ) -> Response[dict[str, str]]:
         uri = issuer(request, oauth) + "/oauth/revoke"
         return _answer(await oauth.revoke(uri, _headers(request), await _form(request)))
@@ -338,7 +359,6 @@ class ProtocolController(Controller):
         self,
         request: Request[Any, Any, Any],
         oauth: NamedDependency[OAuthServer],
-        data: Annotated[TokenQuery, Body(media_type=RequestEncodingType.URL_ENCODED)],
     ) -> Response[Introspection]:
         uri = issuer(request, oauth) + "/oauth/introspect"
         return _answer(await oauth.introspect(uri, _headers(request), await _form(request)))
@@ -364,7 +384,7 @@ class AppsController(Controller):
         responses=problem_responses("unauthenticated", "forbidden", "validation"),
     )
     async def register(
-        self, data: AppRegistration, caller: NamedDependency[Caller],
+        self, data: JSONBody[AppRegistration], caller: NamedDependency[Caller],
         oauth: NamedDependency[OAuthServer],
     ) -> Response[NewApp]:  # fmt: skip
         made = await oauth.register(
@@ -448,7 +468,7 @@ class ConsentController(Controller):
     async def answer(
         self,
         request: Request[Any, Any, Any],
-        data: ConsentAnswer,
+        data: JSONBody[ConsentAnswer],
         caller: NamedDependency[Caller],
         oauth: NamedDependency[OAuthServer],
     ) -> Response[ConsentDone]:

@@ -38,6 +38,7 @@ from litestar._openapi.schema_generation.schema import SchemaCreator
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import game, rules
+from service.api import oauth
 from service.api.schemas import actions as wire_actions
 from service.api.schemas import games as wire_games
 from service.games.lobby import NoteKind
@@ -105,7 +106,7 @@ _COMMANDS = {
 _VERSIONED_READS = {"readGame", "readSheet", "drawSheet", "exportGame"}
 _DOWNLOADS = {"drawSheet", "exportGame"}
 _OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
-_SPARSE = {"Problem", "FieldError"}
+_SPARSE = {"Problem", "FieldError", "OAuthError", "Introspection"}
 """Response schemas whose unset fields are left out (``omit_defaults``): not all required."""
 """Operations whose body may be left out (every field has a default)."""
 _STREAMS = {
@@ -128,6 +129,9 @@ def finish(document: Schema) -> Schema:
         _headers(path, operation)
         if operation.get("operationId") in _DOWNLOADS:
             _downloads(operation)
+        form = oauth.FORMS.get(operation.get("operationId", ""))
+        if form is not None:
+            operation["requestBody"] = _form_body(schemas, form)
         frame = _STREAMS.get(operation.get("operationId", ""))
         if frame is not None:
             operation["responses"]["200"]["content"]["text/event-stream"]["schema"] = {
@@ -148,6 +152,7 @@ def finish(document: Schema) -> Schema:
         raspasy_overrides,
         wire_games.LayoutIn,
         wire_actions.DiscardAction,
+        oauth.AppRegistration,
     ):
         _nested_items(schemas, cls)
     requests = _request_schemas(doc)
@@ -163,6 +168,13 @@ def finish(document: Schema) -> Schema:
     finished: Schema = _walk(doc)
     finished["components"]["schemas"].update(_NAMED_SETS)  # the walk made them refer to themselves
     return finished
+
+
+def _form_body(schemas: dict[str, Schema], form: Schema) -> Schema:
+    """An OAuth endpoint's form (RFC 6749 sends ``application/x-www-form-urlencoded``)."""
+    schemas[form["title"]] = copy.deepcopy(form)
+    ref = {"$ref": f"#/components/schemas/{form['title']}"}
+    return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": ref}}}
 
 
 def _notification_union(schemas: dict[str, Schema]) -> None:

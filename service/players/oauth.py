@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import secrets
 import uuid
 from collections.abc import Coroutine, Iterable
@@ -153,6 +154,25 @@ SELECT g.client_id, c.name, string_agg(DISTINCT s, ' ' ORDER BY s), min(g.create
 _NOTIFY = "SELECT pg_notify($1, $2)"
 
 
+_CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def is_client_id(value: str | None) -> bool:
+    """Whether ``value`` could be a client id this server made (others name no app, and never
+    reach the database)."""
+    return value is not None and _CLIENT_ID.fullmatch(value) is not None
+
+
+_VSCHAR = re.compile(r"[\x20-\x7e]*")
+_NOT_VSCHAR = "every parameter is printable ASCII (RFC 6749, appendix A)"
+
+
+def _printable(pairs: list[tuple[str, str]]) -> bool:
+    """Whether every name and value is RFC 6749's VSCHAR (authlib would put one that is not in
+    an error description, which may not hold it)."""
+    return all(_VSCHAR.fullmatch(k) and _VSCHAR.fullmatch(v) for k, v in pairs)
+
+
 def _digest(value: str) -> bytes:
     return hashlib.sha256(value.encode()).digest()
 
@@ -174,7 +194,7 @@ def clean_redirect_uri(uri: str, where: str) -> str:
     """A redirect URI an app may register: absolute, no fragment; https, or http only to this
     machine (RFC 8252's loopback, for native apps and tests), or an app's own scheme
     (``com.example.app:/callback``)."""
-    if len(uri) > 512 or uri != uri.strip():
+    if len(uri) > 512 or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in uri):
         raise BadRequest("a redirect URI is at most 512 characters, without spaces", where=where)
     try:
         parts = urlsplit(uri)
@@ -525,7 +545,7 @@ class _Server(rfc6749.AuthorizationServer):  # type: ignore[misc]
 
 
 async def _client(bridge: _Bridge, client_id: str) -> _Client | None:
-    if not client_id or len(client_id) > 64:
+    if not is_client_id(client_id):
         return None
     row = await bridge.pool.fetchrow(_CLIENT, client_id)
     return _Client(row, bridge) if row is not None else None
@@ -542,6 +562,7 @@ async def announce_revoked(
 
 Answer = tuple[int, Any, list[tuple[str, str]]]
 """What an OAuth endpoint answers: a status, a JSON body (or "" for a redirect), headers."""
+_INVALID: Answer = (400, {"error": "invalid_request", "error_description": _NOT_VSCHAR}, [])
 
 
 class OAuthServer:
@@ -561,6 +582,8 @@ class OAuthServer:
 
     async def token(self, uri: str, headers: dict[str, str], form: list[tuple[str, str]]) -> Answer:
         """The token endpoint: a code (with its PKCE verifier) or a refresh token for tokens."""
+        if not _printable(form):
+            return _INVALID
         server = self._server()
         request = _Request("POST", uri, headers, form=form)
         return await asyncio.to_thread(server.create_token_response, request)
@@ -568,6 +591,8 @@ class OAuthServer:
     async def revoke(
         self, uri: str, headers: dict[str, str], form: list[tuple[str, str]]
     ) -> Answer:
+        if not _printable(form):
+            return _INVALID
         server = self._server()
         request = _Request("POST", uri, headers, form=form)
         return await asyncio.to_thread(server.create_endpoint_response, "revocation", request)
@@ -575,6 +600,8 @@ class OAuthServer:
     async def introspect(
         self, uri: str, headers: dict[str, str], form: list[tuple[str, str]]
     ) -> Answer:
+        if not _printable(form):
+            return _INVALID
         server = self._server()
         request = _Request("POST", uri, headers, form=form)
         return await asyncio.to_thread(server.create_endpoint_response, "introspection", request)
@@ -583,6 +610,8 @@ class OAuthServer:
         """What the consent page asks the player: the app and the scopes of this request, once
         authlib found it good (the client known, the redirect URI its own, PKCE S256)."""
         first_party(caller)
+        if not _printable(query):
+            raise AuthorizationRefused("invalid_request", _NOT_VSCHAR, None)
         server = self._server()
         request = _Request("GET", uri, {}, query=query)
         grant = await asyncio.to_thread(_consent_grant, server, request, caller)
@@ -598,6 +627,8 @@ class OAuthServer:
         """The player's answer: where his browser goes next (the app's redirect URI with a
         code, or with ``error=access_denied``)."""
         first_party(caller)
+        if not _printable(query):
+            raise AuthorizationRefused("invalid_request", _NOT_VSCHAR, None)
         server = self._server()
         request = _Request("POST", uri, {}, query=query)
         return await asyncio.to_thread(_decide, server, request, caller, approve)
@@ -647,6 +678,8 @@ class OAuthServer:
     async def remove(self, caller: Caller, client_id: str) -> None:
         """Remove an app of the caller's: every token it holds, anyone's, is revoked."""
         first_party(caller)
+        if not is_client_id(client_id):
+            raise AppNotFound("none of your apps has this client id")
         hashes = await self.pool.fetchval(_REMOVE, caller.token_hash, client_id)
         if hashes is None:
             raise AppNotFound("none of your apps has this client id")
@@ -662,6 +695,8 @@ class OAuthServer:
     async def forget(self, caller: Caller, client_id: str) -> None:
         """Revoke an app the caller authorised: its tokens for him, at once, everywhere."""
         first_party(caller)
+        if not is_client_id(client_id):
+            raise AppNotFound("you have not authorised an app with this client id")
         try:
             hashes = await self.pool.fetchval(_FORGET, caller.token_hash, client_id)
         except asyncpg.PostgresError as exc:
