@@ -94,7 +94,7 @@ class ConsentDone(msgspec.Struct, frozen=True, kw_only=True):
     """The app's redirect URI with ``code`` and ``state`` (or ``error=access_denied``)."""
 
 
-def _form(title: str, description: str, fields: dict[str, str]) -> dict[str, Any]:
+def _form_schema(title: str, description: str, fields: dict[str, str]) -> dict[str, Any]:
     return {
         "title": title, "description": description, "type": "object",
         "properties": {name: {"type": "string", "description": text}
@@ -106,7 +106,7 @@ _CLIENT_FIELDS = {
     "client_id": "A public client's id (a confidential one may send it with `client_secret`).",
     "client_secret": "A confidential client's secret, if not sent with HTTP Basic.",
 }
-TOKEN_FORM = _form(
+TOKEN_FORM = _form_schema(
     "TokenForm",
     "RFC 6749 §4.1.3 and §6, form-encoded. A public client sends its `client_id`; a "
     "confidential one authenticates with HTTP Basic (or `client_id` and `client_secret`).",
@@ -120,7 +120,7 @@ TOKEN_FORM = _form(
         **_CLIENT_FIELDS,
     },
 )
-TOKEN_QUERY = _form(
+TOKEN_QUERY = _form_schema(
     "TokenQuery",
     "RFC 7009 §2.1 and RFC 7662 §2.1, form-encoded, with the client's authentication.",
     {

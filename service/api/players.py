@@ -47,7 +47,8 @@ _encoder = msgspec.json.Encoder()
 def _notification(note: Note) -> Notification:
     fields = {"seq": note.seq, "kind": note.kind, "game_id": note.game_id, "data": note.data,
               "created_at": note.created_at}  # fmt: skip
-    return msgspec.convert(fields, Notification, from_attributes=False)  # type: ignore[arg-type]
+    typed: Notification = msgspec.convert(fields, Notification)
+    return typed
 
 
 def _my_game(summary: GameSummary, player: str) -> MyGame:

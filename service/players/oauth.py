@@ -333,10 +333,14 @@ class _Request(OAuth2Request):  # type: ignore[misc]
         # behind a TLS proxy is plain http; the issuer's scheme is checked instead
         # (`service.api.oauth`).
         self.method, self.uri, self.headers = method, uri, headers
-        self._body = None
-        self.client = self.auth_method = self.user = None
-        self.authorization_code = self.refresh_token = self.credential = None
-        self._scope = None
+        self._body: Any = None
+        self.client: Any = None
+        self.auth_method: Any = None
+        self.user: Any = None
+        self.authorization_code: Any = None
+        self.refresh_token: Any = None
+        self.credential: Any = None
+        self._scope: Any = None
         query, form = list(query), list(form)
         self._args = dict(query)
         self._form = dict(form)
