@@ -72,6 +72,7 @@ from service.players.bots import BotPlayers
 from service.players.invites import Invites
 from service.players.notifications import Notes, NotesHub
 from service.players.oauth import OAuthServer
+from service.players.oauth import purge as purge_oauth
 from service.players.passkeys import Passkeys
 from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
@@ -300,16 +301,18 @@ def _bot_steward(services: Services) -> Steward:
 
 def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
     """What the key purger does besides the keys, on its schedule: old notifications and
-    invites, expired registration keys, and (once) the names of players registered before
-    names were compared."""
+    invites, expired registration keys, OAuth's spent codes and refresh tokens, and (once) the
+    names of players registered before names were compared."""
 
     assert services.purger_pool is not None
     # The purges run as the purger's role (0017); the names' claim is the API's, at its start.
     notes, registrations = Notes(services.purger_pool), Players(services.purger_pool)
 
+    pool = services.purger_pool
+
     async def purge() -> int:
         purged = await notes.purge() + await registrations.purge_registrations()
-        return purged + await registrations.purge_sign_ins()
+        return purged + await registrations.purge_sign_ins() + await purge_oauth(pool)
 
     return purge
 

@@ -19,6 +19,8 @@ service and the database make of a token holds for it; its scope is ``read`` or 
   ``api.oauth_remove_client``: the app's owner removes it (every grant to it, anyone's).
 - ``api.oauth_client_secret_ok``: a confidential client's secret checked where it is kept; the
   request path never reads a secret's hash.
+- ``api.oauth_purge``, the purger's: codes and refresh tokens a day past their expiry, and the
+  refresh tokens of grants revoked a day ago (a replay of one is then merely unknown).
 
 The functions that make or revoke tokens return the sha256 of each access token they revoked,
 for the service to announce on the hint channel (every process drops it from its cache).
@@ -34,7 +36,7 @@ Create Date: 2026-12-02
 
 from alembic import op
 
-from migrations import APP_ROLE, TAKE_OWNERSHIP
+from migrations import APP_ROLE, PURGER_ROLE, TAKE_OWNERSHIP
 
 revision = "0022_oauth"
 down_revision = "0020_accounts"
@@ -334,6 +336,22 @@ BEGIN
 END $$;
 """
 
+PURGE = """
+CREATE FUNCTION api.oauth_purge(p_older interval)
+RETURNS int
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  WITH codes AS (
+    DELETE FROM api.oauth_codes WHERE expires_at < now() - p_older RETURNING 1
+  ), refreshes AS (
+    DELETE FROM api.oauth_refresh_tokens r
+     WHERE r.expires_at < now() - p_older
+        OR r.grant_id IN (SELECT g.grant_id FROM api.oauth_grants g
+                           WHERE g.revoked_at < now() - p_older)
+    RETURNING 1)
+  SELECT ((SELECT count(*) FROM codes) + (SELECT count(*) FROM refreshes))::int
+$$;
+"""
+
 FUNCTIONS = (
     "api.oauth_add_client(bytea, text, text, text[], bytea, text), "
     "api.oauth_remove_client(bytea, text), api.oauth_client_secret_ok(text, bytea), "
@@ -346,7 +364,8 @@ FUNCTIONS = (
 GRANTS = f"""
 REVOKE ALL ON api.oauth_clients, api.oauth_grants, api.oauth_codes, api.oauth_refresh_tokens
   FROM PUBLIC;
-REVOKE ALL ON FUNCTION {FUNCTIONS}, api.oauth_revoke_grants(uuid[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION {FUNCTIONS}, api.oauth_revoke_grants(uuid[]), api.oauth_purge(interval)
+  FROM PUBLIC;
 -- What the request path reads: the apps (never a secret's hash), codes, grants and refresh
 -- tokens by their hashes (of random values it was shown once), to answer and introspect.
 GRANT SELECT (client_id, owner_id, name, redirect_uris, public, scope, created_at, removed_at)
@@ -354,6 +373,7 @@ GRANT SELECT (client_id, owner_id, name, redirect_uris, public, scope, created_a
 GRANT SELECT ON api.oauth_grants, api.oauth_codes, api.oauth_refresh_tokens TO {APP_ROLE};
 GRANT SELECT (grant_id, expires_at) ON api.tokens TO {APP_ROLE};
 GRANT EXECUTE ON FUNCTION {FUNCTIONS} TO {APP_ROLE};
+GRANT EXECUTE ON FUNCTION api.oauth_purge(interval) TO {PURGER_ROLE};
 """
 
 
@@ -361,7 +381,7 @@ def upgrade() -> None:
     op.execute(TABLES)
     for function in (
         ADD_CLIENT, REVOKE_GRANTS, REMOVE_CLIENT, SECRET_OK, ISSUE_CODE, EXCHANGE_CODE, REFRESH,
-        REVOKE, FORGET_APP,
+        REVOKE, FORGET_APP, PURGE,
     ):  # fmt: skip
         op.execute(function)
     op.execute(TAKE_OWNERSHIP)
@@ -371,7 +391,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.execute(
         f"""
-DROP FUNCTION {FUNCTIONS}, api.oauth_revoke_grants(uuid[]);
+DROP FUNCTION {FUNCTIONS}, api.oauth_revoke_grants(uuid[]), api.oauth_purge(interval);
 ALTER TABLE api.tokens DROP COLUMN grant_id, DROP COLUMN expires_at;
 DROP TABLE api.oauth_refresh_tokens, api.oauth_codes, api.oauth_grants, api.oauth_clients;
 """

@@ -152,6 +152,14 @@ SELECT g.client_id, c.name, string_agg(DISTINCT s, ' ' ORDER BY s), min(g.create
  WHERE g.player_id = $1 AND g.revoked_at IS NULL AND c.removed_at IS NULL
  GROUP BY g.client_id, c.name ORDER BY min(g.created_at), g.client_id"""
 _NOTIFY = "SELECT pg_notify($1, $2)"
+_PURGE = "SELECT api.oauth_purge($1)"
+
+
+async def purge(pool: asyncpg.Pool, older: timedelta = timedelta(days=1)) -> int:
+    """Forget codes and refresh tokens ``older`` past their expiry, and the refresh tokens of
+    grants revoked that long ago (the purger's role); how many."""
+    purged: int = await pool.fetchval(_PURGE, older)
+    return purged
 
 
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")

@@ -424,3 +424,28 @@ async def test_an_apps_token_is_refused_outside_its_scopes_on_every_route(client
     chat = await client.post(f"/v1/games/{made.json()['id']}/chat", headers=bearer(read),
                              json={"text": "hi"})  # fmt: skip
     assert chat.status_code == 403
+
+
+async def test_the_purger_forgets_the_refresh_tokens_of_revoked_sign_ins(client, pool):
+    from datetime import timedelta
+
+    from service.players.oauth import purge
+
+    owner, anna = await register(client, "App Maker"), await register(client, "Anna")
+    app = await new_app(client, owner)
+    client_id = app["app"]["client_id"]
+    kept, gone = await tokens_for(client, anna, app), await tokens_for(client, anna, app)
+    revoked = await client.post(
+        "/oauth/revoke", headers=FORM,
+        content=urlencode({"token": gone["refresh_token"], "client_id": client_id}),
+    )  # fmt: skip
+    assert revoked.status_code == 200
+    count = "SELECT count(*) FROM api.oauth_refresh_tokens WHERE token_hash = sha256($1::bytea)"
+    assert await pool.fetchval(count, gone["refresh_token"].encode()) == 1
+    assert await purge(pool, older=timedelta(seconds=-60)) >= 1  # "a day ago", moved to now
+    assert await pool.fetchval(count, gone["refresh_token"].encode()) == 0
+    assert await pool.fetchval(count, kept["refresh_token"].encode()) == 1
+    still = await exchange(
+        client, grant_type="refresh_token", refresh_token=kept["refresh_token"], client_id=client_id
+    )
+    assert still.status_code == 200, still.text

@@ -167,6 +167,7 @@ OAUTH_GRANT = (
     " SELECT gen_random_uuid(), client_id, owner_id, 'play' FROM api.oauth_clients"
 )
 PURGE_NOTES = "SELECT api.purge_notifications(interval '1 day', 1)"
+PURGE_OAUTH = "SELECT api.oauth_purge(interval '1 day')"
 
 ROLES: dict[str, tuple[list[str], list[str]]] = {
     # role: (what it may do, what it may not)
@@ -191,7 +192,7 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
             "UPDATE api.oauth_grants SET revoked_at = NULL", "DELETE FROM api.oauth_codes",
             "UPDATE api.oauth_codes SET used_at = NULL", "UPDATE api.tokens SET expires_at = NULL",
             "UPDATE api.oauth_clients SET redirect_uris = ARRAY['https://evil.example/cb']",
-            "SELECT api.oauth_revoke_grants(ARRAY[gen_random_uuid()])",
+            "SELECT api.oauth_revoke_grants(ARRAY[gen_random_uuid()])", PURGE_OAUTH,
             "UPDATE api.tokens SET revoked_at = NULL", "UPDATE api.tokens SET scope = 'play'",
             "UPDATE api.tokens SET player_id = gen_random_uuid()", TOKEN,
             "DELETE FROM api.tokens", RATINGS, "TRUNCATE rm.ratings_a",
@@ -242,7 +243,7 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     PURGER_ROLE: (
-        [PURGE_KEYS, PURGE_NOTES],
+        [PURGE_KEYS, PURGE_NOTES, PURGE_OAUTH],
         [
             "SELECT count(*) FROM es.events", "SELECT count(*) FROM api.tokens",
             "SELECT count(*) FROM rm.ratings_a", "DELETE FROM es.idempotency_keys",
