@@ -226,7 +226,6 @@ def create_app(
             *service_routes,
             *web_client(),
         ],
-        guards=[auth.app_scopes],
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,
