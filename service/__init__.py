@@ -39,6 +39,7 @@ module is named here). docs/architecture.md draws it::
         passwords       logins, passwords and recovery codes: their checks and argon2id proofs
         signin          accounts on players: a login and password, signing in, recovery
         passkeys        WebAuthn passkeys: registered, listed, removed, signing in
+        oauth           OAuth 2.1 for apps (authlib): apps, consent, PKCE codes, rotating tokens
         invites         invite codes to private tables
         notifications   each player's notifications, paged or followed live
         bots            the service's own bots as players, a fixed identity per level and seat
@@ -74,6 +75,8 @@ module is named here). docs/architecture.md draws it::
         auth            bearer tokens: who is calling
         text            the wire's shared field types: a card, a bid, a name, a seat
         common          what the controllers share: headers, rendering a command's outcome
+        oauth           OAuth 2.1 over HTTP: metadata, authorize, token, revoke, introspect;
+                        apps and consent
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,
                         the spec's finishing pass, the web client's files

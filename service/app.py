@@ -10,6 +10,7 @@ controllers by dependency injection, by name:
     players      `service.players.accounts.Players`           registration, tokens, names
     accounts     `service.players.signin.Accounts`            logins, passwords, signing in
     passkeys     `service.players.passkeys.Passkeys`          WebAuthn passkeys
+    oauth        `service.players.oauth.OAuthServer`          apps, consent, OAuth's endpoints
     lobby        `service.games.lobby.Lobby`                  the list of games, a player's games
     invites      `service.players.invites.Invites`            codes to private tables
     notes        `service.players.notifications.Notes`        a player's notifications
@@ -69,6 +70,8 @@ from service.api.games.events import EventsController, SseSettings
 from service.api.games.table import ROUTES as TABLE_ROUTES
 from service.api.games.views import ViewsController
 from service.api.health import HealthController
+from service.api.oauth import ROOT_ROUTES as OAUTH_ROOT_ROUTES
+from service.api.oauth import V1_ROUTES as OAUTH_ROUTES
 from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players.controllers import PlayersController
@@ -96,6 +99,7 @@ OPENAPI_PATH = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
 V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     PlayersController,
     *ACCOUNT_ROUTES,
+    *OAUTH_ROUTES,
     GamesController,
     LobbyController,
     ViewsController,
@@ -126,7 +130,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 
 
 _COLLABORATORS = (
-    "event_log", "games", "players", "accounts", "passkeys", "lobby", "invites", "notes",
+    "event_log", "games", "players", "accounts", "passkeys", "oauth", "lobby", "invites", "notes",
     "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
     "chat_limiter",
 )  # fmt: skip
@@ -215,7 +219,14 @@ def create_app(
 
         plugins.append(OpenTelemetryPlugin(OpenTelemetryConfig(exclude=["^/metrics$"])))
     app = Litestar(
-        route_handlers=[v1, HealthController, ProblemsController, *service_routes, *web_client()],
+        route_handlers=[
+            v1,
+            *OAUTH_ROOT_ROUTES,
+            HealthController,
+            ProblemsController,
+            *service_routes,
+            *web_client(),
+        ],
         lifespan=[lifespan],
         dependencies={
             **auth.DEPENDENCIES,
@@ -330,6 +341,11 @@ def openapi_config() -> OpenAPIConfig:
             Tag(name="actions", description="What a seated player does"),
             Tag(name="events", description="Following a game: pages and Server-Sent Events"),
             Tag(name="service", description="Readiness and the problem types' pages"),
+            Tag(
+                name="oauth",
+                description="Apps acting for a player: OAuth 2.1 with PKCE "
+                "(`/.well-known/oauth-authorization-server`), apps, consent",
+            ),
         ],
         components=Components(
             security_schemes={

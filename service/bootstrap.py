@@ -72,6 +72,8 @@ from service.players.accounts import Players
 from service.players.bots import BotPlayers
 from service.players.invites import Invites
 from service.players.notifications import Notes, NotesHub
+from service.players.oauth import OAuthServer
+from service.players.oauth import purge as purge_oauth
 from service.players.passkeys import Passkeys
 from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
@@ -113,6 +115,7 @@ class Services:
     players: Players | None = None
     accounts: Accounts | None = None
     passkeys: Passkeys | None = None
+    oauth: OAuthServer | None = None
     invites: Invites | None = None
     bots: BotPlayers | None = None
     snapshots: Snapshots[Any] | None = None
@@ -311,16 +314,18 @@ def _bot_steward(services: Services) -> Steward:
 
 def _other_purges(services: Services) -> Callable[[], Awaitable[int]]:
     """What the key purger does besides the keys, on its schedule: old notifications and
-    invites, expired registration keys, and (once) the names of players registered before
-    names were compared."""
+    invites, expired registration keys, OAuth's spent codes and refresh tokens, and (once) the
+    names of players registered before names were compared."""
 
     assert services.purger_pool is not None
     # The purges run as the purger's role (0017); the names' claim is the API's, at its start.
     notes, registrations = Notes(services.purger_pool), Players(services.purger_pool)
 
+    pool = services.purger_pool
+
     async def purge() -> int:
         purged = await notes.purge() + await registrations.purge_registrations()
-        return purged + await registrations.purge_sign_ins()
+        return purged + await registrations.purge_sign_ins() + await purge_oauth(pool)
 
     return purge
 
@@ -367,6 +372,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     services.passkeys = Passkeys(
         pool, players, rp_id=settings.webauthn_rp_id, origins=settings.passkey_origins
     )
+    services.oauth = OAuthServer(pool, players, issuer=settings.oauth_issuer)
     services.invites = Invites(pool)
     services.bots = bots = BotPlayers()
     await bots.ensure(pool)

@@ -18,6 +18,7 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     ├── SignInFailed         a login and password that do not match (or no such login)
     ├── SignInLocked         too many failed sign-ins for the login or the address
     ├── PasskeyRefused       a passkey's registration that does not verify
+    ├── AuthorizationRefused an app's authorization request the server refuses (OAuth)
     ├── BadRequest           a malformed header, query parameter or body field (names it)
     │   ├── InvalidCursor    a page cursor this list did not hand out
     │   └── TooDeep          a JSON body nested deeper than any request of this API
@@ -226,3 +227,14 @@ class Unavailable(ServiceError):
         super().__init__(message)
         self.dependency = dependency
         """What is down: ``database``, ``database schema`` …"""
+
+
+class AuthorizationRefused(ServiceError):
+    """An app's authorization request the server refuses (RFC 6749 §4.1.2.1): ``error`` is the
+    RFC's code; ``redirect_to`` is where the player's browser goes with it, when the app and its
+    redirect URI are known good (otherwise the page says so and goes nowhere)."""
+
+    def __init__(self, error: str, message: str, redirect_to: str | None) -> None:
+        super().__init__(message)
+        self.error = error
+        self.redirect_to = redirect_to

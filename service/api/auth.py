@@ -14,6 +14,13 @@ Two Litestar dependencies:
   a token that is sent but unknown is still 401, so a client never mistakes a typo for
   spectating.
 
+An app's token (OAuth, `service.players.oauth`) is held to its scopes on every route, before
+the route reads its body, by `app_scopes` (run by the app's ``before_request`` hook,
+`service.api.common.check_request`; not a Litestar guard, which copies the route handler on
+every call: 6% of a seat view's CPU in bench_api): a ``read`` token makes only safe requests
+(GET, HEAD); no app token reaches a route marked `FIRST_PARTY` (the account, its passkeys,
+devices and apps, the consent itself), whatever its scope.
+
 `admitted_viewer` says, with no lookup, whether ``viewer`` would admit a request (the edge's
 304, `service.api.games.views.unchanged_game`).
 """
@@ -25,7 +32,7 @@ from typing import Any
 from litestar import Request
 from litestar.di import NamedDependency, Provide
 
-from service.exceptions import Unauthenticated
+from service.exceptions import Forbidden, Unauthenticated
 from service.players.accounts import Caller, Players
 
 SECURITY: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -34,6 +41,46 @@ OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 """The document's default OpenAPI security: a token is optional (a spectator reads a game
 without one). Routes that need one say `SECURITY`; the others leave ``security`` unset, so a
 generated client takes an anonymous client there too."""
+
+
+FIRST_PARTY: dict[str, Any] = {"first_party": True}
+"""A route's ``opt`` that no app's token may call: the account is the player's own business."""
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+_UNKNOWN = "this bearer token is not one we issued, or it was revoked or has expired"
+_FOUND = "preferans.caller"
+"""Where `app_scopes` leaves the caller it found (the token and who holds it), so that the
+route's ``caller`` or ``viewer`` does not look the token up again."""
+
+
+async def _holder(request: Request[Any, Any, Any], players: Players, token: str) -> Caller | None:
+    found: tuple[str, Caller | None] | None = request.scope.get(_FOUND)  # type: ignore[assignment]
+    if found is not None and found[0] == token:
+        return found[1]
+    return await players.authenticate(token)
+
+
+async def app_scopes(connection: Request[Any, Any, Any]) -> None:
+    """What every route checks first: an app's token only within its scopes (module docstring).
+    A player's own tokens pass (each route checks their scope, `Caller.may_play`)."""
+    header = connection.headers.get("authorization")
+    players: Players | None = connection.app.state.get("players")
+    if header is None or players is None:
+        return
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 512:
+        return  # the route's own dependency refuses it (401)
+    caller = await players.authenticate(token)
+    connection.scope[_FOUND] = (token, caller)  # type: ignore[literal-required]
+    if caller is None or caller.app is None:
+        return
+    if connection.route_handler.opt.get("first_party"):
+        raise Forbidden("an app's token may not manage the account", code="insufficient_scope")
+    if caller.scope != "play" and connection.scope.get("method") not in SAFE_METHODS:
+        raise Forbidden(
+            "this app's token has the 'read' scope: it reads, it may not act",
+            code="insufficient_scope",
+        )
 
 
 def _token(request: Request[Any, Any, Any]) -> str | None:
@@ -51,9 +98,9 @@ async def caller(request: Request[Any, Any, Any], players: NamedDependency[Playe
     token = _token(request)
     if token is None:
         raise Unauthenticated("this needs a bearer token: 'Authorization: Bearer <token>'")
-    player = await players.authenticate(token)
+    player = await _holder(request, players, token)
     if player is None:
-        raise Unauthenticated("this bearer token is not one we issued, or it was revoked")
+        raise Unauthenticated(_UNKNOWN)
     return player
 
 
@@ -63,9 +110,9 @@ async def viewer(
     token = _token(request)
     if token is None:
         return None
-    player = await players.authenticate(token)
+    player = await _holder(request, players, token)
     if player is None:
-        raise Unauthenticated("this bearer token is not one we issued, or it was revoked")
+        raise Unauthenticated(_UNKNOWN)
     return player
 
 

@@ -13,6 +13,7 @@ from litestar.params import HeaderParameter
 
 from domain import game
 from service.api.actions.schemas import Action, from_command
+from service.api.auth import app_scopes
 from service.api.errors import etag, problem_response
 from service.api.games.schemas import GameOutcome
 from service.eventlog.store import STREAM_EXISTS
@@ -154,7 +155,9 @@ def send(done: Done, path: str, *, status: int = 200, location: bool = False) ->
 
 
 async def check_request(request: Request[Any, Any, Any]) -> None:
-    """The ``before_request`` hook: what Litestar's own parsing lets through."""
+    """The ``before_request`` hook: an app's token within its scopes (`app_scopes`), then what
+    Litestar's own parsing lets through."""
+    await app_scopes(request)
     refuse_unknown_query_parameters(request)
     await refuse_lax_bodies(request)
 

@@ -18,10 +18,11 @@
   have), and no query parameter comes twice (400: every parameter of this API has one value,
   and which one counted would be the framework's choice).
 - **Bodies**: a request with a body must say ``application/json`` (415; not even another
-  ``+json`` type, which would claim a meaning the body does not have), send it whole within
-  ``body_timeout`` seconds (408; a client that announces ``Content-Length: 10`` and sends
-  nothing no longer holds a connection open), stay under ``max_body`` bytes (413) and nest no
-  deeper than ``max_depth`` (400: msgspec would recurse as deep as the JSON goes).
+  ``+json`` type, which would claim a meaning the body does not have; the OAuth endpoints,
+  whose RFCs send forms, take ``application/x-www-form-urlencoded``: route opt ``form``), send
+  it whole within ``body_timeout`` seconds (408; a client that announces ``Content-Length: 10``
+  and sends nothing no longer holds a connection open), stay under ``max_body`` bytes (413)
+  and nest no deeper than ``max_depth`` (400: msgspec would recurse as deep as the JSON goes).
 
 One middleware rather than three: each layer of Litestar's stack costs a call, a wrapped
 ``send`` and a pass over the headers per request; here the headers are read once and ``send``
@@ -150,7 +151,8 @@ class Edge:
                         return
             if method in _BODY_METHODS and headers.has_body:
                 try:
-                    body = await self._body(headers, receive)
+                    form = bool(scope["route_handler"].opt.get("form"))
+                    body = await self._body(headers, receive, form)
                 except (RequestTimeout, PayloadTooLarge, UnsupportedMediaType, TooDeep) as exc:
                     await _refuse(sending, exc, path)
                     return
@@ -162,9 +164,13 @@ class Edge:
             log_access(method, path, status, started)
             request_id.reset(token)
 
-    async def _body(self, headers: _Headers, receive: Receive) -> bytes:
+    async def _body(self, headers: _Headers, receive: Receive, form: bool = False) -> bytes:
         content_type = headers.content_type.split(b";", 1)[0].strip().lower()
-        if content_type != b"application/json":
+        if form and content_type == _FORM:
+            pass
+        elif form:
+            raise UnsupportedMediaType("this request's body is application/x-www-form-urlencoded")
+        elif content_type != b"application/json":
             raise UnsupportedMediaType("request bodies are application/json")
         length = headers.content_length
         if length.isdigit() and int(length) > self.max_body:
@@ -189,9 +195,12 @@ class Edge:
                 f"the request body did not arrive within {self.body_timeout:g} s"
             ) from None
         body = b"".join(chunks)
-        if _too_deep(body, self.max_depth):
+        if not form and _too_deep(body, self.max_depth):
             raise TooDeep(f"JSON nested deeper than {self.max_depth} levels")
         return body
+
+
+_FORM = b"application/x-www-form-urlencoded"
 
 
 class _Headers:

@@ -45,6 +45,7 @@ from service.eventlog.store import (
 )
 from service.exceptions import (
     AlreadyImported,
+    AuthorizationRefused,
     BadRequest,
     ChatRefused,
     Forbidden,
@@ -132,6 +133,8 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """``version-mismatch``: the game's current version (also in the ETag header)."""
     dependency: str | None = None
     """``unavailable``: what is down (``database`` …), when known."""
+    redirect_to: str | None = None
+    """``authorization-refused``: where the browser goes with the error, if anywhere."""
 
 
 class Kind(NamedTuple):
@@ -361,6 +364,16 @@ _KINDS = (
         "An Idempotency-Key names one request: the same method, path, body and If-Match. Use a "
         "new key for a new request.",
     ),
+    Kind(
+        "authorization-refused",
+        400,
+        "The app's authorization request is refused",
+        "An OAuth authorization request the server does not accept: an unknown app, a redirect "
+        "URI it did not register, a scope it may not ask, no PKCE S256 challenge. `code` is "
+        "RFC 6749's error (`invalid_request`, `invalid_client`, `invalid_scope` …); "
+        "`redirect_to`, when present, is the app's redirect URI with that error, where the "
+        "consent page sends the browser.",
+    ),
     Kind("bad-request", 400, "Bad request", "The request cannot be served as sent."),
     Kind(
         "already-applied",
@@ -532,6 +545,10 @@ def map_exception(exc: Exception) -> Mapped:
             headers["Retry-After"] = str(exc.retry_after)
         case PasskeyRefused():
             problem = _problem("passkey-refused", exc.message)
+        case AuthorizationRefused():
+            problem = _problem(
+                "authorization-refused", exc.message, code=exc.error, redirect_to=exc.redirect_to
+            )
         case LoginTaken():
             problem = _problem("login-taken", exc.message)
         case RateLimited():

@@ -20,7 +20,9 @@ step keeps a generated client (openapi-python-client, schemathesis) exact:
   openapi-typescript reads as "always present"), and every field of a response schema is
   required, since msgspec always writes it (but the schemas of `_SPARSE`, written with
   ``omit_defaults``); a game's stream frames are one schema per event type, told apart by
-  ``event`` (a discriminator), so that ``frame.event === "card_played"`` narrows ``frame.data``.
+  ``event`` (a discriminator), so that ``frame.event === "card_played"`` narrows ``frame.data``;
+  a notification is one schema per kind, told apart by ``kind`` (`Notification`), so that its
+  ``data`` is typed (a ``your_turn``'s ``deadline``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from litestar._openapi.schema_generation.schema import SchemaCreator
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import game, rules
+from service.api import oauth
 from service.api.actions import schemas as wire_actions
 from service.api.games import schemas as wire_games
 from service.games.lobby import NoteKind
@@ -49,7 +52,26 @@ GAME_STATUS: Schema = {
     "title": "GameStatus",
     "description": "``seating`` until every seat is taken, ``playing``, then ``finished``.",
 }
-_NAMED_SETS = {"GameStatus": GAME_STATUS}
+
+
+def _closed_set(title: str, values: list[str], description: str) -> Schema:
+    return {"type": "string", "enum": values, "title": title, "description": description}
+
+
+_NAMED_SETS = {
+    "GameStatus": GAME_STATUS,
+    "Dealing": _closed_set("Dealing", ["random", "seeded", "fixed"], "Where a game's cards come "
+                           "from: shuffled at random, from a seed, or fixed layouts."),
+    "ChatPhrase": _closed_set("ChatPhrase", ["good_luck", "well_played", "thanks", "sorry",
+                              "hurry_please"], "One of the chat's set phrases."),
+    "DealKind": _closed_set("DealKind", ["game", "miser", "raspasy"], "What was played: a "
+                            "contract, a misère (мизер) or all-pass (распасы)."),
+    "SheetLanguage": _closed_set("SheetLanguage", ["en", "ru"], "The drawn sheet's language."),
+    "LeaderboardPlayers": _closed_set("LeaderboardPlayers", ["humans", "computers"],
+                                      "Whose leaderboard: the people's or the programs'."),
+}  # fmt: skip
+"""Closed sets named once, so that a generated client has one readable type for each (not one
+per place, nor ``game_view_dealing_type_2_type_1`` for a nullable one)."""
 
 _ETAG = {
     "description": 'The game version this body reflects, a strong ETag (`"12"`): send it as '
@@ -84,7 +106,7 @@ _COMMANDS = {
 _VERSIONED_READS = {"readGame", "readSheet", "drawSheet", "exportGame"}
 _DOWNLOADS = {"drawSheet", "exportGame"}
 _OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
-_SPARSE = {"Problem", "FieldError"}
+_SPARSE = {"Problem", "FieldError", "OAuthError", "Introspection"}
 """Response schemas whose unset fields are left out (``omit_defaults``): not all required."""
 """Operations whose body may be left out (every field has a default)."""
 _STREAMS = {
@@ -107,11 +129,15 @@ def finish(document: Schema) -> Schema:
         _headers(path, operation)
         if operation.get("operationId") in _DOWNLOADS:
             _downloads(operation)
+        form = oauth.FORMS.get(operation.get("operationId", ""))
+        if form is not None:
+            operation["requestBody"] = _form_body(schemas, form)
         frame = _STREAMS.get(operation.get("operationId", ""))
         if frame is not None:
             operation["responses"]["200"]["content"]["text/event-stream"]["schema"] = {
                 "$ref": f"#/components/schemas/{frame}"
             }
+    _notification_union(schemas)
     schemas["StreamRetryFrame"] = copy.deepcopy(_RETRY_FRAME)
     for message, event in (_game_frames(schemas), _notification_frames()):
         schemas[message["title"]] = message
@@ -126,6 +152,7 @@ def finish(document: Schema) -> Schema:
         raspasy_overrides,
         wire_games.LayoutIn,
         wire_actions.DiscardAction,
+        oauth.AppRegistration,
     ):
         _nested_items(schemas, cls)
     requests = _request_schemas(doc)
@@ -141,6 +168,32 @@ def finish(document: Schema) -> Schema:
     finished: Schema = _walk(doc)
     finished["components"]["schemas"].update(_NAMED_SETS)  # the walk made them refer to themselves
     return finished
+
+
+def _form_body(schemas: dict[str, Schema], form: Schema) -> Schema:
+    """An OAuth endpoint's form (RFC 6749 sends ``application/x-www-form-urlencoded``)."""
+    schemas[form["title"]] = copy.deepcopy(form)
+    ref = {"$ref": f"#/components/schemas/{form['title']}"}
+    return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": ref}}}
+
+
+def _notification_union(schemas: dict[str, Schema]) -> None:
+    """The notifications' union as one named component with its discriminator (Litestar writes
+    it inline where it is used, which a generated client names after the place)."""
+    items = schemas["NotificationPage"]["properties"]["items"]
+    branches = items["items"]["oneOf"]
+    mapping = {
+        schemas[ref.rsplit("/", 1)[1]]["properties"]["kind"]["const"]: ref
+        for ref in (branch["$ref"] for branch in branches)
+    }
+    schemas["Notification"] = {
+        "title": "Notification",
+        "description": "One of the caller's notifications (also the `data` of a per-player SSE "
+        "event), told apart by `kind`: each kind's `data` has its own fields.",
+        "oneOf": branches,
+        "discriminator": {"propertyName": "kind", "mapping": mapping},
+    }
+    items["items"] = {"$ref": "#/components/schemas/Notification"}
 
 
 def _nested_items(schemas: dict[str, Schema], cls: type[msgspec.Struct]) -> None:
@@ -418,6 +471,14 @@ def _walk(node: Any) -> Any:
             node = {"allOf": branches, **rest} if rest else branches[0]
         else:
             node = {**branches[0], **rest}
+    kinds = node.get("type")
+    if isinstance(kinds, list) and "null" in kinds and None in node.get("enum", ()):
+        values = [v for v in node["enum"] if v is not None]
+        for name, named in _NAMED_SETS.items():
+            if values == named["enum"]:
+                rest = {k: v for k, v in node.items() if k not in ("enum", "type", "title")}
+                branches = [{"$ref": f"#/components/schemas/{name}"}, {"type": "null"}]
+                return {"oneOf": branches, **rest}
     for name, named in _NAMED_SETS.items():
         if node.get("enum") == named["enum"] and node.get("type") == named["type"]:
             rest = {k: v for k, v in node.items() if k not in ("enum", "type", "title")}

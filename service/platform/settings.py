@@ -72,6 +72,9 @@ Every knob of the service lives here and nowhere else. Variables:
                                   each request came to)
     PREFERANS_WEBAUTHN_ORIGINS    page origins allowed to use them, comma-separated (unset: the
                                   origin each request came to; set it behind a TLS proxy)
+    PREFERANS_OAUTH_ISSUER        the public origin apps reach the OAuth endpoints at
+                                  (``https://pref.example``; unset: the origin each request came
+                                  to); it must be https unless it is this machine (loopback)
     PREFERANS_HOST, PREFERANS_PORT  where ``preferans serve`` listens (127.0.0.1:8000)
     PREFERANS_WORKERS             server processes (1)
     PREFERANS_HEADER_TIMEOUT      seconds a client has to send a request's headers (10)
@@ -183,6 +186,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     sign_in_lockout: Seconds = 900.0
     webauthn_rp_id: str | None = None
     webauthn_origins: str | None = None
+    oauth_issuer: str | None = None
     host: str = "127.0.0.1"
     port: Port = 8000
     workers: AtLeastOne = 1

@@ -27,7 +27,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 import asyncpg
@@ -64,6 +64,11 @@ class Caller(Player, frozen=True, kw_only=True):
     token_id: str
     token_hash: bytes
     scope: Scope = "play"
+    app: str | None = None
+    """The client id of the app this token was issued to (OAuth, `service.players.oauth`);
+    None for the player's own tokens."""
+    expires_at: datetime | None = None
+    """An app's access token lapses then; the player's own tokens last until revoked."""
 
     def may_play(self) -> None:
         """`Forbidden` unless the token may write."""
@@ -121,13 +126,18 @@ ON CONFLICT DO NOTHING"""
 _TOKEN_REFUSED = ("P0401", "P0403")
 _ADD_TOKEN = "SELECT api.add_token($1, $2, $3, $4, $5)"
 _BY_TOKEN = """
-SELECT p.player_id::text, p.name, p.kind, t.token_id::text, t.scope
+SELECT p.player_id::text, p.name, p.kind, t.token_id::text, t.scope, g.client_id, t.expires_at
   FROM api.tokens t JOIN api.players p USING (player_id)
- WHERE t.token_hash = $1 AND t.revoked_at IS NULL"""
+  LEFT JOIN api.oauth_grants g ON g.grant_id = t.grant_id
+ WHERE t.token_hash = $1 AND t.revoked_at IS NULL
+   AND (t.expires_at IS NULL OR t.expires_at > now())"""
 _TOUCH = "SELECT api.touch_token($1)"
 _TOKENS = """
 SELECT token_id::text, name, scope, created_at, last_used_at, revoked_at
-  FROM api.tokens WHERE player_id = $1 ORDER BY created_at, token_id"""
+  FROM api.tokens WHERE player_id = $1 AND grant_id IS NULL ORDER BY created_at, token_id"""
+_TOKEN = """
+SELECT token_id::text, name, scope, created_at, last_used_at, revoked_at
+  FROM api.tokens WHERE token_id = $1"""
 _REVOKE = "SELECT api.revoke_token($1, $2)"
 _OWNED = "SELECT revoked_at FROM api.tokens WHERE token_id = $1 AND player_id = $2"
 _NOTIFY_REVOKED = "SELECT pg_notify($1, $2)"
@@ -270,11 +280,13 @@ class Players:
         return token, info
 
     async def token_info(self, caller: Caller) -> TokenInfo:
-        """The listing of the token ``caller`` called with."""
-        for info in await self.tokens(caller):
-            if info.id == caller.token_id:
-                return info
-        raise TokenNotFound("this token is gone")
+        """The listing of the token ``caller`` called with (an app's too)."""
+        r = await self.pool.fetchrow(_TOKEN, uuid.UUID(caller.token_id))
+        if r is None:
+            raise TokenNotFound("this token is gone")
+        return TokenInfo(
+            id=r[0], name=r[1], scope=r[2], created_at=r[3], last_used_at=r[4], revoked_at=r[5]
+        )
 
     async def still_valid(self, caller: Caller) -> bool:
         """Whether ``caller``'s token is still good (cached; read again once dropped)."""
@@ -322,7 +334,9 @@ class Players:
     def _known(self, digest: bytes) -> Caller | None:
         held = self._tokens.get(digest)
         if held is not None and time.monotonic() - held[1] < TOKEN_TTL and self.hearing():
-            return held[0]
+            lapses = held[0].expires_at
+            if lapses is None or datetime.now(UTC) < lapses:
+                return held[0]
         return None
 
     async def authenticate(self, token: str) -> Caller | None:
@@ -336,7 +350,14 @@ class Players:
             self._tokens.pop(digest)
             return None
         caller = Caller(
-            id=row[0], name=row[1], kind=row[2], token_id=row[3], token_hash=digest, scope=row[4]
+            id=row[0],
+            name=row[1],
+            kind=row[2],
+            token_id=row[3],
+            token_hash=digest,
+            scope=row[4],
+            app=row[5],
+            expires_at=row[6],
         )
         self._tokens.put(digest, (caller, time.monotonic()))
         with contextlib.suppress(asyncpg.PostgresError):

@@ -1,8 +1,8 @@
 """The TypeScript client kit compiles clean and plays: openapi-typescript (default options) makes
 the types of the committed spec, tsc 5 type-checks a README-style client against them with 0
 errors and 0 warnings, and the compiled client plays a deal against a live server, reading the
-game's stream across a reconnect (tests/clients/typescript/). The Python kit is
-test_generated_client.py.
+game's stream across a reconnect (tests/clients/typescript/), and reads the notifications, each
+narrowed by its ``kind``. The Python kit is test_generated_client.py.
 
 npm installs the pinned tools from the lock file (the npm registry). Without npm the test skips,
 unless PREFERANS_REQUIRE_BROWSER=1 (set by .ci/run), which makes that a failure."""
@@ -67,3 +67,4 @@ async def test_the_typescript_client_plays_a_deal_and_follows_the_stream_across_
     assert node.returncode == 0, played + err.decode()
     assert "deal 1 scored" in played
     assert "frames in order across a reconnect" in played
+    assert "turns notified, the first due" in played  # a notification narrowed by its kind

@@ -5,7 +5,10 @@ The client is generated once per module into a temporary directory, without a si
 live server: three players register, one creates a game with a small pool, all sit down, and
 each seat sends the first of its `legal_actions` with If-Match set from the ETag the read
 declared, until the game is over; then every message of the game's stream parses as the
-frame declared for its type, and the export and the drawn sheet come back as bytes.
+frame declared for its type, each notification as the model of its kind (a ``your_turn``'s
+``data.deadline`` typed), and the export and the drawn sheet come back as bytes. Its names are
+readable: every operation under its tag (none in ``api/default``), no model named after the
+place of an inline union (``game_view_dealing_type_2_type_1``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +51,17 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, str
 def test_the_client_generates_without_a_warning(generated: tuple[ModuleType, str]) -> None:
     _, output = generated
     assert "Warning" not in output and "WARNING" not in output, output
+
+
+def test_the_clients_names_are_readable(generated: tuple[ModuleType, str]) -> None:
+    module, _ = generated
+    assert module.__file__ is not None
+    root = Path(module.__file__).parent
+    assert not (root / "api" / "default").exists(), "an operation without a tag"
+    tags = {p.name for p in (root / "api").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert tags >= {"players", "games", "actions", "events", "table", "oauth"}
+    placed = [p.stem for p in (root / "models").glob("*.py") if re.search(r"_type_\d", p.stem)]
+    assert placed == [], placed
 
 
 async def test_a_generated_client_plays_a_whole_game(
@@ -93,6 +108,7 @@ async def test_a_generated_client_plays_a_whole_game(
         moves += 1
         assert moves < 3000
     await _frames_are_the_declared_shape(server, str(game_id), snapshot.version)
+    await _notifications_are_typed_per_kind(tokens[1])
     exported = await export_game.asyncio(game_id, client=anonymous)
     assert isinstance(exported, File) and exported.payload.read().startswith(b"{")
     drawn = await draw_sheet.asyncio(game_id, client=anonymous)
@@ -105,6 +121,28 @@ async def test_a_generated_client_plays_a_whole_game(
             assert as_bytes.headers["content-type"] == "application/octet-stream"
 
 
+async def _notifications_are_typed_per_kind(client: Any) -> None:
+    from preferans_client.api.players import list_notifications
+    from preferans_client.models import GameEndedNote, GameStartedNote, TurnData, YourTurnNote
+
+    notes: list[Any] = []
+    cursor = "0"
+    while True:
+        page = await list_notifications.asyncio(client=client, cursor=cursor, limit=100)
+        assert page is not None
+        if not page.items:
+            break
+        notes.extend(page.items)
+        cursor = str(page.last_seq)
+    kinds = {type(note) for note in notes}
+    assert {GameStartedNote, YourTurnNote, GameEndedNote} <= kinds
+    turn = next(note for note in notes if isinstance(note, YourTurnNote))
+    assert isinstance(turn.data, TurnData) and turn.data.seat == 1
+    assert turn.data.deadline is None or isinstance(turn.data.deadline, int)
+    ended = next(note for note in notes if isinstance(note, GameEndedNote))
+    assert isinstance(ended.data.result, int)
+
+
 async def _frames_are_the_declared_shape(base: str, game_id: str, last: int) -> None:
     """Every event message of the game's stream parses as the frame the spec declares for its
     type (a branch of `GameEventFrame`, the `GameStreamFrame` that is not the opening retry)."""
@@ -114,11 +152,17 @@ async def _frames_are_the_declared_shape(base: str, game_id: str, last: int) -> 
     frames = spec["components"]["schemas"]["GameEventFrame"]["discriminator"]["mapping"]
 
     frame: dict[str, Any] = {}
+    opening: list[str] = []
     async with (
         httpx.AsyncClient(base_url=base, timeout=10) as http,
         http.stream("GET", f"/v1/games/{game_id}/stream") as stream,
     ):
         async for line in stream.aiter_lines():
+            if len(opening) < 2:  # the opening retry: a message of its own, no event nor id
+                opening.append(line)
+                if len(opening) == 2:
+                    assert opening[0].startswith("retry: ") and opening[1] == "", opening
+                continue
             field, _, value = line.partition(": ")
             if field in ("id", "event", "data"):
                 frame[field] = value

@@ -162,7 +162,12 @@ DECK = "SELECT api.deck_v2('\\x01', ARRAY[]::text[], 1)"
 DUE = "SELECT * FROM api.due_deal(gen_random_uuid(), 1)"
 GAME_SECRET = "SELECT api.game_secret(gen_random_uuid())"
 PURGE_KEYS = "SELECT es.purge_idempotency_keys(1)"
+OAUTH_GRANT = (
+    "INSERT INTO api.oauth_grants (grant_id, client_id, player_id, scope)"
+    " SELECT gen_random_uuid(), client_id, owner_id, 'play' FROM api.oauth_clients"
+)
 PURGE_NOTES = "SELECT api.purge_notifications(interval '1 day', 1)"
+PURGE_OAUTH = "SELECT api.oauth_purge(interval '1 day')"
 
 ROLES: dict[str, tuple[list[str], list[str]]] = {
     # role: (what it may do, what it may not)
@@ -175,8 +180,19 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
             " VALUES (gen_random_uuid(), 'A', 'human')",
             "UPDATE api.games SET due_at = NULL, bot_due_at = NULL",
             "SELECT api.touch_token(sha256('x'))",
+            "SELECT count(*) FROM api.oauth_grants", "SELECT count(*) FROM api.oauth_codes",
+            "SELECT client_id, name, redirect_uris, public FROM api.oauth_clients",
+            "SELECT api.oauth_client_secret_ok('x', 'y')",
         ],
         [
+            # An app's secret, and tokens, codes and grants made or mended by hand (migration
+            # 0022: only its functions do).
+            "SELECT secret_hash FROM api.oauth_clients", OAUTH_GRANT,
+            "UPDATE api.oauth_refresh_tokens SET used_at = NULL",
+            "UPDATE api.oauth_grants SET revoked_at = NULL", "DELETE FROM api.oauth_codes",
+            "UPDATE api.oauth_codes SET used_at = NULL", "UPDATE api.tokens SET expires_at = NULL",
+            "UPDATE api.oauth_clients SET redirect_uris = ARRAY['https://evil.example/cb']",
+            "SELECT api.oauth_revoke_grants(ARRAY[gen_random_uuid()])", PURGE_OAUTH,
             "UPDATE api.tokens SET revoked_at = NULL", "UPDATE api.tokens SET scope = 'play'",
             "UPDATE api.tokens SET player_id = gen_random_uuid()", TOKEN,
             "DELETE FROM api.tokens", RATINGS, "TRUNCATE rm.ratings_a",
@@ -198,6 +214,7 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "SELECT count(*) FROM api.tokens", "SELECT count(*) FROM api.notifications",
+            "SELECT count(*) FROM api.oauth_grants", "SELECT count(*) FROM api.oauth_clients",
             "SELECT count(*) FROM rm.ratings_a", TOKEN, RATINGS, CHECKPOINT, SNAPSHOT,
             PURGE_KEYS, PURGE_NOTES, "SELECT api.touch_token(sha256('x'))",
             "SELECT api.create_invite(sha256('x'), gen_random_uuid(), gen_random_uuid(), NULL,"
@@ -226,7 +243,7 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     PURGER_ROLE: (
-        [PURGE_KEYS, PURGE_NOTES],
+        [PURGE_KEYS, PURGE_NOTES, PURGE_OAUTH],
         [
             "SELECT count(*) FROM es.events", "SELECT count(*) FROM api.tokens",
             "SELECT count(*) FROM rm.ratings_a", "DELETE FROM es.idempotency_keys",

@@ -30,7 +30,7 @@ from service.api.accounts.schemas import (
     SessionCreated,
     SignIn,
 )
-from service.api.auth import SECURITY
+from service.api.auth import FIRST_PARTY, SECURITY
 from service.api.common import NO_STORE, PRIVATE
 from service.api.errors import problem_responses
 from service.players.accounts import Caller
@@ -58,6 +58,7 @@ def _created(signed: SignedIn) -> Response[SessionCreated]:
 class AccountController(Controller):
     path = "/players/me/account"
     tags = ["players"]  # noqa: RUF012
+    opt = FIRST_PARTY
 
     @get(
         "/",
@@ -155,6 +156,7 @@ class SessionsController(Controller):
 class PasskeysController(Controller):
     path = "/players/me/passkeys"
     tags = ["players"]  # noqa: RUF012
+    opt = FIRST_PARTY
 
     @post(
         "/options",

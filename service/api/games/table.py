@@ -67,6 +67,7 @@ def _presence_route(kind: Presence) -> Any:
         f"/games/{{game_id:uuid}}/{kind}",
         status_code=200,
         operation_id=f"{kind}Game" if kind != "return" else "returnToGame",
+        tags=["table"],
         summary=_SUMMARIES[kind],
         description=_DESCRIPTIONS[kind],
         security=SECURITY,

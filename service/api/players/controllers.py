@@ -20,7 +20,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
 
-from service.api.auth import SECURITY
+from service.api.auth import FIRST_PARTY, SECURITY
 from service.api.common import NO_STORE, PRIVATE, IdempotencyKeyHeader
 from service.api.errors import problem_responses
 from service.api.games.events import SseSettings, resume_point
@@ -45,10 +45,10 @@ _encoder = msgspec.json.Encoder()
 
 
 def _notification(note: Note) -> Notification:
-    return Notification(
-        seq=note.seq, kind=note.kind, game_id=note.game_id, data=note.data,  # type: ignore[arg-type]
-        created_at=note.created_at,
-    )  # fmt: skip
+    fields = {"seq": note.seq, "kind": note.kind, "game_id": note.game_id, "data": note.data,
+              "created_at": note.created_at}  # fmt: skip
+    typed: Notification = msgspec.convert(fields, Notification)
+    return typed
 
 
 def _my_game(summary: GameSummary, player: str) -> MyGame:
@@ -130,6 +130,7 @@ class PlayersController(Controller):
     @get(
         "/me/tokens",
         operation_id="listTokens",
+        opt=FIRST_PARTY,
         summary="Your tokens",
         description="Every token of the caller (one per device), revoked ones included.",
         security=SECURITY,
@@ -144,6 +145,7 @@ class PlayersController(Controller):
         "/me/tokens",
         status_code=201,
         operation_id="createToken",
+        opt=FIRST_PARTY,
         summary="A token for another device",
         description=(
             "A new bearer token of the caller, shown this once. `scope: read` makes a token "
@@ -166,6 +168,7 @@ class PlayersController(Controller):
         "/me/tokens/{token_id:uuid}",
         status_code=204,
         operation_id="revokeToken",
+        opt=FIRST_PARTY,
         summary="Revoke a token",
         description=(
             "The token is refused from now on, in every process of the service: a write at "

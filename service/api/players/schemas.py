@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -81,19 +81,129 @@ class MyGames(msgspec.Struct, frozen=True, kw_only=True):
     """Pass as ``cursor`` for the next page of finished games; null on the last."""
 
 
-class Notification(msgspec.Struct, frozen=True, kw_only=True):
-    """One of the caller's notifications (also the ``data`` of a per-player SSE event)."""
-
+class _Note(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
     seq: int
     """1, 2, 3 … per player, without gaps: the SSE event id and the ``cursor`` of the next poll."""
-    kind: NoteKind
     game_id: uuid.UUID | None
-    data: dict[str, Any]
-    """``your_turn`` / ``claim``: ``seat``, ``deadline`` (ms since the epoch, or null), the
-    game's ``version``; ``claim`` also ``by``, ``tricks``, ``remaining``; ``game_ended``:
-    ``result`` (whists); ``player_*``: the ``seat`` and ``player``; ``invited``: ``by``,
-    ``expires_at``."""
     created_at: datetime
+
+
+class AtTable(msgspec.Struct, frozen=True, kw_only=True):
+    version: int
+    """The game's version the notification was written at."""
+
+
+class TurnData(AtTable, frozen=True, kw_only=True):
+    seat: int
+    """Your seat."""
+    deadline: int | None
+    """When the turn times out, in ms since the epoch; null without a clock."""
+
+
+class ClaimData(TurnData, frozen=True, kw_only=True):
+    by: int
+    """The claiming seat."""
+    tricks: int
+    """The tricks it claims of the ``remaining``."""
+    remaining: int
+
+
+class EndedData(AtTable, frozen=True, kw_only=True):
+    seat: int
+    result: int
+    """Your settlement, in whists."""
+
+
+class TimedOutData(AtTable, frozen=True, kw_only=True):
+    seat: int
+
+
+class SeatData(AtTable, frozen=True, kw_only=True):
+    seat: int
+    """The seat that was left, abandoned or came back."""
+    player: uuid.UUID | None
+    """Its player."""
+
+
+class InvitedData(msgspec.Struct, frozen=True, kw_only=True):
+    by: uuid.UUID
+    """The player who invited you."""
+    expires_at: datetime
+
+
+class ByData(msgspec.Struct, frozen=True, kw_only=True):
+    by: uuid.UUID
+    """The player who offered, or declined, the rematch."""
+
+
+class RematchStartedData(msgspec.Struct, frozen=True, kw_only=True):
+    from_: uuid.UUID = msgspec.field(name="from")
+    """The finished game the rematch follows (``game_id`` is the new game)."""
+
+
+class YourTurnNote(_Note, frozen=True, kw_only=True, tag="your_turn"):
+    """It is your turn at ``game_id``."""
+
+    data: TurnData
+
+
+class ClaimNote(_Note, frozen=True, kw_only=True, tag="claim"):
+    """A claim for you to answer."""
+
+    data: ClaimData
+
+
+class GameStartedNote(_Note, frozen=True, kw_only=True, tag="game_started"):
+    data: AtTable
+
+
+class GameEndedNote(_Note, frozen=True, kw_only=True, tag="game_ended"):
+    data: EndedData
+
+
+class TimedOutNote(_Note, frozen=True, kw_only=True, tag="timed_out"):
+    """Your turn timed out: the table's stand-in acted for you."""
+
+    data: TimedOutData
+
+
+class PlayerAbsentNote(_Note, frozen=True, kw_only=True, tag="player_absent"):
+    data: SeatData
+
+
+class PlayerReturnedNote(_Note, frozen=True, kw_only=True, tag="player_returned"):
+    data: SeatData
+
+
+class PlayerLeftNote(_Note, frozen=True, kw_only=True, tag="player_left"):
+    data: SeatData
+
+
+class InvitedNote(_Note, frozen=True, kw_only=True, tag="invited"):
+    """An invite to the private table ``game_id``."""
+
+    data: InvitedData
+
+
+class RematchOfferedNote(_Note, frozen=True, kw_only=True, tag="rematch_offered"):
+    data: ByData
+
+
+class RematchDeclinedNote(_Note, frozen=True, kw_only=True, tag="rematch_declined"):
+    data: ByData
+
+
+class RematchStartedNote(_Note, frozen=True, kw_only=True, tag="rematch_started"):
+    data: RematchStartedData
+
+
+Notification = (
+    YourTurnNote | ClaimNote | GameStartedNote | GameEndedNote | TimedOutNote | PlayerAbsentNote
+    | PlayerReturnedNote | PlayerLeftNote | InvitedNote | RematchOfferedNote
+    | RematchDeclinedNote | RematchStartedNote
+)  # fmt: skip
+"""One of the caller's notifications (also the ``data`` of a per-player SSE event), told
+apart by ``kind``: each kind's ``data`` has its own fields."""
 
 
 class NotificationPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -109,6 +109,18 @@ export class Api extends EventTarget {
   }
   async tokens() { return (await this.request("GET", "/v1/players/me/tokens")).data.items; }
   async revokeToken(id) { await this.request("DELETE", `/v1/players/me/tokens/${id}`); }
+  // --- apps (OAuth): the ones you registered, the ones you authorised, the consent page ---
+  async apps() { return (await this.request("GET", "/v1/apps")).data.items; }
+  async registerApp(body) { return (await this.request("POST", "/v1/apps", { body })).data; }
+  async removeApp(clientId) { await this.request("DELETE", `/v1/apps/${encodeURIComponent(clientId)}`); }
+  async authorisedApps() { return (await this.request("GET", "/v1/players/me/apps")).data.items; }
+  async revokeApp(clientId) { await this.request("DELETE", `/v1/players/me/apps/${encodeURIComponent(clientId)}`); }
+  /** What the authorization request ``query`` (as the app sent it) asks of the player. */
+  async consent(query) { return (await this.request("GET", `/v1/oauth/consent?${query}`)).data; }
+  /** The player's answer: where the browser goes next (the app, with a code or an error). */
+  async answerConsent(query, approve) {
+    return (await this.request("POST", "/v1/oauth/consent", { body: { request: query, approve } })).data.redirect_to;
+  }
   async passkeys() { return (await this.request("GET", "/v1/players/me/passkeys")).data.items; }
   async removePasskey(id) { await this.request("DELETE", `/v1/players/me/passkeys/${encodeURIComponent(id)}`); }
   /** Register a passkey on this device: the service's options, the browser's ceremony, its answer. */

@@ -1,4 +1,4 @@
-// The page: the top bar, the router (#/, #/account, #/invite/{code}, #/me, #/player/{id}, #/game/{id},
+// The page: the top bar, the router (#/, #/account, #/oauth/authorize?…, #/invite/{code}, #/me, #/player/{id}, #/game/{id},
 // #/game/{id}/replay/{n}/{step}), error toasts and the screen-reader announcer. Each screen is a
 // module of views/; the signed-in player's notifications are notifications.js's.
 import { Api, ApiError, NetworkError } from "./api.js";
@@ -6,6 +6,7 @@ import { focusFirst, h, installRovingKeys, mount } from "./dom.js";
 import { lang, onLangChange, setLang, t } from "./i18n.js";
 import { Notifier } from "./notifications.js";
 import { accountScreen } from "./views/account.js";
+import { AFTER_SIGN_IN, consentScreen } from "./views/consent.js";
 import { inviteScreen } from "./views/invite.js";
 import { lobbyScreen } from "./views/lobby.js";
 import { mineScreen } from "./views/mine.js";
@@ -33,6 +34,9 @@ const ctx = {
     me = { id: player.id, name: player.name, token: { id: player.token_id } };
     follow();
     topbar();
+    const after = sessionStorage.getItem(AFTER_SIGN_IN); // an app's consent page sent him here
+    sessionStorage.removeItem(AFTER_SIGN_IN);
+    if (after) { ctx.navigate(after); return; }
     route();
     focusFirst(app); // the lobby's first control, not the body the sign-up form left behind
   },
@@ -44,7 +48,9 @@ const ctx = {
     follow();
     topbar();
     announce(t("signin.welcome", { name: me.name }));
-    if (!stay) ctx.navigate("#/");
+    const after = sessionStorage.getItem(AFTER_SIGN_IN); // an app's consent page sent him here
+    sessionStorage.removeItem(AFTER_SIGN_IN);
+    if (!stay) ctx.navigate(after || "#/");
   },
 };
 
@@ -112,7 +118,10 @@ function signOut() {
 function route() {
   screen?.destroy();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "me") {
+  if (parts[0] === "oauth" && parts[1]?.startsWith("authorize")) {
+    // The authorization request's query as the app sent it (slashes and all), untouched.
+    screen = consentScreen(app, ctx, location.hash.slice(location.hash.indexOf("?") + 1));
+  } else if (parts[0] === "me") {
     screen = mineScreen(app, ctx);
   } else if (parts[0] === "player" && parts[1]) {
     screen = profileScreen(app, ctx, parts[1]);

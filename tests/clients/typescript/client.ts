@@ -2,7 +2,8 @@
 // openapi/openapi.json (default options), the calls openapi-fetch's. Three players register,
 // one opens a table, all sit down, and they play first legal moves until the first deal is
 // scored, while the game's stream is read with a small Server-Sent Events reader that drops
-// the connection once and resumes from Last-Event-ID without losing or repeating a frame.
+// the connection once and resumes from Last-Event-ID without losing or repeating a frame;
+// then the first player reads his notifications, each typed by its kind.
 // Run: node out/client.js <base URL>  (tests/api/test_client_kits.py compiles and runs it)
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api";
@@ -10,6 +11,7 @@ import type { components, paths } from "./api";
 type Frame = components["schemas"]["GameStreamFrame"];
 type EventFrame = components["schemas"]["GameEventFrame"];
 type Action = components["schemas"]["GameSnapshot"]["legal_actions"][number];
+type Note = components["schemas"]["Notification"];
 
 const base = process.argv[2] ?? "http://127.0.0.1:8000";
 const api = createClient<paths>({ baseUrl: base });
@@ -23,6 +25,17 @@ export function describe(frame: EventFrame): string {
       return `deal ${frame.data.deal_no} scored`;
     default:
       return frame.event;
+  }
+}
+
+/** When a notification's turn times out: `kind` narrows `data` (a turn or a claim has one). */
+export function deadline(note: Note): number | null | undefined {
+  switch (note.kind) {
+    case "your_turn":
+    case "claim":
+      return note.data.deadline;
+    default:
+      return undefined;
   }
 }
 
@@ -116,6 +129,11 @@ async function main(): Promise<void> {
   const gaps = seen.some((id, i) => i > 0 && id !== seen[i - 1] + 1);
   if (gaps || seen[0] !== 1) throw new Error(`frames lost or repeated across the reconnect: ${seen.join(",")}`);
   console.log(`${seen.length} frames in order across a reconnect`);
+
+  const { data: notes } = await api.GET("/v1/players/me/notifications", { headers: seats[0] });
+  const turns = (notes?.items ?? []).filter((note) => note.kind === "your_turn");
+  if (!turns.length) throw new Error(`no your_turn notification: ${JSON.stringify(notes)}`);
+  console.log(`${turns.length} turns notified, the first due ${deadline(turns[0])}`);
 }
 
 main().catch((error) => { console.error(error); process.exit(1); });

@@ -1,6 +1,7 @@
 // The account screen (#/account): signed out, sign in with a login and password, a passkey or
 // a recovery code; signed in, set up the login and password, see the recovery codes once, add
-// and remove passkeys, list and sign out devices.
+// and remove passkeys, list and sign out devices, revoke the apps he authorised (OAuth) and
+// register apps of his own.
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -8,16 +9,22 @@ const DEVICE = () => `${navigator.userAgentData?.platform || navigator.platform 
 const passkeysWork = () => typeof window.PublicKeyCredential?.parseCreationOptionsFromJSON === "function";
 
 export function accountScreen(root, ctx) {
-  const state = { account: null, tokens: [], passkeys: [], codes: null, loaded: false };
+  const state = {
+    account: null, tokens: [], passkeys: [], authorised: [], apps: [], codes: null, secret: null,
+    loaded: false,
+  };
   let alive = true;
 
   async function load() {
     if (!ctx.me()) { state.loaded = true; render(); return; }
     try {
-      const [account, tokens, passkeys] = await Promise.all([
-        ctx.api.account(), ctx.api.tokens(), ctx.api.passkeys(),
+      const [account, tokens, passkeys, authorised, apps] = await Promise.all([
+        ctx.api.account(), ctx.api.tokens(), ctx.api.passkeys(), ctx.api.authorisedApps(),
+        ctx.api.apps(),
       ]);
-      Object.assign(state, { account: account.login ? account : null, tokens, passkeys, loaded: true });
+      Object.assign(state, {
+        account: account.login ? account : null, tokens, passkeys, authorised, apps, loaded: true,
+      });
     } catch (error) {
       ctx.toast(error);
     }
@@ -107,7 +114,7 @@ export function accountScreen(root, ctx) {
   function signedInParts() {
     if (!state.loaded) return h("p", { class: "muted" }, t("loading"));
     return h("div", { class: "lobby-grid" }, setUpForm(), state.codes ? codesPanel() : null,
-      passkeysPanel(), devicesPanel());
+      passkeysPanel(), devicesPanel(), authorisedPanel(), appsPanel());
   }
 
   function setUpForm() {
@@ -192,6 +199,61 @@ export function accountScreen(root, ctx) {
             try { await ctx.api.revokeToken(token.id); await load(); } catch (error) { ctx.toast(error); }
           },
         }, t("devices.signout"))))));
+  }
+
+  function authorisedPanel() {
+    return h("div", { class: "panel authorised", "aria-labelledby": "authorised-title" },
+      h("h2", { id: "authorised-title" }, t("apps.authorised")),
+      state.authorised.length
+        ? h("ul", { class: "plain" }, state.authorised.map((app) => h("li", { dataset: { app: app.client_id } },
+          h("span", {}, app.name), h("span", { class: "muted" }, ` (${app.scope})`), " ",
+          h("button", {
+            type: "button", class: "link", "aria-label": t("apps.revoke.named", { name: app.name }),
+            onclick: async () => {
+              try { await ctx.api.revokeApp(app.client_id); await load(); } catch (error) { ctx.toast(error); }
+            },
+          }, t("apps.revoke")))))
+        : h("p", { class: "muted" }, t("apps.authorised.none")));
+  }
+
+  function appsPanel() {
+    return h("form", {
+      class: "panel apps", "aria-labelledby": "apps-title",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const form = event.target.elements;
+        try {
+          const made = await ctx.api.registerApp({
+            name: form["app-name"].value.trim(), redirect_uris: [form["app-redirect"].value.trim()],
+            confidential: form["app-confidential"].checked,
+          });
+          state.secret = made.client_secret ? { id: made.app.client_id, secret: made.client_secret } : null;
+          ctx.announce(t("apps.registered"));
+          await load();
+        } catch (error) {
+          ctx.toast(error);
+        }
+      },
+    },
+    h("h2", { id: "apps-title" }, t("apps.mine")),
+    state.apps.length
+      ? h("ul", { class: "plain" }, state.apps.map((app) => h("li", { dataset: { ownApp: app.client_id } },
+        h("span", {}, app.name), " — ", t("apps.clientId"), " ", h("code", { dataset: { clientId: app.client_id } }, app.client_id),
+        state.secret?.id === app.client_id
+          ? h("p", {}, t("apps.secret"), " ", h("code", { dataset: { secret: app.client_id } }, state.secret.secret)) : null,
+        " ",
+        h("button", {
+          type: "button", class: "link", "aria-label": t("apps.remove.named", { name: app.name }),
+          onclick: async () => {
+            try { await ctx.api.removeApp(app.client_id); await load(); } catch (error) { ctx.toast(error); }
+          },
+        }, t("apps.remove")))))
+      : h("p", { class: "muted" }, t("apps.mine.none")),
+    field("app-name", t("apps.name"), { required: true, maxlength: "64" }),
+    field("app-redirect", t("apps.redirect"), { required: true, maxlength: "512", type: "text", spellcheck: "false", inputmode: "url" }),
+    h("label", { for: "app-confidential", class: "check" },
+      h("input", { id: "app-confidential", name: "app-confidential", type: "checkbox" }), " ", t("apps.confidential")),
+    h("div", { class: "row" }, h("button", { type: "submit" }, t("apps.register"))));
   }
 
   return {
