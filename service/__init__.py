@@ -55,6 +55,8 @@ module is named here). docs/architecture.md draws it::
         rematch         "play again": the offer, the answers, the new game with the same rules
         export          a finished game as NDJSON, and imported back as the same game
         proof           a game's chain, commitment and decks checked (verify, /proof)
+        tournaments     tournaments: their own streams, their tables' games, their secrets,
+                        the duplicate tables' embargo
 
     read_models/        what is folded from the log for reading
         storage         each projection's SQL, and how the API reads it
@@ -64,6 +66,8 @@ module is named here). docs/architecture.md draws it::
     workers/            the service acting by itself
         steward         timeouts and moves for absent seats; the bots' duty in the bot worker
         key_purger      expired idempotency keys, old notifications and invites, purged
+        clerk           the tournaments' results recorded, rounds closed and started, the
+                        daily robot duplicate
 
     api/                all of HTTP: controllers per resource, schemas, auth, errors
         errors          the one place that maps every error to problem+json
@@ -74,10 +78,10 @@ module is named here). docs/architecture.md draws it::
         schemas/        the wire types: msgspec Structs for every request and response body
             text        the shared field types: a card, a bid, a name, a seat
             actions     a seat's action bodies, one to one with the domain's seat commands
-            players, accounts, games, read_models, chat
+            players, accounts, games, read_models, chat, tournaments
                         the bodies of each resource's requests and responses
         common          what the controllers share: headers, rendering a command's outcome
-        games, table, actions, views, events, players, accounts, read_models, chat
+        games, table, actions, views, events, players, accounts, read_models, chat, tournaments
                         the controllers, one module per resource
         health, problems, observability, docs, openapi, web
                         /health, the problem pages, request ids and /metrics, Swagger UI,

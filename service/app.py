@@ -20,6 +20,8 @@ controllers by dependency injection, by name:
     talk         `service.games.chat.TableTalk`               the tables' chat, followed live
     rematches    `service.games.rematch.Rematches`            "play again" offers and answers
     chat_limiter `service.api.rate_limits.RateLimiter`        the chat's own rate limit
+    tournaments  `service.games.tournaments.TournamentService` events, their tables, secrets
+    embargo      `service.games.tournaments.Embargo`          duplicate tables kept hidden
     projections  `service.read_models.runner.Projections`     the read models' runner
     health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
@@ -56,7 +58,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 
-from service.api import auth, read_models
+from service.api import auth, read_models, tournaments
 from service.api.accounts import ROUTES as ACCOUNT_ROUTES
 from service.api.actions import ActionsController
 from service.api.chat import ROUTES as CHAT_ROUTES
@@ -103,6 +105,7 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     *TABLE_ROUTES,
     *CHAT_ROUTES,
     *read_models.ROUTE_HANDLERS,
+    *tournaments.ROUTE_HANDLERS,
 ]
 """Everything under /v1."""
 
@@ -127,10 +130,10 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 _COLLABORATORS = (
     "event_log", "games", "players", "accounts", "passkeys", "lobby", "invites", "notes",
     "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
-    "chat_limiter",
+    "chat_limiter", "tournaments", "embargo",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
-_STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")
+_STATE = (*_COLLABORATORS, "steward", "analyst", "limiter", "clerk")
 """What the app keeps of the process's `service.bootstrap.Services`."""
 
 
