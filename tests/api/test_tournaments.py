@@ -4,8 +4,10 @@ a robot duplicate, the duplicate tables' embargo door by door, the arbiter, and 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import time
+from fractions import Fraction
 from typing import Any
 
 import httpx
@@ -54,11 +56,12 @@ async def _play_table(
 ) -> dict[str, Any]:
     """Every seat of the table played by its own player's token, to the game's end."""
     for _ in range(3000):
-        first = next(iter(by_id.values()))
-        any_view = (await client.get(game, headers=first.auth)).json()
-        players = any_view["view"]["players"]
-        seated = next(by_id[p] for p in players if p in by_id)
-        public = (await client.get(game, headers=seated.auth)).json()
+        for someone in by_id.values():  # a duplicate table shows itself to its players only
+            seen = await client.get(game, headers=someone.auth)
+            if seen.status_code == 200:
+                break
+        public = seen.json()
+        players = public["view"]["players"]
         if public["view"]["status"] == "finished":
             return public
         to_act = public["view"]["deal"]["to_act"]
@@ -133,9 +136,7 @@ async def test_a_whole_swiss_event_of_nine_in_two_rounds(app: Litestar) -> None:
         assert any(n["kind"] == "tournament_table" for n in notes["items"]), notes
         for t in round1["tables"]:
             await _play_table(client, t["game"], by_id, rng)
-        view = await _until(
-            client, f"/v1/tournaments/{tid}", _round_ready(2), app
-        )
+        view = await _until(client, f"/v1/tournaments/{tid}", _round_ready(2), app)
         round1, round2 = view["rounds"]
         assert round1["secret"] is not None  # revealed: the seats can be recomputed
         assert all(t["result"] is not None for t in round1["tables"])
@@ -171,3 +172,144 @@ async def test_a_whole_swiss_event_of_nine_in_two_rounds(app: Litestar) -> None:
         assert exported["standings"] == standings
         history = (await client.get(f"/v1/players/{field[0].id}/tournaments")).json()
         assert [t["id"] for t in history["items"]] == [tid]
+
+
+async def _deal_hands(client: httpx.AsyncClient, game: str, player: Player) -> list[list[str]]:
+    """Each deal's dealt hands as ``player`` was shown them (the others' empty)."""
+    page = (await client.get(f"{game}/events", params={"limit": 500}, headers=player.auth)).json()
+    return [i["event"]["hands"] for i in page["items"] if i["event"]["type"] == "deal_started"]
+
+
+async def test_a_whole_duplicate_event_and_its_embargo_door_by_door(app: Litestar) -> None:
+    rng = random.Random(7)
+    async with AsyncTestClient(app) as client:
+        organiser, *field = await _players(client, 10)
+        by_id = {p.id: p for p in field}
+        created = await _create(
+            client, organiser, pairing="schedule", uneven="byes",
+            length={"kind": "deals", "deals": 2},
+            duplicate={"deals_per_round": 2, "scale": "matchpoints"},
+        )  # fmt: skip
+        tid = created["id"]
+        assert created["kind"] == "duplicate" and created["deals_secret"] is None
+        commitment = created["deals_commitment"]
+        for p in field:
+            assert (await client.post(f"/v1/tournaments/{tid}/registrations",
+                                      headers=p.auth)).status_code == 200  # fmt: skip
+        started = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
+        assert started.status_code == 200, started.text
+        view = started.json()
+        one, two, three = view["rounds"][0]["tables"]
+        a, b = by_id[one["seating"][0]], by_id[two["seating"][0]]
+        # While the event runs nobody but a table's players sees it: not a player of the
+        # other table (who plays the same deals), not a spectator.
+        for who in (b.auth, {}):
+            for path in ("", "/events", "/sheet", "/sheet.svg"):
+                seen = await client.get(f"{one['game']}{path}", headers=who)
+                assert seen.status_code == 403, (path, seen.text)
+                assert seen.json()["code"] == "duplicate_embargo"
+        stream = await client.get(f"{one['game']}/stream", headers=b.auth)
+        assert stream.status_code == 403
+        assert (await client.get(one["game"], headers=a.auth)).status_code == 200
+        await _play_table(client, one["game"], by_id, rng)
+        # Table one is over, table two is not: its players see nothing more of the layouts
+        # than they saw in play, and the tournament shows no result of the round yet.
+        for door in ("/deals/1/replay", "/deals/2/replay", "/export", "/proof"):
+            shut = await client.get(f"{one['game']}{door}", headers=a.auth)
+            assert shut.status_code == 409, (door, shut.text)
+            assert shut.json()["code"] == "tournament.duplicate_embargo"
+        mine = await client.get(one["game"], headers=a.auth)
+        assert mine.status_code == 200
+        await asyncio.sleep(1.5)  # the clerk has recorded table one by now
+        now = (await client.get(f"/v1/tournaments/{tid}")).json()
+        assert all(t["result"] is None for t in now["rounds"][0]["tables"])
+        log = (await client.get(f"/v1/tournaments/{tid}/log", params={"limit": 500})).json()
+        for item in log["items"]:
+            if item["type"] == "table_result_recorded":
+                assert item["event"]["outcomes"] == [] and item["event"]["whists"] == []
+        text = (await client.get(f"/v1/tournaments/{tid}/export", params={"format": "text"})).text
+        assert "+" not in text.split("Standings")[0]
+        await _play_table(client, two["game"], by_id, rng)
+        await _play_table(client, three["game"], by_id, rng)
+        view = await _until(client, f"/v1/tournaments/{tid}", _round_ready(2), app)
+        for t in view["rounds"][1]["tables"]:
+            await _play_table(client, t["game"], by_id, rng)
+        view = await _until(
+            client, f"/v1/tournaments/{tid}",
+            lambda body: body["status"] == "finished" and body["deals_secret"], app,
+        )  # fmt: skip
+        # The deals' secret opens the commitment made at creation.
+
+        assert hashlib.sha256(bytes.fromhex(view["deals_secret"])).hexdigest() == commitment
+        # Every table of a round held the same cards at the same seat.
+        for r in view["rounds"]:
+            for seat in range(3):
+                held = []
+                for t in r["tables"]:
+                    hands = await _deal_hands(client, t["game"], by_id[t["seating"][seat]])
+                    assert all(len(h[seat]) == 10 for h in hands)
+                    held.append([h[seat] for h in hands])
+                assert held[0] == held[1] == held[2]
+        # Now every door opens, to anyone.
+        for door in ("", "/deals/1/replay", "/export", "/proof", "/sheet"):
+            assert (await client.get(f"{one['game']}{door}")).status_code == 200, door
+        replay = (await client.get(f"{one['game']}/deals/1/replay")).json()
+        assert replay["visibility"] == "full"
+        assert len(cards_in(replay["state"]["hands"])) == 30
+        totals = [s["duplicate"] for s in view["standings"]]
+        assert all(t is not None for t in totals)
+        # Matchpoints per deal and seat sum to n(n - 1): three tables, 2 deals, 3 seats, 2 rounds.
+        assert sum(Fraction(t) for t in totals) == 3 * 2 * 2 * 3 * 2
+        log = (await client.get(f"/v1/tournaments/{tid}/log", params={"limit": 500})).json()
+        assert log["items"][-1]["type"] == "deals_revealed"
+
+
+async def test_bad_input_is_a_problem(app: Litestar) -> None:
+    async with AsyncTestClient(app) as client:
+        organiser, other = await _players(client, 2)
+        bad = await client.post(
+            "/v1/tournaments", json={"name": "x", "format": _format(rounds=0)},
+            headers=organiser.auth,
+        )  # fmt: skip
+        assert bad.status_code == 422 and bad.headers["content-type"] == PROBLEM
+        unknown = await client.post(
+            "/v1/tournaments", json={"name": "x", "format": _format(preset="nowhere")},
+            headers=organiser.auth,
+        )  # fmt: skip
+        assert unknown.status_code == 422
+        duplicate = await client.post(
+            "/v1/tournaments",
+            json={"name": "x", "format": _format(uneven="byes",
+                                                  duplicate={"deals_per_round": 3})},
+            headers=organiser.auth,
+        )  # fmt: skip
+        assert duplicate.status_code == 422, duplicate.text  # its length is not its deals
+        anonymous = await client.post("/v1/tournaments", json={"name": "x", "format": _format()})
+        assert anonymous.status_code == 401
+        missing = await client.get("/v1/tournaments/01900000-0000-7000-8000-000000000000")
+        assert missing.status_code == 404 and missing.headers["content-type"] == PROBLEM
+        tid = (await _create(client, organiser))["id"]
+        garbage = await client.post(
+            f"/v1/tournaments/{tid}/decisions", json={"type": "pause_table", "round_no": 1},
+            headers=organiser.auth,
+        )  # fmt: skip
+        assert garbage.status_code == 400
+        no_reason = await client.post(
+            f"/v1/tournaments/{tid}/decisions",
+            json={"type": "give_card", "player": other.id, "reason": " "},
+            headers=organiser.auth,
+        )  # fmt: skip
+        assert no_reason.status_code == 400
+        not_arbiter = await client.post(
+            f"/v1/tournaments/{tid}/decisions",
+            json={"type": "record_appeal", "player": other.id, "appeal": "a", "reason": "r",
+                  "decision": "pending"},
+            headers=other.auth,
+        )  # fmt: skip
+        assert not_arbiter.status_code == 403
+        too_few = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
+        assert too_few.status_code == 409 and too_few.json()["code"] == "illegal.field_too_small"
+        no_run = await client.post(f"/v1/tournaments/{tid}/runs", headers=other.auth)
+        assert no_run.status_code == 409
+        cursor = await client.get("/v1/tournaments", params={"cursor": "nope"})
+        assert cursor.status_code == 400
