@@ -313,3 +313,119 @@ async def test_bad_input_is_a_problem(app: Litestar) -> None:
         assert no_run.status_code == 409
         cursor = await client.get("/v1/tournaments", params={"cursor": "nope"})
         assert cursor.status_code == 400
+
+
+async def test_a_robot_duplicate_compares_every_entrant_on_the_same_deals(app: Litestar) -> None:
+    """One human and two bots per run (two entrants here); each entrant's human seat is
+    played by a script; the event ends by its window, only then are results and deals shown."""
+    rng = random.Random(3)
+    async with AsyncTestClient(app) as client:
+        organiser, *field = await _players(client, 3)
+        by_id = {p.id: p for p in field}
+        now = int(time.time() * 1000)
+        window = {"opens_at": now - 1000, "closes_at": now + 15_000}
+        created = await _create(
+            client, organiser, rounds=1, uneven="byes", registration=window,
+            length={"kind": "deals", "deals": 3},
+            duplicate={"deals_per_round": 3, "robots": {"level": "basic"}},
+        )  # fmt: skip
+        tid = created["id"]
+        assert created["kind"] == "robot"
+        games = []
+        for p in field:
+            assert (await client.post(f"/v1/tournaments/{tid}/registrations",
+                                      headers=p.auth)).status_code == 200  # fmt: skip
+            run = await client.post(f"/v1/tournaments/{tid}/runs", headers=p.auth)
+            assert run.status_code == 201, run.text
+            games.append(run.json()["game"])
+            twice = await client.post(f"/v1/tournaments/{tid}/runs", headers=p.auth)
+            assert twice.status_code == 409 and twice.json()["code"] == "illegal.already_played"
+        first_view = (await client.get(games[0], headers=field[0].auth)).json()
+        assert first_view["view"]["players"][0] == field[0].id
+        assert all(k == "bot" for k in [s["kind"] for s in first_view["seated"][1:]])
+        # Another entrant cannot look at a run, even after playing his own.
+        assert (await client.get(games[0], headers=field[1].auth)).status_code == 403
+        for game, p in zip(games, field, strict=True):
+            await _play_table(client, game, {p.id: p}, rng)
+        await asyncio.sleep(1.5)
+        shown = (await client.get(f"/v1/tournaments/{tid}")).json()
+        assert shown["status"] == "running"
+        assert all(r["result"] is None for r in shown["runs"])  # withheld while others may play
+        assert (await client.get(f"{games[0]}/deals/1/replay")).status_code == 409
+        view = await _until(
+            client, f"/v1/tournaments/{tid}",
+            lambda body: body["status"] == "finished" and body["deals_secret"], app, tries=600,
+        )  # fmt: skip
+        assert all(r["result"] is not None for r in view["runs"])
+        standings = {s["player"]: s for s in view["standings"]}
+        assert set(standings) == set(by_id)  # the bots are never compared
+        total = sum(Fraction(s["duplicate"]) for s in standings.values())
+        assert total == 2 * 1 * 3  # n(n - 1) per deal: two entrants, three deals
+        # In deal k each entrant held the same cards: seat (k - 1) mod 3's of the deck.
+        held = [await _deal_hands(client, g, p) for g, p in zip(games, field, strict=True)]
+        for k in range(3):
+            assert held[0][k][0] == held[1][k][0]
+        assert (await client.get(f"{games[0]}/deals/1/replay")).status_code == 200
+
+
+async def test_the_arbiters_decisions_are_events_of_the_log_with_their_reasons(
+    app: Litestar,
+) -> None:
+    async with AsyncTestClient(app) as client:
+        organiser, *field = await _players(client, 4)
+        tid = (await _create(client, organiser))["id"]
+        for p in field:
+            await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
+        await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
+
+        async def decide(**body: Any) -> httpx.Response:
+            return await client.post(
+                f"/v1/tournaments/{tid}/decisions", json=body, headers=organiser.auth
+            )
+
+        paused = await decide(type="pause_table", round_no=1, table=1, reason="a dispute")
+        assert paused.status_code == 200 and paused.json()["rounds"][0]["tables"][0]["paused"]
+        again = await decide(type="pause_table", round_no=1, table=1, reason="again")
+        assert again.status_code == 409 and again.json()["code"] == "illegal.table_paused"
+        await decide(type="resume_table", round_no=1, table=1, reason="settled")
+        carded = await decide(type="give_card", player=field[0].id, reason="slow play")
+        assert (
+            next(e for e in carded.json()["entrants"] if e["player"] == field[0].id)["cards"] == 1
+        )
+        await decide(type="record_appeal", player=field[1].id, appeal="the card was misplayed",
+                     decision="rejected", reason="the log shows it")  # fmt: skip
+        log = (await client.get(f"/v1/tournaments/{tid}/log")).json()["items"]
+        decisions = [(i["type"], i["event"]["reason"]) for i in log if "reason" in i["event"]
+                     and i["type"] != "yellow_card"]  # fmt: skip
+        assert decisions == [
+            ("table_paused", "a dispute"), ("table_resumed", "settled"),
+            ("appeal_recorded", "the log shows it"),
+        ]  # fmt: skip
+        card = next(i["event"] for i in log if i["type"] == "yellow_card")
+        assert card["arbiter"] == organiser.id and card["detail"] == "slow play"
+        withdrawn = await client.delete(
+            f"/v1/tournaments/{tid}/registrations", params={"reason": "ill"}, headers=field[2].auth
+        )
+        assert withdrawn.status_code == 200
+        gone = next(e for e in withdrawn.json()["entrants"] if e["player"] == field[2].id)
+        assert gone["status"] == "withdrawn"
+
+
+async def test_the_clerk_creates_the_days_robot_duplicate_once(database_dsn: str) -> None:
+    app = make_app(database_dsn, {"daily_robot_duplicate": True})
+    async with AsyncTestClient(app) as client:
+        for _ in range(100):
+            items = (await client.get("/v1/tournaments")).json()["items"]
+            if items:
+                break
+            await asyncio.sleep(0.05)
+        (daily,) = items
+        assert daily["kind"] == "robot" and daily["daily"] is not None
+        read = await client.get(f"/v1/tournaments/{daily['id']}")
+        assert read.status_code == 200, read.text
+        view = read.json()
+        assert view["format"]["duplicate"]["robots"]["level"] == "basic"
+        window = view["format"]["registration"]
+        assert window["closes_at"] - window["opens_at"] == 24 * HOUR
+        await asyncio.sleep(1.5)  # the clerk looks again: still one
+        assert len((await client.get("/v1/tournaments")).json()["items"]) == 1
