@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import random
 import time
 from fractions import Fraction
@@ -12,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from apitools import PROBLEM, Player, cards_in, choose, make_app, register
+from apitools import PROBLEM, Player, SseLog, cards_in, choose, make_app, read_sse, register
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -429,3 +430,25 @@ async def test_the_clerk_creates_the_days_robot_duplicate_once(database_dsn: str
         assert window["closes_at"] - window["opens_at"] == 24 * HOUR
         await asyncio.sleep(1.5)  # the clerk looks again: still one
         assert len((await client.get("/v1/tournaments")).json()["items"]) == 1
+
+
+async def test_the_standings_stream_sends_the_standings_at_once_and_after_each_change(
+    server: str,
+) -> None:
+    async with httpx.AsyncClient(base_url=server, timeout=10) as client:
+        organiser, player = await _players(client, 2)
+        tid = (await _create(client, organiser))["id"]
+        log = SseLog()
+        async with client.stream("GET", f"/v1/tournaments/{tid}/stream") as response:
+            assert response.status_code == 200
+            frames = read_sse(response, log)
+            first = await anext(frames)
+            assert first.event == "standings" and json.loads(first.data)["standings"] == []
+            joined = await client.post(f"/v1/tournaments/{tid}/registrations", headers=player.auth)
+            assert joined.status_code == 200
+            second = await asyncio.wait_for(anext(frames), 5)
+            body = json.loads(second.data)
+            assert second.id == body["version"] == first.id + 1
+            assert [s["player"] for s in body["standings"]] == [player.id]
+        missing = await client.get("/v1/tournaments/01900000-0000-7000-8000-000000000000/stream")
+        assert missing.status_code == 404
