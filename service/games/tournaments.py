@@ -41,6 +41,7 @@ import msgspec
 from domain import fairness, game
 from domain.deal.messages import DealEnded
 from domain.errors import PreferansError
+from domain.table import PlayerAbsent
 from domain.tournament import decider as td
 from domain.tournament import messages as tm
 from domain.tournament.draw import duplicate_deck
@@ -52,6 +53,7 @@ from service.eventlog.store import ANY, NO_STREAM, StreamConflict, uuid7
 from service.exceptions import Forbidden, GameNotFound, NotFound, NotYet
 from service.games.dealing import Layout, database_source
 from service.games.service import GameService, GameSpec
+from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.lru import Lru
 from service.players.accounts import Player, Players
@@ -198,6 +200,10 @@ class DuplicateEmbargo(NotYet):
     code = "tournament.duplicate_embargo"
 
 
+class DailyExists(Exception):
+    """The day's robot duplicate was created by another process first."""
+
+
 class TournamentNotFound(NotFound):
     """No tournament has this id."""
 
@@ -244,18 +250,17 @@ class TournamentService:
         command = tm.CreateTournament(
             at=self.clock.now_ms(), format=fmt, commitment=commitment, deals_commitment=deals
         )
-        # The decider validates the format before anything is listed.
-        td.decide(command, td.INITIAL_STATE)
+        # The stream first, then its row in the list: a listed tournament can always be read.
+        result = await self._handle(tid, command, organiser, expected=NO_STREAM)
+        assert isinstance(result.state, td.Tournament)
         inserted = await self.pool.fetchval(
             "INSERT INTO api.tournaments (tournament_id, name, kind, status, organiser, daily)"
             " VALUES ($1, $2, $3, 'registering', $4, $5) ON CONFLICT (daily) DO NOTHING"
             " RETURNING tournament_id",
             tid, name, kind_of(fmt), uuid.UUID(organiser) if organiser else None, daily,
         )  # fmt: skip
-        if inserted is None:
-            raise StreamConflict(tournament_stream(tid), NO_STREAM, 0)
-        result = await self._handle(tid, command, organiser, expected=NO_STREAM)
-        assert isinstance(result.state, td.Tournament)
+        if inserted is None:  # another process made the day's event first: this one stays unlisted
+            raise DailyExists(f"the robot duplicate of {daily} exists")
         return tid, result.version, result.state
 
     async def organiser(self, tid: uuid.UUID) -> str | None:
@@ -488,9 +493,20 @@ class TournamentService:
             await self._mark(row.game_id)
             return False
         fmt = state.format
+        logged = await self.games.log.read(game_stream(row.game_id))
+        # A player the table marked absent after his timeouts was played for to its end: the
+        # tournament removes him (and cards him, if the format says so) before his result.
+        absent = dict.fromkeys(i.event.player for i in logged if isinstance(i.event, PlayerAbsent))
+        for player in absent:
+            if player in t.seating and player not in t.removed:
+                removal = tm.ReportTimeoutRemoval(
+                    at=self.clock.now_ms(), round_no=row.round_no, table=row.table_no,
+                    player=player,
+                )  # fmt: skip
+                with contextlib.suppress(PreferansError):
+                    await self._handle(tid, removal, None)
         outcomes: tuple[Any, ...] = ()
         if fmt.duplicate is not None:
-            logged = await self.games.log.read(f"game-{row.game_id}")
             outcomes = tuple(i.event.outcome for i in logged if isinstance(i.event, DealEnded))
         settlement = closed.settlement
         rules = closed.rules
@@ -561,7 +577,7 @@ class TournamentService:
         )  # fmt: skip
         try:
             tid, _, _ = await self.create(None, f"Daily robot duplicate {today}", fmt, daily=today)
-        except StreamConflict:
+        except DailyExists:
             return None
         return tid
 

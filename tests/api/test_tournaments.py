@@ -205,7 +205,7 @@ async def test_a_whole_duplicate_event_and_its_embargo_door_by_door(app: Litesta
         # While the event runs nobody but a table's players sees it: not a player of the
         # other table (who plays the same deals), not a spectator.
         for who in (b.auth, {}):
-            for path in ("", "/events", "/sheet", "/sheet.svg"):
+            for path in ("", "/events", "/sheet", "/sheet.svg", "/chat"):
                 seen = await client.get(f"{one['game']}{path}", headers=who)
                 assert seen.status_code == 403, (path, seen.text)
                 assert seen.json()["code"] == "duplicate_embargo"
@@ -452,3 +452,28 @@ async def test_the_standings_stream_sends_the_standings_at_once_and_after_each_c
             assert [s["player"] for s in body["standings"]] == [player.id]
         missing = await client.get("/v1/tournaments/01900000-0000-7000-8000-000000000000/stream")
         assert missing.status_code == 404
+
+
+async def test_a_player_removed_for_timeouts_is_played_for_and_carded(app: Litestar) -> None:
+    """Nobody moves at the table: each seat times out, is marked absent and played for by the
+    stand-in to the table's end; the tournament removes and cards each, and his result counts."""
+    async with AsyncTestClient(app) as client:
+        organiser, *field = await _players(client, 4)
+        clock = {"table": {"move_seconds": 1, "timeouts_to_absent": 1}}
+        tid = (await _create(client, organiser, rounds=1, overrides=clock))["id"]
+        for p in field:
+            await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
+        await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
+        view = await _until(
+            client, f"/v1/tournaments/{tid}", lambda b: b["status"] == "finished", app, tries=400
+        )
+        (table,) = view["rounds"][0]["tables"]
+        assert table["result"] is not None and sum(table["result"]["whists"]) == 0
+        removed = set(table["removed"])
+        assert removed and removed <= set(table["seating"])
+        cards = {e["player"]: e["cards"] for e in view["entrants"]}
+        assert all(cards[p] == 1 for p in removed)
+        log = (await client.get(f"/v1/tournaments/{tid}/log", params={"limit": 500})).json()
+        types = [i["type"] for i in log["items"]]
+        assert types.count("player_removed") == len(removed)
+        assert types.index("player_removed") < types.index("table_result_recorded")
