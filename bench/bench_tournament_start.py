@@ -117,7 +117,9 @@ async def main() -> None:
         env = {"DATABASE_URL": dsn, "PREFERANS_PORT": str(port),
                "PREFERANS_RATE_LIMITS": "false", "PREFERANS_PROJECTIONS": "false",
                "PREFERANS_ANALYSIS": "false",
-               "PREFERANS_DAILY_ROBOT_DUPLICATE": "false"}  # fmt: skip
+               "PREFERANS_DAILY_ROBOT_DUPLICATE": "false",
+               # every follower is a request in progress: room for them beside the readers
+               "PREFERANS_MAX_CONCURRENCY": str(args.followers + 512)}  # fmt: skip
         async with served([*preferans(), "serve"], env, port) as app:
             url = app.base
             organiser, *field = await _many(url, [_player(n) for n in range(args.players + 1)])
@@ -153,8 +155,11 @@ async def main() -> None:
                 if count[0] == args.followers:
                     opened.set()
 
-            follows = [asyncio.create_task(follower(url, tid, told, start, ready))
-                       for _ in range(args.followers)]  # fmt: skip
+            follows = []
+            for n in range(args.followers):  # opened a few at a time, as followers come
+                follows.append(asyncio.create_task(follower(url, tid, told, start, ready)))
+                if n % 50 == 49:
+                    await asyncio.sleep(0.2)
             await asyncio.wait_for(opened.wait(), 120)
             conn = await asyncpg.connect(dsn)
             finished = [False]

@@ -22,6 +22,7 @@ ended), since the other tables, or later entrants, play the same deals.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from fractions import Fraction
@@ -76,6 +77,7 @@ _WRITE = ("validation", "unauthenticated", "not-found", "illegal-action", "paylo
 _encoder = msgspec.json.Encoder()
 _frames: Lru[tuple[uuid.UUID, int], bytes] = Lru(256)
 """The standings frame of a tournament's version, rendered once for all its followers."""
+_rendering: dict[tuple[uuid.UUID, int], asyncio.Future[bytes]] = {}
 
 
 def _text(value: Fraction) -> str:
@@ -268,17 +270,33 @@ async def _standings_frames(
         if version == seen:
             continue
         seen = version
-        frame = _frames.get((tid, version))
-        if frame is None:
-            _, view = await tournament_view(tournaments, players, tid)
-            body = {"version": view.version, "status": view.status,
-                    "standings": view.standings, "rounds": len(view.rounds)}  # fmt: skip
-            frame = b"id: %d\nevent: standings\ndata: %s\n\n" % (
-                view.version,
-                _encoder.encode(body),
-            )
-            _frames.put((tid, view.version), frame)
-        yield frame
+        yield await _frame(tournaments, players, tid, version)
+
+
+async def _frame(
+    tournaments: TournamentService, players: Players, tid: uuid.UUID, version: int
+) -> bytes:
+    """The standings frame of ``version`` (or later), rendered once however many followers
+    ask at the same moment (a start wakes them all together)."""
+    key = (tid, version)
+    made = _frames.get(key)
+    if made is not None:
+        return made
+    pending = _rendering.get(key)
+    if pending is None:
+        pending = asyncio.ensure_future(_render(tournaments, players, tid))
+        _rendering[key] = pending
+        pending.add_done_callback(lambda _: _rendering.pop(key, None))
+    frame = await asyncio.shield(pending)
+    _frames.put(key, frame)
+    return frame
+
+
+async def _render(tournaments: TournamentService, players: Players, tid: uuid.UUID) -> bytes:
+    _, view = await tournament_view(tournaments, players, tid)
+    body = {"version": view.version, "status": view.status, "standings": view.standings,
+            "rounds": len(view.rounds)}  # fmt: skip
+    return b"id: %d\nevent: standings\ndata: %s\n\n" % (view.version, _encoder.encode(body))
 
 
 class TournamentsController(Controller):

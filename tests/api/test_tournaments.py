@@ -477,3 +477,39 @@ async def test_a_player_removed_for_timeouts_is_played_for_and_carded(app: Lites
         types = [i["type"] for i in log["items"]]
         assert types.count("player_removed") == len(removed)
         assert types.index("player_removed") < types.index("table_result_recorded")
+
+
+async def test_check_in_no_shows_and_an_arbiters_uploaded_pairing(app: Litestar) -> None:
+    async with AsyncTestClient(app) as client:
+        organiser, *field = await _players(client, 5)
+        now = int(time.time() * 1000)
+        window = {"opens_at": now - 1000, "closes_at": now + HOUR,
+                  "check_in_opens_at": now - 1000, "check_in_closes_at": now + HOUR}  # fmt: skip
+        tid = (await _create(client, organiser, rounds=1, registration=window))["id"]
+        for p in field:
+            await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
+        for p in field[:3]:
+            checked = await client.post(
+                f"/v1/tournaments/{tid}/check-ins", json={"client_seed": "mine"}, headers=p.auth
+            )
+            assert checked.status_code == 200, checked.text
+        twice = await client.post(f"/v1/tournaments/{tid}/check-ins", headers=field[0].auth)
+        assert twice.status_code == 409 and twice.json()["code"] == "illegal.checked_in"
+        here = [p.id for p in field[:3]]
+        wrong = await client.post(
+            f"/v1/tournaments/{tid}/rounds", json={"pairing": {"tables": [here[:2]]}},
+            headers=organiser.auth,
+        )  # fmt: skip
+        assert wrong.status_code == 409, wrong.text
+        started = await client.post(
+            f"/v1/tournaments/{tid}/rounds", json={"pairing": {"tables": [here]}},
+            headers=organiser.auth,
+        )  # fmt: skip
+        assert started.status_code == 200, started.text
+        view = started.json()
+        assert sorted(view["rounds"][0]["tables"][0]["seating"]) == sorted(here)
+        status = {e["player"]: e["status"] for e in view["entrants"]}
+        assert [status[p.id] for p in field[3:]] == ["no_show", "no_show"]
+        log = (await client.get(f"/v1/tournaments/{tid}/log")).json()["items"]
+        started_event = next(i["event"] for i in log if i["type"] == "round_started")
+        assert started_event["pairing"] == "arbiter" and started_event["arbiter"] == organiser.id
