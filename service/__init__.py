@@ -56,6 +56,8 @@ module is named here). docs/architecture.md draws it::
         rematch         "play again": the offer, the answers, the new game with the same rules
         export          a finished game as NDJSON, and imported back as the same game
         proof           a game's chain, commitment and decks checked (verify, /proof)
+        tournaments     tournaments: their own streams, their tables' games, their secrets,
+                        the duplicate tables' embargo
 
     read_models/        what is folded from the log for reading
         storage         each projection's SQL, and how the API reads it
@@ -65,6 +67,8 @@ module is named here). docs/architecture.md draws it::
     workers/            the service acting by itself
         steward         timeouts and moves for absent seats; the bots' duty in the bot worker
         key_purger      expired idempotency keys, old notifications and invites, purged
+        clerk           the tournaments' results recorded, rounds closed and started, the
+                        daily robot duplicate
 
     api/                all of HTTP: a package per resource, its controllers beside its wire
                         schemas (msgspec Structs); what every resource shares at the top
@@ -94,6 +98,9 @@ module is named here). docs/architecture.md draws it::
             controllers, schemas
                         registering; the caller's tokens, games and notifications (paged or
                         followed live); invites' bodies
+        tournaments/    tournaments: events, registration, rounds, the arbiter, standings live
+            controllers, schemas
+                        the routes; their bodies
         accounts/       signing in
             controllers, schemas
                         a login, a password and passkeys on the caller's player; sessions

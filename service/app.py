@@ -21,6 +21,8 @@ controllers by dependency injection, by name:
     talk         `service.games.chat.TableTalk`               the tables' chat, followed live
     rematches    `service.games.rematch.Rematches`            "play again" offers and answers
     chat_limiter `service.api.rate_limits.RateLimiter`        the chat's own rate limit
+    tournaments  `service.games.tournaments.TournamentService` events, their tables, secrets
+    embargo      `service.games.tournaments.Embargo`          duplicate tables kept hidden
     projections  `service.read_models.runner.Projections`     the read models' runner
     health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
@@ -78,6 +80,7 @@ from service.api.players.controllers import PlayersController
 from service.api.problems import ProblemsController
 from service.api.rate_limits import RateLimiter
 from service.api.read_models import controllers as read_models
+from service.api.tournaments import controllers as tournaments
 from service.api.web import web_client
 from service.bootstrap import SHUTDOWN_TIMEOUT, open_services, stop_task
 from service.platform.clock import SYSTEM_CLOCK, Clock
@@ -108,6 +111,7 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     *TABLE_ROUTES,
     *CHAT_ROUTES,
     *read_models.ROUTE_HANDLERS,
+    *tournaments.ROUTE_HANDLERS,
 ]
 """Everything under /v1."""
 
@@ -132,10 +136,10 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 _COLLABORATORS = (
     "event_log", "games", "players", "accounts", "passkeys", "oauth", "lobby", "invites", "notes",
     "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
-    "chat_limiter",
+    "chat_limiter", "tournaments", "embargo",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
-_STATE = (*_COLLABORATORS, "steward", "analyst", "limiter")
+_STATE = (*_COLLABORATORS, "steward", "analyst", "limiter", "clerk")
 """What the app keeps of the process's `service.bootstrap.Services`."""
 
 

@@ -57,6 +57,7 @@ from service.games.lobby import Lobby
 from service.games.lobby_live import LobbyHub
 from service.games.rematch import Rematches
 from service.games.service import GameService
+from service.games.tournaments import Embargo, TournamentService, tournament_log
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.database import (
     HealthProbe,
@@ -78,6 +79,7 @@ from service.players.passkeys import Passkeys
 from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
 from service.read_models.runner import Projections
+from service.workers.clerk import Clerk
 from service.workers.key_purger import KeyPurger
 from service.workers.steward import Steward
 
@@ -128,6 +130,11 @@ class Services:
     lobby_hub: LobbyHub | None = None
     """The public lobby's changes, pushed to its followers (`service.games.lobby_live`)."""
     steward: Steward | None = None
+    tournaments: TournamentService | None = None
+    """Tournaments: their streams, tables and secrets (`service.games.tournaments`)."""
+    embargo: Embargo | None = None
+    """Which games are duplicate tables whose cards stay hidden until their event ends."""
+    clerk: Clerk | None = None
     projections: Projections | None = None
     analyst: Analyst | None = None
     limiter: RateLimiter | None = None
@@ -411,6 +418,14 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         games, pool, bots=bots, poll_interval=settings.steward_poll_interval, clock=services.clock,
         entropy=services.entropy,
     )  # fmt: skip
+    services.tournaments = tournaments = TournamentService(
+        tournament_log(event_log), games, players, bots, clock=services.clock
+    )
+    services.embargo = tournaments.embargo
+    services.clerk = clerk = Clerk(
+        tournaments, interval=settings.steward_poll_interval,
+        daily=settings.daily_robot_duplicate,
+    )  # fmt: skip
     if settings.background_worker == "inline":
         _read_models(services)
     else:  # read here only for its status (/v1/projections, /metrics); run elsewhere
@@ -429,7 +444,8 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     # The hints, wired once: an append here, or another process's heard on the hub's one
     # LISTEN connection, wakes whoever waits on one; a revoked token's news reaches the players.
     services.hints = hints = HintHub(event_log)
-    for hinted in (live.hint, notes_hub.hint, lobby_hub.hint, steward.hint):
+    for hinted in (live.hint, notes_hub.hint, lobby_hub.hint, steward.hint, tournaments.hint,
+                   clerk.hint):  # fmt: skip
         hints.subscribe(hinted)
     if settings.background_worker == "inline":
         hints.subscribe(projections.hint)
@@ -448,6 +464,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         services.start(services.snapshots.run(), "snapshots")
     if settings.steward:
         services.start(steward.run(), "steward")
+        services.start(clerk.run(), "tournament-clerk")
     if bot_steward is not None:
         services.start(bot_steward.run(), "bots")
     if services.limiter is not None:

@@ -251,6 +251,16 @@ class EventLog(Generic[E]):
         """The same log read through another server's ``pool`` (a streaming standby)."""
         return EventLog(EventStore(pool), self.codec)
 
+    def with_codec(self, codec: EventCodec) -> EventLog[Any]:
+        """The same store, announcer and heads with another codec: the log of another kind of
+        stream (a tournament's, `service.games.tournaments`); its appends tell this log's
+        listeners too."""
+        other: EventLog[Any] = EventLog(
+            self.store, codec, announcer=self.announcer, heads=self.heads
+        )
+        other._listeners = self._listeners
+        return other
+
     # --- writing --------------------------------------------------------------------------------
 
     def new_events(

@@ -176,6 +176,7 @@ NoteKind = Literal[
     "rematch_offered",
     "rematch_declined",
     "rematch_started",
+    "tournament_table",
 ]
 
 

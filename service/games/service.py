@@ -222,11 +222,13 @@ class GameService:
         key: str | None,
         fingerprint: bytes,
         bots: Sequence[tuple[int | None, Player]] = (),
+        game_id: uuid.UUID | None = None,
     ) -> Done:
-        """Create a game (and seat its creator, and the service's ``bots``, if asked); its
-        lobby row commits with it."""
+        """Create a game (and seat its creator, and ``bots``: the service's, or a tournament
+        table's players, if asked); its lobby row commits with it. ``game_id``: an id claimed
+        beforehand (a tournament's table, `service.games.tournaments`); else a new one."""
         _may_play(creator)
-        game_id = uuid7()
+        game_id = game_id or uuid7()
         source = spec.source
         if source.scheme == 2 and source.seed is None:
             # The database draws the secret and keeps it: we get only its commitment.

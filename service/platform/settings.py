@@ -36,7 +36,11 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_KEY_PURGE_INTERVAL  seconds between purges of expired keys (60)
     PREFERANS_STEWARD             run the steward in this process: timeouts, moves for absent
                                   seats and bots (true)
-    PREFERANS_STEWARD_POLL_INTERVAL  seconds the steward sleeps at most between looks (1)
+    PREFERANS_STEWARD_POLL_INTERVAL  seconds the steward sleeps at most between looks (1);
+                                  the tournaments' clerk, which runs where the steward does,
+                                  too
+    PREFERANS_DAILY_ROBOT_DUPLICATE  the clerk creates a robot duplicate open all day, every
+                                  day (UTC) (true)
     PREFERANS_NOTES_POLL_INTERVAL    seconds between looks at followed players' notifications,
                                   hints aside (2)
     PREFERANS_BOT_WORKER          where the service's bots think: ``process`` (a worker process
@@ -168,6 +172,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     key_purge_interval: Seconds = 60.0
     steward: bool = True
     steward_poll_interval: Seconds = 1.0
+    daily_robot_duplicate: bool = True
     notes_poll_interval: Seconds = 2.0
     bot_worker: Literal["process", "inline", "off"] = "process"
     background_worker: Literal["process", "inline", "off"] = "process"

@@ -43,6 +43,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
                      "baseline: GET /health round trip", "PostgreSQL CPU per action"),
     "bench_timeouts.py": ("timeout decided", "timeout committed", "baseline: asyncio timer",
                           "baseline: one SELECT 1"),
+    "bench_tournament_start.py": ("idle", "start request", "last table dealt", "followers told",
+                                  "players notified", "during the start", "p99 during the start"),
     "crossings.py": ("a card played:", "its replay:", "the card's key row:"),
     "duplicate_match.py": ("basic vs random", "margin basic − random"),
     "make_event_fixtures.py": ("fixtures written, 0 event types never occurred",),

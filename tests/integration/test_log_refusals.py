@@ -128,6 +128,22 @@ async def test_the_catalog_of_a_game_stream_is_the_domains_events(pool: asyncpg.
     )  # fmt: skip
 
 
+async def test_the_catalog_of_a_tournament_stream_is_the_domains_events(
+    pool: asyncpg.Pool,
+) -> None:
+    from domain.tournament.messages import TournamentEvent
+
+    rows = await pool.fetch(
+        "SELECT event_type, schema_version, place FROM es.event_kinds"
+        " WHERE stream_type = 'tournament'"
+    )
+    assert sorted(r[0] for r in rows) == sorted(_tags(TournamentEvent))
+    assert {r[1] for r in rows} == {1}
+    places = {r[0]: r[2] for r in rows}
+    assert places.pop("tournament_created") == "first"
+    assert set(places.values()) == {"any"}  # appeals and the deals' reveal follow the end
+
+
 async def test_unknown_types_and_misplaced_events_are_refused(
     hostile: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:

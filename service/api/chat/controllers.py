@@ -33,6 +33,7 @@ from service.games.chat import ChatMessage, Rematch, TableTalk
 from service.games.lobby import Lobby
 from service.games.rematch import Rematches
 from service.games.service import GameService
+from service.games.tournaments import Embargo
 from service.players.accounts import Caller
 
 _WRITE = ("validation", "unauthenticated", "forbidden", "game-not-found")
@@ -90,7 +91,7 @@ class ChatController(Controller):
             "(and the spectators' once the game is over), anyone else both; authors the caller "
             "muted are left out. Page back with `before` set to `next_before`."
         ),
-        responses=problem_responses("validation", "game-not-found"),
+        responses=problem_responses("validation", "game-not-found", "forbidden"),
     )
     async def list_messages(
         self,
@@ -98,10 +99,13 @@ class ChatController(Controller):
         viewer: NamedDependency[Caller | None],
         games: NamedDependency[GameService],
         talk: NamedDependency[TableTalk],
+        embargo: NamedDependency[Embargo],
         before: Annotated[int | None, QueryParameter(ge=1, le=2**62)] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     ) -> Response[ChatPage]:
         _, state = await games.state(game_id)
+        # A duplicate table's talk is its players' until the event ends, like its cards.
+        await embargo.may_watch(game_id, viewer.id if viewer else None)
         items = await talk.recent(
             game_id, viewer.id if viewer else None, state, before or 2**62, limit
         )

@@ -35,6 +35,7 @@ from service.games.chat import ChatMessage, Rematch, TableTalk
 from service.games.live import Live
 from service.games.service import GameService, SeenEvent
 from service.games.streams import game_stream
+from service.games.tournaments import Embargo
 from service.players.accounts import Caller
 
 _encoder = msgspec.json.Encoder()
@@ -129,7 +130,7 @@ class EventsController(Controller):
             "makes sure the page is read where that version is visible."
         ),
         responses=problem_responses(
-            "unauthenticated", "game-not-found", "game-quarantined", "validation"
+            "unauthenticated", "game-not-found", "game-quarantined", "validation", "forbidden"
         ),
     )
     async def list_events(
@@ -137,6 +138,7 @@ class EventsController(Controller):
         game_id: FromPath[uuid.UUID],
         viewer: NamedDependency[Caller | None],
         games: NamedDependency[GameService],
+        embargo: NamedDependency[Embargo],
         cursor: Annotated[
             str | None,
             QueryParameter(
@@ -148,6 +150,7 @@ class EventsController(Controller):
     ) -> Response[EventPage]:
         after = int(cursor) if cursor else 0
         player = viewer.id if viewer else None
+        await embargo.may_watch(game_id, player)
         items, last = await games.history(
             game_id, player, after, limit, seen=max(min_version, after)
         )
@@ -178,7 +181,7 @@ class EventsController(Controller):
                 description="The event stream.",
             ),
             **problem_responses(
-                "unauthenticated", "game-not-found", "game-quarantined", "validation"
+                "unauthenticated", "game-not-found", "game-quarantined", "validation", "forbidden"
             ),
         },
     )
@@ -190,6 +193,7 @@ class EventsController(Controller):
         live: NamedDependency[Live],
         talk: NamedDependency[TableTalk],
         sse: NamedDependency[SseSettings],
+        embargo: NamedDependency[Embargo],
         after: Annotated[int | None, QueryParameter(ge=0, le=10**12)] = None,
         last_event_id: Annotated[
             str | None,
@@ -197,6 +201,7 @@ class EventsController(Controller):
         ] = None,
     ) -> Stream:
         await games.state(game_id)  # a 404 now, not inside the stream
+        await embargo.may_watch(game_id, viewer.id if viewer else None)
         start = resume_point(after, last_event_id)
         return Stream(
             _table_sse(live, talk, games, game_id, viewer.id if viewer else None, start, sse),

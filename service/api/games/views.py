@@ -22,6 +22,7 @@ from service.api.common import (
 from service.api.errors import etag, problem_responses
 from service.api.games.schemas import GameSnapshot
 from service.games.service import GameService
+from service.games.tournaments import Embargo
 from service.players.accounts import Caller
 
 Header = tuple[bytes, bytes]
@@ -67,7 +68,7 @@ class ViewsController(Controller):
                 data_container=None, description="Not modified: your ETag is the game's version."
             ),
             **problem_responses(
-                "unauthenticated", "game-not-found", "game-quarantined", "validation"
+                "unauthenticated", "game-not-found", "game-quarantined", "validation", "forbidden"
             ),
         },
         opt={"unchanged": unchanged_game},
@@ -77,8 +78,10 @@ class ViewsController(Controller):
         game_id: FromPath[uuid.UUID],
         viewer: NamedDependency[Caller | None],
         games: NamedDependency[GameService],
+        embargo: NamedDependency[Embargo],
         if_none_match: IfNoneMatchHeader = None,
     ) -> Response[GameSnapshot]:
+        await embargo.may_watch(game_id, viewer.id if viewer else None)
         if if_none_match is not None:
             known = games.known_version(game_id)
             if known is not None and not_modified(if_none_match, known):

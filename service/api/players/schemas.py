@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from service.api.text import Name
-from service.games.lobby import GameSummary, NoteKind
+from service.games.lobby import GameSummary
 from service.players.accounts import PlayerKind, Scope, TokenInfo
 
 

@@ -53,6 +53,7 @@ from service.games.export import MEDIA_TYPE as NDJSON
 from service.games.export import ExportPlayer, export_lines
 from service.games.proof import Proof, from_records, prove
 from service.games.streams import game_stream
+from service.games.tournaments import Embargo
 from service.platform.cursors import decode_int_cursor, encode_cursor
 from service.players.accounts import Caller, Players
 from service.read_models import storage as read_models
@@ -156,15 +157,18 @@ class SheetController(Controller):
             "game version the sheet reflects, which may trail the game by a moment, unless "
             "`min_version` asks for at least the version you hold."
         ),
-        responses=problem_responses("game-not-found", "validation"),
+        responses=problem_responses("game-not-found", "validation", "forbidden"),
     )
     async def read_sheet(
         self,
         game_id: FromPath[uuid.UUID],
         event_log: NamedDependency[EventLog[game.Event]],
+        viewer: NamedDependency[Caller | None],
+        embargo: NamedDependency[Embargo],
         if_none_match: IfNoneMatchHeader = None,
         min_version: MinVersion = None,
     ) -> Response[SheetView]:
+        await embargo.may_watch(game_id, viewer.id if viewer else None)
         version, model = await self._sheet(event_log, game_id, min_version)
         headers = {"ETag": etag(version)}
         if not_modified(if_none_match, version):
@@ -182,7 +186,7 @@ class SheetController(Controller):
             "sums. An SVG document, worded in `lang` (or as `Accept-Language` asks)."
         ),
         media_type=SVG,
-        responses=problem_responses("game-not-found", "validation"),
+        responses=problem_responses("game-not-found", "validation", "forbidden"),
     )
     async def draw_sheet(
         self,
@@ -190,10 +194,13 @@ class SheetController(Controller):
         game_id: FromPath[uuid.UUID],
         event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
+        viewer: NamedDependency[Caller | None],
+        embargo: NamedDependency[Embargo],
         if_none_match: IfNoneMatchHeader = None,
         min_version: MinVersion = None,
         lang: SheetLang = None,
     ) -> Response[str]:
+        await embargo.may_watch(game_id, viewer.id if viewer else None)
         version, model = await self._sheet(event_log, game_id, min_version)
         accept_language = request.headers.get("accept-language", "")
         worded = _sheet_lang(lang, accept_language)
@@ -231,8 +238,10 @@ class SheetController(Controller):
         deal_no: FromPath[int],
         viewer: NamedDependency[Caller | None],
         event_log: NamedDependency[EventLog[game.Event]],
+        embargo: NamedDependency[Embargo],
         at: Annotated[int | None, QueryParameter(ge=1, description="The step (1 … steps).")] = None,
     ) -> Response[Replay]:
+        await embargo.may_disclose(game_id)
         logged = await _game_events(event_log, game_id)
         try:
             shown = replays.replay(
@@ -277,7 +286,9 @@ class SheetController(Controller):
         game_id: FromPath[uuid.UUID],
         event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
+        embargo: NamedDependency[Embargo],
     ) -> Response[bytes]:
+        await embargo.may_disclose(game_id)
         logged = await _game_events(event_log, game_id)
         state: game.GameState = game.INITIAL_STATE
         for item in logged:  # a log that cannot be folded is quarantined, not a 500
@@ -306,11 +317,15 @@ class SheetController(Controller):
             "deal that do not match. Before the reveal it says what can be checked so far: the "
             "chain, and the commitment made before anyone acted. It shows no card and no salt."
         ),
-        responses=problem_responses("game-not-found", "validation"),
+        responses=problem_responses("game-not-found", "validation", "not-public-yet"),
     )
     async def proof(
-        self, game_id: FromPath[uuid.UUID], event_log: NamedDependency[EventLog[game.Event]]
+        self,
+        game_id: FromPath[uuid.UUID],
+        event_log: NamedDependency[EventLog[game.Event]],
+        embargo: NamedDependency[Embargo],
     ) -> Response[Proof]:
+        await embargo.may_disclose(game_id)
         # As stored, not decoded: the proof names an event that cannot be read or folded too.
         records = await event_log.read_stored(game_stream(game_id))
         if not records:

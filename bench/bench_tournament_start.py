@@ -1,0 +1,210 @@
+"""The start of a tournament, the spike: every table of round one created and dealt, every
+player told, the standings fanned out to every follower, beside other clients' latency.
+
+    DATABASE_URL=postgresql://… python bench/bench_tournament_start.py [--players 1000] \
+        [--followers 1000] [--readers 8] [--seconds 10] [--smoke]
+
+(PREFERANS_TEST_DATABASE_URL works too.) It makes a scratch database on that server and starts
+``preferans serve`` on it as a deployment runs it. It registers ``--players`` players and enters
+them in a Swiss tournament (one round of one deal), opens ``--followers`` followers of the
+tournament's standings stream, and measures ``--readers`` closed-loop readers (a game's view of
+a table outside the tournament, and /health) twice: idle for ``--seconds``, then from the
+organiser's "start" until the last table is dealt. It prints the start's figures (the request,
+the last table dealt, the followers told) and the readers' p50/p99 idle and during the start.
+Target (issue 24): every table dealt within 10 s on a 2-core machine, others' p99 at most 2× idle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+
+import asyncpg
+import httpx
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _kit import add_smoke, database_server, free_port, preferans, scratch_database, served
+
+
+async def _many(url: str, jobs: list, width: int = 16) -> list:
+    """Run the request makers ``jobs`` (each ``client -> awaitable``) ``width`` at a time."""
+    out: list = [None] * len(jobs)
+    queue = list(enumerate(jobs))
+
+    async def worker() -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            while queue:
+                i, job = queue.pop()
+                out[i] = await job(client)
+
+    await asyncio.gather(*(worker() for _ in range(width)))
+    return out
+
+
+def _player(n: int):
+    async def job(client: httpx.AsyncClient) -> dict[str, str]:
+        body = (await client.post("/v1/players", json={"name": f"entrant {n}"})).json()
+        return {"Authorization": f"Bearer {body['token']}"}
+
+    return job
+
+
+def _register(tid: str, auth: dict[str, str]):
+    async def job(client: httpx.AsyncClient) -> None:
+        done = await client.post(f"/v1/tournaments/{tid}/registrations", headers=auth)
+        assert done.status_code == 200, done.text
+
+    return job
+
+
+async def readers(url: str, paths: list[str], clients: int, until) -> list[float]:
+    """``clients`` closed-loop readers while ``until()`` is false: their latencies (ms)."""
+    latencies: list[float] = []
+
+    async def reader(n: int) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            i = n
+            while not until():
+                start = time.perf_counter()
+                response = await client.get(paths[i % len(paths)])
+                latencies.append((time.perf_counter() - start) * 1000)
+                assert response.status_code == 200, response.text
+                i += 1
+
+    await asyncio.gather(*(reader(n) for n in range(clients)))
+    return latencies
+
+
+def summary(name: str, latencies: list[float]) -> float:
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    print(f"{name:<34} {len(ordered):6d} reads   p50 {statistics.median(ordered):7.2f} ms"
+          f"   p99 {p99:7.2f} ms")  # fmt: skip
+    return p99
+
+
+async def follower(url: str, tid: str, told: list[float], start: list[float], ready) -> None:
+    """Follow the standings; note when the frame of round one arrives (after ``start``)."""
+    async with (
+        httpx.AsyncClient(base_url=url, timeout=None) as client,
+        client.stream("GET", f"/v1/tournaments/{tid}/stream") as response,
+    ):
+        ready()
+        async for line in response.aiter_lines():
+            if line.startswith("data:") and json.loads(line[5:])["rounds"] >= 1:
+                told.append(time.perf_counter() - start[0])
+                return
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--followers", type=int, default=1000)
+    parser.add_argument("--readers", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=10)
+    add_smoke(parser)
+    args = parser.parse_args()
+    if args.smoke:
+        args.players, args.followers, args.readers, args.seconds = 9, 3, 2, 1
+    server = database_server()
+    async with scratch_database(server, "bench_tournament") as dsn:
+        port = free_port()
+        env = {"DATABASE_URL": dsn, "PREFERANS_PORT": str(port),
+               "PREFERANS_RATE_LIMITS": "false", "PREFERANS_PROJECTIONS": "false",
+               "PREFERANS_ANALYSIS": "false",
+               "PREFERANS_DAILY_ROBOT_DUPLICATE": "false",
+               # every follower is a request in progress: room for them beside the readers
+               "PREFERANS_MAX_CONCURRENCY": str(args.followers + 512)}  # fmt: skip
+        async with served([*preferans(), "serve"], env, port) as app:
+            url = app.base
+            organiser, *field = await _many(url, [_player(n) for n in range(args.players + 1)])
+            async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+                now = int(time.time() * 1000)
+                fmt = {
+                    "rounds": 1,
+                    "pairing": "swiss",
+                    "length": {"kind": "deals", "deals": 1},
+                    "registration": {"opens_at": now - 1000, "closes_at": now + 3_600_000},
+                }
+                created = await client.post(
+                    "/v1/tournaments", json={"name": "Spike", "format": fmt}, headers=organiser
+                )  # fmt: skip
+                tid = created.json()["id"]
+                other = await client.post("/v1/games", json={"seat": 0}, headers=organiser)
+                game = other.json()["id"]
+            await _many(url, [_register(tid, auth) for auth in field])
+            tables = args.players // 3
+            print(f"{args.players} players ({tables} tables), {args.followers} followers, "
+                  f"{args.readers} readers")  # fmt: skip
+            paths = [f"/v1/games/{game}", "/health"]
+            stop = time.monotonic() + args.seconds
+            idle = summary("idle", await readers(url, paths, args.readers,
+                                                 lambda: time.monotonic() > stop))  # fmt: skip
+            told: list[float] = []
+            start = [0.0]
+            opened = asyncio.Event()
+            count = [0]
+
+            def ready() -> None:
+                count[0] += 1
+                if count[0] == args.followers:
+                    opened.set()
+
+            follows = []
+            for n in range(args.followers):  # opened a few at a time, as followers come
+                follows.append(asyncio.create_task(follower(url, tid, told, start, ready)))
+                if n % 50 == 49:
+                    await asyncio.sleep(0.2)
+            await asyncio.wait_for(opened.wait(), 120)
+            conn = await asyncpg.connect(dsn)
+            finished = [False]
+            dealt_at = [0.0]
+
+            async def start_round() -> float:
+                async with httpx.AsyncClient(base_url=url, timeout=300) as client:
+                    t0 = time.perf_counter()
+                    done = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser)
+                    assert done.status_code == 200, done.text
+                    return time.perf_counter() - t0
+
+            async def watch() -> None:
+                while True:
+                    dealt = await conn.fetchval(
+                        "SELECT count(*) FROM api.tournament_tables t JOIN api.games g"
+                        " USING (game_id) WHERE t.tournament_id = $1::uuid"
+                        " AND cardinality(g.to_act) > 0",
+                        tid,
+                    )
+                    if dealt >= tables:
+                        dealt_at[0] = time.perf_counter() - start[0]
+                        finished[0] = True
+                        return
+                    await asyncio.sleep(0.02)
+
+            start[0] = time.perf_counter()
+            during, request, _ = await asyncio.gather(
+                readers(url, paths, args.readers, lambda: finished[0]), start_round(), watch()
+            )
+            await asyncio.wait_for(asyncio.gather(*follows), 120)
+            told_notes = await conn.fetchval(
+                "SELECT count(*) FROM api.notifications WHERE kind = 'tournament_table'"
+            )
+            await conn.close()
+            print(f"start request                      {request * 1000:9.0f} ms")
+            print(f"last table dealt                   {dealt_at[0] * 1000:9.0f} ms"
+                  f"   ({tables} tables, target 10000 ms)")  # fmt: skip
+            told.sort()
+            print(f"followers told (p50 / last)        {statistics.median(told) * 1000:9.0f} ms"
+                  f" / {told[-1] * 1000:.0f} ms   ({len(told)} followers)")  # fmt: skip
+            print(f"players notified                   {told_notes:9d}")
+            loaded = summary("during the start", during)
+            print(f"p99 during the start / idle        {loaded / idle:9.2f}×   (target ≤ 2×)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

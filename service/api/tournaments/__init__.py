@@ -1,0 +1,1 @@
+"""Tournaments over HTTP: events, registration, rounds, the arbiter, standings live."""
