@@ -193,6 +193,19 @@ class RematchDeclinedNote(_Note, frozen=True, kw_only=True, tag="rematch_decline
     data: ByData
 
 
+class TableOfTournament(msgspec.Struct, frozen=True, kw_only=True):
+    tournament_id: uuid.UUID
+    round: int
+    table: int
+    """Your table's number in that round."""
+
+
+class TournamentTableNote(_Note, frozen=True, kw_only=True, tag="tournament_table"):
+    """A tournament's round started: your table's game (``game_id``) is dealt."""
+
+    data: TableOfTournament
+
+
 class RematchStartedNote(_Note, frozen=True, kw_only=True, tag="rematch_started"):
     data: RematchStartedData
 
@@ -200,7 +213,7 @@ class RematchStartedNote(_Note, frozen=True, kw_only=True, tag="rematch_started"
 Notification = (
     YourTurnNote | ClaimNote | GameStartedNote | GameEndedNote | TimedOutNote | PlayerAbsentNote
     | PlayerReturnedNote | PlayerLeftNote | InvitedNote | RematchOfferedNote
-    | RematchDeclinedNote | RematchStartedNote
+    | RematchDeclinedNote | RematchStartedNote | TournamentTableNote
 )  # fmt: skip
 """One of the caller's notifications (also the ``data`` of a per-player SSE event), told
 apart by ``kind``: each kind's ``data`` has its own fields."""
