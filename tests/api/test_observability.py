@@ -168,10 +168,13 @@ async def test_a_request_is_traced_down_to_its_append(database_dsn):
         exporter.shutdown()  # later tests' appends are not kept in memory
     appends = [s for s in spans if s.name == "es.append"]
     assert appends, [s.name for s in spans]
-    append = appends[0]
-    assert append.attributes["db.system"] == "postgresql"
     server = [s for s in spans if s.kind.name == "SERVER"]
-    assert server and server[0].context.trace_id == append.context.trace_id
+    assert server
+    # The request's own append (a background worker may append in its own trace meanwhile).
+    traced = [a for a in appends if a.context.trace_id == server[0].context.trace_id]
+    assert traced, [(a.name, a.context.trace_id) for a in appends]
+    append = traced[0]
+    assert append.attributes["db.system"] == "postgresql"
     assert append.parent is not None
 
 

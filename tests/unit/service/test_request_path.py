@@ -25,7 +25,7 @@ def test_every_route_resolves_its_dependencies_one_at_a_time() -> None:
                 read_game = kwargs_model
     assert read_game is not None
     keys = [next(iter(batch)).key for batch in read_game.dependency_batches]
-    assert set(keys) == {"games", "players", "viewer"}
+    assert set(keys) == {"embargo", "games", "players", "viewer"}
     assert keys.index("players") < keys.index("viewer")  # a dependency before its dependents
 
 
