@@ -35,9 +35,9 @@ class _Pool:
     def __init__(self) -> None:
         self.lookups = 0
 
-    async def fetchrow(self, query: str, *args: object) -> tuple[str, ...]:
+    async def fetchrow(self, query: str, *args: object) -> tuple[str | None, ...]:
         self.lookups += 1
-        return ("p-1", "Anna", "human", "t-1", "play")
+        return ("p-1", "Anna", "human", "t-1", "play", None, None)  # no app, no expiry
 
     async def execute(self, query: str, *args: object) -> str:
         return "UPDATE 1"
