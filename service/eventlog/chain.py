@@ -43,9 +43,20 @@ def jsonb_text(value: Any) -> str:
         return "{" + ", ".join(f"{_encode_string(k)}: {jsonb_text(value[k])}" for k in keys) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(jsonb_text(item) for item in value) + "]"
+    if isinstance(value, str):
+        return _encode_string(value)
+    if value is True or value is False or value is None:
+        return _SCALARS[value]
+    if isinstance(value, int):
+        return int.__repr__(value)
     if isinstance(value, float):
         raise TypeError("events hold no floats: jsonb would print them its own way")
     return json.dumps(value, ensure_ascii=False)
+
+
+_SCALARS = {True: "true", False: "false", None: "null"}
+"""json.dumps's spelling of each, without the encoder it makes per call (a command hashes
+every scalar of its events)."""
 
 
 def canonical_bytes(
