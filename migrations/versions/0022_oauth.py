@@ -39,7 +39,7 @@ from alembic import op
 from migrations import APP_ROLE, PURGER_ROLE, TAKE_OWNERSHIP
 
 revision = "0022_oauth"
-down_revision = "0020_accounts"
+down_revision = "0021_lean_notes"
 branch_labels = None
 depends_on = None
 
