@@ -302,6 +302,10 @@ class AppealRecorded(ArbiterEvent, frozen=True, tag="appeal_recorded"):
     decision: Literal["upheld", "rejected", "pending"]
 
 
+ArbiterDecision = (
+    PauseTable | ResumeTable | ReplacePlayer | AdjustResult | AnnulResult | GiveCard | RecordAppeal
+)
+"""The arbiter's decisions, each with its reason."""
 TournamentCommand = (
     CreateTournament | Register | CheckIn | Withdraw | StartRound | RecordResult
     | ReportTimeoutRemoval | CloseRound | RevealDeals | NameLineup | StartRobotRun | EndEvent

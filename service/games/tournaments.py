@@ -403,7 +403,7 @@ class TournamentService:
         created with every player seated, so that it is dealt at once; its players told."""
         ids = [self._seat_id(p) for p in seating]
         claimed = uuid7()
-        game_id = await self.pool.fetchval(
+        game_id: uuid.UUID = await self.pool.fetchval(
             "INSERT INTO api.tournament_tables"
             " (game_id, tournament_id, round_no, table_no, players, embargoed)"
             " VALUES ($1, $2, $3, $4, $5::uuid[], $6)"
@@ -607,14 +607,7 @@ class TournamentService:
             " ORDER BY tournament_id DESC LIMIT $2",
             cursor, limit,
         )  # fmt: skip
-        return [
-            Listed(
-                id=r["tournament_id"], name=r["name"], kind=r["kind"], status=r["status"],
-                organiser=str(r["organiser"]) if r["organiser"] else None,
-                created_at=r["created_at"], daily=r["daily"],
-            )
-            for r in rows
-        ]  # fmt: skip
+        return [_listed(r) for r in rows]
 
     async def name(self, tid: uuid.UUID) -> str:
         found = await self.pool.fetchval(
@@ -624,14 +617,16 @@ class TournamentService:
             raise TournamentNotFound("no tournament has this id")
         return str(found)
 
-    async def history_of(self, player: str) -> list[uuid.UUID]:
-        """The tournaments ``player`` played a table of, newest first."""
+    async def history_of(self, player: uuid.UUID) -> list[Listed]:
+        """The tournaments ``player`` played a table of, newest first (the last 200)."""
         rows = await self.pool.fetch(
-            "SELECT DISTINCT tournament_id FROM api.tournament_tables WHERE $1 = ANY(players)"
+            "SELECT tournament_id, name, kind, status, organiser, created_at, daily"
+            " FROM api.tournaments t WHERE EXISTS (SELECT 1 FROM api.tournament_tables x"
+            "  WHERE x.tournament_id = t.tournament_id AND $1 = ANY(x.players))"
             " ORDER BY tournament_id DESC LIMIT 200",
-            uuid.UUID(player),
-        )
-        return [r["tournament_id"] for r in rows]
+            player,
+        )  # fmt: skip
+        return [_listed(r) for r in rows]
 
     # --- live ---------------------------------------------------------------------------------
 
@@ -706,3 +701,11 @@ def _table_of(state: td.Tournament, round_no: int, table_no: int) -> td.Table | 
         return None
     tables = state.rounds[round_no - 1].tables
     return tables[table_no - 1] if 0 < table_no <= len(tables) else None
+
+
+def _listed(row: asyncpg.Record) -> Listed:
+    return Listed(
+        id=row["tournament_id"], name=row["name"], kind=row["kind"], status=row["status"],
+        organiser=str(row["organiser"]) if row["organiser"] else None,
+        created_at=row["created_at"], daily=row["daily"],
+    )  # fmt: skip

@@ -54,7 +54,7 @@ def filter_case(context: Any, case: Any) -> bool:
     return True
 
 
-_OPAQUE_CURSORS = {"GET /v1/players/me/games", "GET /v1/ratings"}
+_OPAQUE_CURSORS = {"GET /v1/players/me/games", "GET /v1/ratings", "GET /v1/tournaments"}
 """Lists whose cursor only the service makes (the events' and notifications' are numbers)."""
 _NOTATION = {"card": "AS", "bid": "6S", "contract": "6S"}
 _LAYOUT = {"hands": [DECK[0:10], DECK[10:20], DECK[20:30]], "talon": DECK[30:32]}

@@ -70,9 +70,11 @@ from service.api.tournaments.schemas import (
 )
 from service.exceptions import InvalidCursor
 from service.games.tournaments import TableRow, TournamentService
+from service.platform.cursors import decode_cursor, encode_cursor
 from service.platform.lru import Lru
 from service.players.accounts import Caller, Players
 
+_LIST_CURSOR = "tournaments"
 _WRITE = ("validation", "unauthenticated", "not-found", "illegal-action", "payload-too-large")
 _encoder = msgspec.json.Encoder()
 _frames: Lru[tuple[uuid.UUID, int], bytes] = Lru(256)
@@ -198,7 +200,7 @@ def _kind(state: td.Tournament) -> str:
     return state.format.pairing
 
 
-def _decision(body: ArbiterDecision, arbiter: str) -> tm.ArbiterCommand:
+def _decision(body: ArbiterDecision, arbiter: str) -> tm.ArbiterDecision:
     common: dict[str, Any] = {"arbiter": arbiter, "reason": body.reason}
     match body:
         case PauseTableBody():
@@ -346,13 +348,15 @@ class TournamentsController(Controller):
         after = None
         if cursor is not None:
             try:
-                after = uuid.UUID(cursor)
+                after = uuid.UUID(decode_cursor(_LIST_CURSOR, cursor))
             except ValueError:
                 raise InvalidCursor("this cursor is not one this list gave") from None
         items = await tournaments.page(after, limit)
         listed = [TournamentItem(**msgspec.structs.asdict(i)) for i in items]
+        more = len(listed) == limit
         return TournamentPage(
-            items=listed, next_cursor=str(listed[-1].id) if len(listed) == limit else None
+            items=listed,
+            next_cursor=encode_cursor(_LIST_CURSOR, str(listed[-1].id)) if more else None,
         )
 
     @get(
@@ -639,13 +643,16 @@ class PlayerTournamentsController(Controller):
         operation_id="playerTournaments",
         summary="A player's tournaments",
         description="The tournaments the player played a table of, newest first.",
-        responses=problem_responses("validation"),
+        responses=problem_responses("validation", "player-not-found"),
     )
     async def history(
-        self, player_id: FromPath[uuid.UUID], tournaments: NamedDependency[TournamentService]
+        self,
+        player_id: FromPath[uuid.UUID],
+        tournaments: NamedDependency[TournamentService],
+        players: NamedDependency[Players],
     ) -> PlayerTournaments:
-        ids = set(await tournaments.history_of(str(player_id)))
-        items = [i for i in await tournaments.page(None, 200) if i.id in ids]
+        await players.get(player_id)  # a 404 for nobody
+        items = await tournaments.history_of(player_id)
         return PlayerTournaments(items=[TournamentItem(**msgspec.structs.asdict(i)) for i in items])
 
 

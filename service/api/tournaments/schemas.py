@@ -99,8 +99,8 @@ ArbiterDecision = (
 class TournamentItem(msgspec.Struct, frozen=True, kw_only=True):
     id: uuid.UUID
     name: str
-    kind: Literal["swiss", "schedule", "duplicate", "robot"] | str
-    status: Literal["registering", "running", "finished"] | str
+    kind: Literal["swiss", "schedule", "duplicate", "robot"]
+    status: Literal["registering", "running", "finished"]
     organiser: str | None
     created_at: dt.datetime
     daily: dt.date | None = None
