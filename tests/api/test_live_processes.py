@@ -73,13 +73,13 @@ def events(url: str, game_id: str) -> list[dict[str, Any]]:
     return [item["event"] for item in page.json()["items"]]
 
 
-def wait_for(check, timeout: float = 20.0) -> Any:
+def wait_for(check, timeout: float = 20.0, what: str = "") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if value := check():
             return value
         time.sleep(0.05)
-    raise AssertionError("timed out waiting")
+    raise AssertionError(f"timed out after {timeout} s waiting {what}".rstrip())
 
 
 def test_a_deadline_pending_when_the_process_is_killed_fires_once_after_it_restarts(
@@ -263,14 +263,16 @@ def test_a_bot_worker_killed_mid_game_resumes_and_no_bot_acts_twice(
             seated = httpx.post(f"{api.url}/v1/games/{game_id}/bots", json={"level": "basic"},
                                 headers=host["auth"])  # fmt: skip
             assert seated.status_code == 200, seated.text
-        wait_for(lambda: len(events(api.url, game_id)) > 60, timeout=30)
+        # A bot worker starts in a few seconds alone; under the suite's load it may take far more.
+        wait_for(lambda: len(events(api.url, game_id)) > 60, 120, "for the bots' first 60 events")
         worker.kill()  # mid-game, perhaps mid-move
         stalled = len(events(api.url, game_id))
         time.sleep(0.5)
         assert len(events(api.url, game_id)) == stalled  # nobody else moves the bots
         worker.start()
         # Ten deals of thinking bots: on a loaded 2-core machine they may take a minute or more.
-        wait_for(lambda: events(api.url, game_id)[-1]["type"] == "secret_revealed", timeout=180)
+        wait_for(lambda: events(api.url, game_id)[-1]["type"] == "secret_revealed", 240,
+                 "for the game's end after the worker came back")
         log = events(api.url, game_id)
         # No move twice: each bid or card follows the rules (the domain refuses a repeat), and
         # the game's versions are one per event.
