@@ -20,7 +20,7 @@ from service.api.chat.schemas import (
     ChatPage,
     ChatReport,
     ChatRules,
-    Muted,
+    MuteList,
     NewChatMessage,
     RematchAnswerBody,
     Reported,
@@ -239,9 +239,9 @@ class MutesController(Controller):
     )
     async def list_mutes(
         self, caller: NamedDependency[Caller], talk: NamedDependency[TableTalk]
-    ) -> Response[Muted]:
+    ) -> Response[MuteList]:
         muted = sorted(str(m) for m in await talk.mutes(caller.id))
-        return Response(Muted(muted=muted), headers=PRIVATE)
+        return Response(MuteList(muted=muted), headers=PRIVATE)
 
     @put(
         "/{player_id:uuid}",
@@ -259,11 +259,11 @@ class MutesController(Controller):
         player_id: FromPath[uuid.UUID],
         caller: NamedDependency[Caller],
         talk: NamedDependency[TableTalk],
-    ) -> Response[Muted]:
+    ) -> Response[MuteList]:
         caller.may_play()
         await talk.mute(caller.id, player_id, True)
         muted = sorted(str(m) for m in await talk.mutes(caller.id))
-        return Response(Muted(muted=muted), headers=NO_STORE)
+        return Response(MuteList(muted=muted), headers=NO_STORE)
 
     @delete(
         "/{player_id:uuid}",
@@ -280,11 +280,11 @@ class MutesController(Controller):
         player_id: FromPath[uuid.UUID],
         caller: NamedDependency[Caller],
         talk: NamedDependency[TableTalk],
-    ) -> Response[Muted]:
+    ) -> Response[MuteList]:
         caller.may_play()
         await talk.mute(caller.id, player_id, False)
         muted = sorted(str(m) for m in await talk.mutes(caller.id))
-        return Response(Muted(muted=muted), headers=NO_STORE)
+        return Response(MuteList(muted=muted), headers=NO_STORE)
 
 
 ROUTES = [ChatController, MutesController]

@@ -53,7 +53,7 @@ class Reported(msgspec.Struct, frozen=True, kw_only=True):
     """False if you had reported this message before (it is kept once)."""
 
 
-class Muted(msgspec.Struct, frozen=True, kw_only=True):
+class MuteList(msgspec.Struct, frozen=True, kw_only=True):
     muted: list[str]
     """The players whose messages you do not see."""
 
