@@ -271,8 +271,11 @@ def test_a_bot_worker_killed_mid_game_resumes_and_no_bot_acts_twice(
         assert len(events(api.url, game_id)) == stalled  # nobody else moves the bots
         worker.start()
         # Ten deals of thinking bots: on a loaded 2-core machine they may take a minute or more.
-        wait_for(lambda: events(api.url, game_id)[-1]["type"] == "secret_revealed", 240,
-                 "for the game's end after the worker came back")
+        wait_for(
+            lambda: events(api.url, game_id)[-1]["type"] == "secret_revealed",
+            240,
+            "for the game's end after the worker came back",
+        )
         log = events(api.url, game_id)
         # No move twice: each bid or card follows the rules (the domain refuses a repeat), and
         # the game's versions are one per event.
