@@ -37,6 +37,11 @@ from preferans_client.models import (
 )
 
 
+TALK = ("chat", "rematch")
+"""Frames said at the table, not events of the log: they carry no id of their own (an SSE
+reader keeps the last one it saw, as the standard says)."""
+
+
 async def register(base: str, name: str) -> AuthenticatedClient:
     created = await register_player.asyncio(client=Client(base_url=base), body=NewPlayer(name=name))
     if not isinstance(created, PlayerCreated) or created.token is None:
@@ -54,8 +59,8 @@ async def follow(base: str, game_id: UUID, scored: asyncio.Event) -> list[int]:
             async with aconnect_sse(http, "GET", url, headers=headers) as source:
                 first_connection = not seen
                 async for sse in source.aiter_sse():
-                    if not sse.id:
-                        continue  # the opening retry, or the table's talk (no id: not in the log)
+                    if not sse.data or sse.event in TALK:
+                        continue  # the opening retry, a keep-alive, the table's talk
                     seen.append(int(sse.id))
                     frame = {"id": int(sse.id), "event": sse.event, "data": sse.json()}
                     if sse.event == "card_played":
