@@ -7,15 +7,15 @@ The server comes from, in order:
 3. the embedded server of the ``pgserver`` package, in a temporary directory.
 
 If none can be had, the tests that need it fail (not skip) saying so. Each test gets its own
-database, copied from a template migrated once per session, and dropped afterwards. Copying
-takes a fifth of a second or more, so the next test's copy and the last one's drop are left to
-the server between tests (`_Databases`).
+database, copied from a template migrated once per session; when the test is over the database is
+made as new again (the template's schema, rows and sequences, checked) for the next test, or
+dropped if it cannot be (`_recycling`, `_Databases`): a drop checkpoints the whole cluster.
 
 Fixtures:
     pg_server_dsn       session   DSN of the server's maintenance database (create/drop here)
     template_database   session   name of the migrated template database
-    fresh_databases     session   the template's copies: one made ahead, each dropped meanwhile
-    database_dsn        function  DSN of a fresh migrated database for this test
+    fresh_databases     session   the template's copies, each made as new again between tests
+    database_dsn        function  DSN of a migrated database for this test, as the template made it
     other_database_dsn  function  DSN of a second fresh migrated database (another server's)
     empty_database_dsn  function  DSN of a fresh database with no schema (migration tests)
     pool                function  asyncpg pool on ``database_dsn`` as the owner, service codecs
@@ -41,6 +41,7 @@ from pathlib import Path
 import _hypothesis  # noqa: F401  (registers and loads the Hypothesis profiles)
 import asyncpg
 import pytest
+from _recycling import Pristine
 
 from migrations import APP_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
 from service.platform.database import create_pool, upgrade_async, with_database, with_user
@@ -200,15 +201,18 @@ async def template_database(pg_server_dsn: str) -> AsyncIterator[str]:
 
 
 class _Databases:
-    """Fresh copies of the template, for one test each. When a test gives its database back,
-    the copy for the next is started beside the drop, both left to the server while the tests
-    without a database and the next setup run. Neither runs on into a test: a CREATE or DROP
-    DATABASE holds the cluster's xid horizon (the feed's end) back while it lasts."""
+    """The databases of the tests that want one of their own. A database a test gives back is
+    made as new again in the background (`_recycling`: the template's schema, rows and
+    sequences, or else it is dropped) and handed to the next test; a fresh copy of the template
+    is made only when none can be. Neither runs on into a test: a CREATE or DROP DATABASE holds
+    the cluster's xid horizon (the feed's end) back while it lasts."""
 
-    def __init__(self, server_dsn: str, template: str) -> None:
+    def __init__(self, server_dsn: str, template: str, pristine: Pristine) -> None:
         self.server_dsn = server_dsn
         self.template = template
+        self.pristine = pristine
         self._ahead: tuple[str, asyncio.Task[None]] | None = None
+        self._recycling: list[tuple[str, asyncio.Task[bool]]] = []
         self._drops: dict[str, asyncio.Task[None]] = {}
 
     def _copy(self) -> tuple[str, asyncio.Task[None]]:
@@ -216,8 +220,22 @@ class _Databases:
         statement = f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"'
         return name, asyncio.create_task(_admin(self.server_dsn, statement))
 
+    async def _recycled(self) -> str | None:
+        """A database given back and made as new, if one is; the others are dropped."""
+        while self._recycling:
+            name, restoring = self._recycling.pop(0)
+            try:
+                if await restoring:
+                    return name
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                pass
+            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+        return None
+
     async def take(self) -> str:
-        """A fresh database's name, never handed out before, once the drops are done."""
+        """A database as the template made it, for one test."""
+        if (name := await self._recycled()) is not None:
+            return name
         (name, copying), self._ahead = self._ahead or self._copy(), None
         if dropping := [task for task in self._drops.values() if not task.done()]:
             await asyncio.wait(dropping)  # a failed one is dropped again at the session's end
@@ -232,18 +250,20 @@ class _Databases:
         return name
 
     def give_back(self, name: str) -> None:
-        """Drop ``name`` in the background, and start the next test's copy."""
-        self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
-        if self._ahead is None:
-            self._ahead = self._copy()
+        """Make ``name`` as new again in the background, for the next test."""
+        dsn = with_database(self.server_dsn, name)
+        self._recycling.append((name, asyncio.create_task(self.pristine.restore(dsn))))
 
     async def close(self) -> None:
-        """Drop the one made ahead, and drop again any database whose background drop did not
-        finish (failed, or cancelled with the loop); an error here leaves a database behind on
-        a shared server, so it is raised."""
+        """Drop every database, and drop again any whose background drop did not finish
+        (failed, or cancelled with the loop); an error here leaves a database behind on a
+        shared server, so it is raised."""
         if self._ahead is not None:
             name, copying = self._ahead
             await asyncio.gather(copying, return_exceptions=True)
+            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+        for name, restoring in self._recycling:
+            await asyncio.gather(restoring, return_exceptions=True)
             self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
         await asyncio.gather(*self._drops.values(), return_exceptions=True)
         for name, task in self._drops.items():
@@ -253,7 +273,8 @@ class _Databases:
 
 @pytest.fixture(scope="session")
 async def fresh_databases(pg_server_dsn: str, template_database: str) -> AsyncIterator[_Databases]:
-    databases = _Databases(pg_server_dsn, template_database)
+    pristine = await Pristine.read(with_database(pg_server_dsn, template_database))
+    databases = _Databases(pg_server_dsn, template_database, pristine)
     try:
         yield databases
     finally:
@@ -262,7 +283,7 @@ async def fresh_databases(pg_server_dsn: str, template_database: str) -> AsyncIt
 
 @pytest.fixture
 async def database_dsn(pg_server_dsn: str, fresh_databases: _Databases) -> AsyncIterator[str]:
-    """A fresh, migrated database of this test's own."""
+    """A migrated database of this test's own, as the template made it."""
     name = await fresh_databases.take()
     try:
         yield with_database(pg_server_dsn, name)
