@@ -33,6 +33,8 @@ from domain.outcome import DealKind
 from domain.rules import Rules
 from domain.solver import Position, Solver, card_value, from_playing, solve, solver_for
 from domain.solver.solve import fits
+from projections.analysis_text import mistake_sentence, summary_sentences
+from projections.decisions import DecisionAnalysis
 
 
 class CardAnalysis(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,7 +88,12 @@ class DealAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     mistakes: tuple[Mistake, ...] = ()
     """Every card with a cost, the decisive ones first, then by cost and order of play."""
     summary: tuple[str, ...] = ()
-    """A few sentences: par, the result, and the decisive mistakes."""
+    """A few sentences: par, the result, the decisive mistakes and the decisions' verdicts, in
+    the language the replay was asked in (`projections.analysis_text`)."""
+    decisions: tuple[DecisionAnalysis, ...] = ()
+    """Each decision of the deal (the auction, the discard, the contract, the whisting, open
+    or closed play, an accepted claim) judged over the layouts its seat could not tell apart
+    (`projections.decisions`), in the order they were made."""
 
 
 def analyse(events: Iterable[object], rules: Rules) -> DealAnalysis:
@@ -118,13 +125,12 @@ def analyse(events: Iterable[object], rules: Rules) -> DealAnalysis:
                             result=_by_seat(dict(outcome.taken()), seats))  # fmt: skip
     mistakes = _mistakes(cards, outcome.kind, outcome.contract)
     result = dict(outcome.taken())
-    return DealAnalysis(
+    found = DealAnalysis(
         kind=outcome.kind, declarer=outcome.declarer, contract=outcome.contract,
         opening_par=_by_seat(opening, seats), result=_by_seat(result, seats),
         cards=tuple(cards), mistakes=mistakes,
-        summary=_summary(outcome.kind, outcome.declarer, outcome.contract, opening, result,
-                         mistakes),
     )  # fmt: skip
+    return msgspec.structs.replace(found, summary=summary_sentences(found, "en"))
 
 
 _DEAL_EVENTS = DealEvent.__args__
@@ -178,7 +184,7 @@ def _judge(
     )  # fmt: skip
 
 
-def _decisive(c: CardAnalysis, kind: DealKind, contract: str | None) -> bool:
+def _decisive(c: CardAnalysis, kind: DealKind | None, contract: str | None) -> bool:
     if kind == "raspasy":
         return (c.par == 0 and c.after > 0) or c.cost >= 2
     if kind == "miser" or contract == MISER:
@@ -195,53 +201,8 @@ def _mistakes(
         if c.cost <= 0:
             continue
         decisive = _decisive(c, kind, contract)
-        trick_s = "trick" if c.cost == 1 else "tricks"
-        text = (
-            f"trick {c.trick}: seat {c.seat} played {c.card}, costing {c.cost} {trick_s} "
-            f"(par {c.par} → {c.after} for seat {c.judged}; best: {', '.join(c.best)})"
-        )
-        if decisive:
-            text += _verdict(c, kind, contract)
+        text = mistake_sentence(c, decisive, kind, contract, "en")
         out.append(Mistake(step=c.step, trick=c.trick, seat=c.seat, card=c.card, cost=c.cost,
                            decisive=decisive, explanation=text))  # fmt: skip
     out.sort(key=lambda m: (not m.decisive, -m.cost, m.step))
     return tuple(out)
-
-
-def _verdict(c: CardAnalysis, kind: DealKind, contract: str | None) -> str:
-    if kind == "raspasy":
-        return ": the zero-trick bonus is lost" if c.par == 0 else ""
-    if kind == "miser" or contract == MISER:
-        return ": the misère is now caught" if c.after > 0 else ": the misère now escapes"
-    level = level_of(contract) if contract else 0
-    return f": {contract} now fails" if c.after < level else f": {contract} now makes"
-
-
-def _summary(
-    kind: DealKind,
-    declarer: Seat | None,
-    contract: str | None,
-    opening: dict[Seat, int],
-    result: dict[Seat, int],
-    mistakes: tuple[Mistake, ...],
-) -> tuple[str, ...]:
-    lines: list[str] = []
-    if kind == "raspasy":
-        worst = ", ".join(f"seat {s} {t}" for s, t in opening.items())
-        took = ", ".join(f"seat {s} {t}" for s, t in result.items())
-        lines.append(f"All-pass: worst cases at the opening lead {worst}; taken {took}.")
-    else:
-        assert declarer is not None
-        par = opening.get(declarer, 0)
-        lines.append(
-            f"{contract} by seat {declarer}: par {par} tricks at the opening lead, "
-            f"taken {result.get(declarer, 0)}."
-        )
-    decisive = [m for m in mistakes if m.decisive]
-    if decisive:
-        lines += [f"Decisive: {m.explanation}." for m in decisive]
-    elif mistakes:
-        lines.append(f"No decisive mistake; {len(mistakes)} card(s) gave tricks away.")
-    else:
-        lines.append("Every card kept par.")
-    return tuple(lines)

@@ -1,5 +1,6 @@
-"""The double-dummy analysis of a whole finished game: every deal, and each player's tricks
-lost against par (`projections.analysis` judges one deal)."""
+"""The analysis of a whole finished game: every deal's cards double-dummy and its decisions over
+the layouts each player could not tell apart, and each player's tricks lost against par
+(`projections.analysis` judges one deal's cards, `projections.decisions` its decisions)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from collections.abc import Sequence
 
 import msgspec
 
+from domain import game as g
+from domain.deal.messages import DealEnded, DealEvent, DealStarted
 from domain.game import Event
 from projections.analysis import DealAnalysis, analyse
-from projections.replay import DealNotFound, deal_log
+from projections.analysis_text import summary_sentences
+from projections.decisions import LAYOUTS, analyse_decisions
 
 
 class AnalysedDeal(msgspec.Struct, frozen=True, kw_only=True):
@@ -32,9 +36,10 @@ class GameAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     players: tuple[PlayerPar, ...]
 
 
-def analyse_game(events: Sequence[Event]) -> GameAnalysis:
+def analyse_game(events: Sequence[Event], *, layouts: int = LAYOUTS) -> GameAnalysis:
     """Every finished deal of a game analysed, and each player's tricks lost against par.
 
+    ``layouts`` is how many layouts each decision is judged over at most (0: the cards alone).
     A card counts against the player of the seat that chose it (`CardAnalysis.by`); the deal
     counts for every player who chose a card in it. The caller decides when the analysis may be
     shown: it reveals every hand (the service computes it once the game is over).
@@ -42,24 +47,32 @@ def analyse_game(events: Sequence[Event]) -> GameAnalysis:
     deals: list[AnalysedDeal] = []
     lost: dict[str, int] = {}
     played: dict[str, int] = {}
-    deal_no = 1
-    while True:
-        try:
-            log = deal_log(events, deal_no)
-        except DealNotFound:
-            break
-        if log.finished:
-            analysis = analyse(log.events, log.rules)
-            deals.append(AnalysedDeal(deal_no=deal_no, analysis=analysis))
-            choosers = {c.by for c in analysis.cards}
-            for seat in choosers:
-                player = log.players[seat] if seat < len(log.players) else None
-                if player is None:
-                    continue
-                played[player] = played.get(player, 0) + 1
-                cost = sum(c.cost for c in analysis.cards if c.by == seat and c.cost > 0)
-                lost[player] = lost.get(player, 0) + cost
-        deal_no += 1
+    state: g.GameState = g.INITIAL_STATE
+    before: g.Pulka | None = None
+    current: list[DealEvent] = []
+    deal_no = 0
+    for event in events:
+        if isinstance(event, DealStarted) and isinstance(state, g.Pulka):
+            before, current, deal_no = state, [event], deal_no + 1
+        elif current and isinstance(event, DealEvent):
+            current.append(event)
+        state = g.evolve(state, event)
+        if not (isinstance(event, DealEnded) and current and before is not None):
+            continue
+        analysis = analyse(current, before.rules)
+        if layouts > 0:
+            decided = analyse_decisions(before, current, layouts=layouts)
+            analysis = msgspec.structs.replace(analysis, decisions=decided)
+            analysis = msgspec.structs.replace(analysis, summary=summary_sentences(analysis, "en"))
+        deals.append(AnalysedDeal(deal_no=deal_no, analysis=analysis))
+        for seat in {c.by for c in analysis.cards}:
+            player = before.players[seat] if seat < len(before.players) else None
+            if player is None:
+                continue
+            played[player] = played.get(player, 0) + 1
+            cost = sum(c.cost for c in analysis.cards if c.by == seat and c.cost > 0)
+            lost[player] = lost.get(player, 0) + cost
+        current = []
     return GameAnalysis(
         deals=tuple(deals),
         players=tuple(

@@ -356,7 +356,9 @@ def _read_models(services: Services) -> None:
     assert services.projections_pool is not None and services.purger_pool is not None
     read_models = services.event_log.on(services.projections_pool)
     services.projections = Projections(read_models)
-    services.analyst = Analyst(read_models) if settings.analysis else None
+    services.analyst = (
+        Analyst(read_models, layouts=settings.analysis_layouts) if settings.analysis else None
+    )
     purger = KeyPurger(
         services.event_log.on(services.purger_pool), interval=settings.key_purge_interval,
         also=_other_purges(services),

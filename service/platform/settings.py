@@ -64,6 +64,8 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_BOT_PACE            seconds at least from a bot's turn to its move (0.5)
     PREFERANS_ANALYSIS            analyse finished games double-dummy in a worker process
                                   beside the projections (true)
+    PREFERANS_ANALYSIS_LAYOUTS    layouts each decision of a finished game is judged over at
+                                  most (16; 0: the cards alone, no decisions); docs/bots.md §8.2
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
     PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
     PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
@@ -182,6 +184,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     bot_processes: int | None = None
     bot_pace: float = 0.5
     analysis: bool = True
+    analysis_layouts: Annotated[int, msgspec.Meta(ge=0, le=400)] = 16
     rate_limits: bool = True
     reads_per_minute: AtLeastOne = 1200
     writes_per_minute: AtLeastOne = 300

@@ -1,4 +1,5 @@
-"""The analyst: the double-dummy analysis of finished games, in a worker process of its own.
+"""The analyst: the analysis of finished games (their cards double-dummy, their decisions over the
+layouts each player could not tell apart), in a worker process of its own.
 
 The ``analysis`` read model (`service.read_models.storage.AnalysisReadModel`) only queues a game
 when its end reaches the projections (``rm.analysis_games_<slot>``). Every service process runs an
@@ -9,7 +10,7 @@ against par in one short transaction that also marks the game done, if the lease
 own and the slot still exists. A process killed mid-analysis leaves a lease that expires; the
 game is analysed again elsewhere, once.
 
-Why apart from the runner: the solver takes seconds of CPU per game. Inside the runner's
+Why apart from the runner: the analysis takes seconds of CPU per game (docs/bots.md §8.3). Inside the runner's
 transaction it would delay every other projection (the sheet, the statistics) by as much and,
 once the transaction wrote, hold the cluster's xid horizon back for every feed follower.
 """
@@ -27,6 +28,7 @@ import msgspec
 
 from domain import game
 from projections import game_analysis
+from projections.decisions import LAYOUTS
 from service.eventlog.log import EventLog
 from service.platform.leases import Lease
 from service.platform.orphans import die_with_parent
@@ -63,11 +65,12 @@ ON CONFLICT (player_id, game_id) DO UPDATE
    SET deals = EXCLUDED.deals, tricks_lost = EXCLUDED.tricks_lost"""
 
 
-def analyse_events(events: Sequence[game.Event]) -> bytes:
+def analyse_events(events: Sequence[game.Event], layouts: int = LAYOUTS) -> bytes:
     """`projections.game_analysis.analyse_game` of a game's events (read and decoded by the
-    event log in the calling process), as JSON: what the worker process runs (its argument
-    crosses processes pickled, its result as JSON)."""
-    return _encoder.encode(game_analysis.analyse_game(list(events)))
+    event log in the calling process), each decision judged over ``layouts`` layouts at most,
+    as JSON: what the worker process runs (its arguments cross processes pickled, its result as
+    JSON)."""
+    return _encoder.encode(game_analysis.analyse_game(list(events), layouts=layouts))
 
 
 class _Solver:
@@ -78,7 +81,7 @@ class _Solver:
     def __init__(self) -> None:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
-    async def run(self, events: list[game.Event]) -> bytes:
+    async def run(self, events: list[game.Event], layouts: int) -> bytes:
         loop = asyncio.get_running_loop()
         for _ in range(2):
             if self._pool is None:
@@ -89,11 +92,11 @@ class _Solver:
                 )
                 atexit.register(self._pool.shutdown, wait=False, cancel_futures=True)
             try:
-                return await loop.run_in_executor(self._pool, analyse_events, events)
+                return await loop.run_in_executor(self._pool, analyse_events, events, layouts)
             except concurrent.futures.process.BrokenProcessPool:
                 self._pool = None  # the worker died (killed, out of memory): a fresh one
         # Twice broken: analyse in a thread rather than not at all (the loop stays responsive).
-        return await asyncio.to_thread(analyse_events, events)
+        return await asyncio.to_thread(analyse_events, events, layouts)
 
 
 _solver = _Solver()
@@ -103,8 +106,12 @@ class Analyst:
     """See the module docstring. `run` is the background loop; `drain` analyses every queued
     game now (tests, one-off jobs)."""
 
-    def __init__(self, log: EventLog[game.Event], *, idle_interval: float = 1.0) -> None:
+    def __init__(
+        self, log: EventLog[game.Event], *, idle_interval: float = 1.0, layouts: int = LAYOUTS
+    ) -> None:
         self.log = log
+        self.layouts = layouts
+        """Layouts each decision is judged over at most (0: the cards alone)."""
         """Where a game's events come from: the one event log, its codec included."""
         self.pool = log.pool
         self.idle_interval = idle_interval
@@ -152,7 +159,8 @@ class Analyst:
             game_id, lease = leased[0]["game_id"], leased[0]["leased_until"]
             stream_id, version = leased[0]["stream_id"], leased[0]["version"]
             logged = await self.log.read(stream_id, 1, limit=version)
-            found = _decoder.decode(await _solver.run([item.event for item in logged]))
+            events = [item.event for item in logged]
+            found = _decoder.decode(await _solver.run(events, self.layouts))
             async with self.pool.acquire() as conn, conn.transaction():
                 # The lease first: if it expired and another process took the game, or the
                 # slot was emptied by a rebuild's switch, write nothing.

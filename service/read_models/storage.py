@@ -313,7 +313,8 @@ class AnalysisReadModel(ReadModel):
     horizon ever wait on them."""
 
     name = "analysis"
-    code_version = 1
+    code_version = 2
+    """2: each deal's decisions are judged too (a rebuild analyses every finished game again)."""
     handled = frozenset({GameEnded.__struct_config__.tag})  # type: ignore[arg-type]
     tables = ("analysis_games", "analysis_deals", "analysis_players")
 

@@ -5,8 +5,9 @@ a module missing from it, or named there and gone, fails here. The import rules,
 ``import`` statement (those inside functions and under ``TYPE_CHECKING`` too):
 
 - ``domain`` imports the standard library, msgspec and itself;
-- ``bots`` and ``projections`` import ``domain`` (and themselves), never ``service``, each other's
-  package, a web framework or a database driver;
+- ``bots`` and ``projections`` import ``domain`` (and themselves), never ``service``, a web
+  framework or a database driver; ``projections`` may also import ``bots`` (the analysis of
+  decisions reads a seat's view and samples its layouts as the bots do), never the reverse;
 - Litestar is imported only under ``service/api/`` and by ``service/app.py``, the app assembly;
 - inside ``service/api/``, the shared modules and the resources' ``schemas`` take only a
   resource's ``schemas`` from it, never its controllers;
@@ -177,9 +178,13 @@ def test_the_domain_imports_only_itself_the_standard_library_and_msgspec() -> No
     assert _violations("domain", frozenset({"domain", "msgspec"}), third_party_ok=False) == []
 
 
-@pytest.mark.parametrize("package", ["bots", "projections"])
-def test_bots_and_projections_import_only_the_domain(package: str) -> None:
-    allowed = frozenset({package, "domain", "msgspec"})
+@pytest.mark.parametrize(
+    ("package", "also"), [("bots", frozenset()), ("projections", frozenset({"bots"}))]
+)
+def test_bots_and_projections_import_only_the_domain(package: str, also: frozenset[str]) -> None:
+    """The bots import the domain alone; the projections the domain and the bots (never the
+    other way round)."""
+    allowed = frozenset({package, "domain", "msgspec"}) | also
     assert _violations(package, allowed, third_party_ok=True) == []
 
 

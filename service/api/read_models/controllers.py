@@ -28,6 +28,7 @@ from litestar.params import FromPath, QueryParameter
 
 from domain import game
 from projections import replay as replays
+from projections.analysis_text import worded
 from projections import sheet as sheets
 from projections.ratings import Rating, RatingChange, leaderboard
 from projections.replay import Replay
@@ -98,6 +99,17 @@ SheetLang = Annotated[
         description=(
             "The language of the drawing's words (the heading, the settlement, the notes): "
             "`en` or `ru`. Without it the `Accept-Language` header chooses; English otherwise."
+        ),
+    ),
+]
+
+AnalysisLang = Annotated[
+    Lang | None,
+    QueryParameter(
+        description=(
+            "The language of the analysis' sentences (its summary, the mistakes, each "
+            "decision's verdict): `en` or `ru`. Without it the `Accept-Language` header "
+            "chooses; English otherwise."
         ),
     ),
 ]
@@ -225,8 +237,13 @@ class SheetController(Controller):
             "While it runs, a finished deal shows what the caller's seat saw at the time (his "
             "own hand and whatever lay face up; a spectator sees only the latter), and a deal "
             "still being played cannot be replayed (409). Once the game is over the replay "
-            "also carries the double-dummy analysis of the play (`analysis`: par before every "
-            "card, what each card cost, the decisive mistakes), a moment after the game's end."
+            "also carries the deal's analysis (`analysis`), a moment after the game's end: the "
+            "play double-dummy (par before every card, what each card cost, the decisive "
+            "mistakes) and each decision (every call of the auction, the discard, the contract, "
+            "each whist call, open or closed play, an accepted claim) judged over the layouts "
+            "its player could not tell apart: every alternative's mean result in whists, the "
+            "loss against the best one with its 95% interval, and the layouts judged. Its "
+            "sentences are worded in `lang` (or as `Accept-Language` asks)."
         ),
         responses=problem_responses(
             "game-not-found", "not-found", "not-public-yet", "validation", "unauthenticated"
@@ -234,12 +251,15 @@ class SheetController(Controller):
     )
     async def replay(
         self,
+        request: Request[Any, Any, Any],
         game_id: FromPath[uuid.UUID],
         deal_no: FromPath[int],
         viewer: NamedDependency[Caller | None],
         event_log: NamedDependency[EventLog[game.Event]],
+        players: NamedDependency[Players],
         embargo: NamedDependency[Embargo],
         at: Annotated[int | None, QueryParameter(ge=1, description="The step (1 … steps).")] = None,
+        lang: AnalysisLang = None,
     ) -> Response[Replay]:
         await embargo.may_disclose(game_id)
         logged = await _game_events(event_log, game_id)
@@ -257,10 +277,23 @@ class SheetController(Controller):
             raise DealStillInPlay(str(exc)) from None
         except replays.StepOutOfRange as exc:  # the deal has no such step: nothing to show
             raise NotFound(str(exc)) from None
+        worded_in = _sheet_lang(lang, request.headers.get("accept-language", ""))
+        headers = {**PRIVATE, "Vary": "Accept-Language", "Content-Language": worded_in}
         if shown.visibility == "full":  # the game is over: its analysis is public too
             found = await read_models.read_deal_analysis(event_log.pool, str(game_id), deal_no)
+            if found is not None:
+                seats = {
+                    e.seat: e.player
+                    for e in (item.event for item in logged)
+                    if isinstance(e, game.PlayerSeated)
+                }
+                names = [
+                    await players.name_of(seats[s]) if s in seats else None
+                    for s in range(max(seats, default=-1) + 1)
+                ]
+                found = worded(found, worded_in, names)
             shown = msgspec.structs.replace(shown, analysis=found)
-        return Response(shown, headers=PRIVATE)  # what this viewer's seat saw
+        return Response(shown, headers=headers)  # what this viewer's seat saw
 
     @get(
         "/{game_id:uuid}/export",
