@@ -116,16 +116,21 @@ def _key(events: Sequence[g.Event]) -> bytes:
     return msgspec.msgpack.encode(list(events))
 
 
+TEST_LAYOUTS = 4
+"""Layouts each decision is judged over in these tests (the service's default is 16): the
+analysis of decisions is the bulk of a game's analysis, and these tests analyse many games."""
+
+
 def analysis_of(events: Sequence[g.Event]) -> GameAnalysis:
     """`projections.game_analysis.analyse_game` of ``events``, solved at most once a session."""
     key = _key(events)
     if (found := _ANALYSES.get(key)) is None:
-        found = _ANALYSES[key] = analyse_game(list(events))
+        found = _ANALYSES[key] = analyse_game(list(events), layouts=TEST_LAYOUTS)
     return found
 
 
 class Solver(Protocol):
-    async def run(self, events: list[g.Event]) -> bytes: ...
+    async def run(self, events: list[g.Event], layouts: int) -> bytes: ...
 
 
 class RememberingSolver:
@@ -136,10 +141,11 @@ class RememberingSolver:
     def __init__(self, solver: Solver) -> None:
         self.solver = solver
 
-    async def run(self, events: list[g.Event]) -> bytes:
+    async def run(self, events: list[g.Event], layouts: int) -> bytes:
+        del layouts  # every decision judged over TEST_LAYOUTS, as `analysis_of` judges it
         key = _key(events)
         if (found := _ANALYSES.get(key)) is not None:
             return msgspec.json.encode(found)
-        raw = await self.solver.run(events)
+        raw = await self.solver.run(events, TEST_LAYOUTS)
         _ANALYSES[key] = _analysis_json.decode(raw)
         return raw

@@ -20,6 +20,7 @@ from domain import game as g
 from migrations import APP_ROLE
 from projections import stats
 from projections.analysis import analyse
+from projections.analysis_text import worded
 from projections.replay import deal_log
 from service.app import create_app
 from service.eventlog.log import EventLog, game_log
@@ -68,8 +69,9 @@ async def caught_up(client: AsyncTestClient[Litestar]) -> None:
 
 
 async def all_analysed(events: EventLog) -> None:
-    """Wait for the app's analyst to analyse every finished game the projection queued."""
-    for _ in range(1200):
+    """Wait for the app's analyst to analyse every finished game the projection queued (their
+    decisions too: some seconds of CPU a game, on cores the suite shares)."""
+    for _ in range(4800):
         queued = await events.pool.fetchval(
             "SELECT count(*) FROM rm.analysis_games_a WHERE NOT done"
         )
@@ -176,9 +178,29 @@ async def test_sheets_statistics_ratings_replays_and_exports_of_finished_games(c
     replay = response.json()
     assert replay["visibility"] == "full" and replay["steps"] == len(log1.events)
     assert len(replay["state"]["hands"]) == 3 and len(replay["state"]["talon"]) == 2
-    # ... and so is its double-dummy analysis.
-    analysed = msgspec.json.decode(msgspec.json.encode(analyse(log1.events, log1.rules)))
-    assert replay["analysis"] == analysed
+    # ... and so is its analysis: the cards double-dummy, the decisions over the layouts each
+    # player could not tell apart, its sentences in the language asked for, players named.
+    whole = next(d.analysis for d in analysis_of(first.events).deals if d.deal_no == 1)
+    assert msgspec.structs.replace(whole, decisions=(), summary=()) == msgspec.structs.replace(
+        analyse(log1.events, log1.rules), summary=()
+    )
+    seat_names = [names[p] for p in first.state.players]
+    analysed = msgspec.json.decode(msgspec.json.encode(worded(whole, "en", seat_names)))
+    assert replay["analysis"] == analysed and replay["analysis"]["decisions"]
+    assert response.headers["content-language"] == "en"
+    for asked in ({"params": {"at": 1, "lang": "ru"}}, {"headers": {"Accept-Language": "ru"}}):
+        ru = await client.get(f"/v1/games/{first.game_id}/deals/1/replay", **asked)  # type: ignore[arg-type]
+        assert ru.status_code == 200 and ru.headers["content-language"] == "ru"
+        in_russian = ru.json()["analysis"]
+        assert in_russian == msgspec.json.decode(
+            msgspec.json.encode(worded(whole, "ru", seat_names))
+        )
+        assert [d["loss"] for d in in_russian["decisions"]] == [
+            d["loss"] for d in analysed["decisions"]
+        ]
+        sentence = in_russian["decisions"][0]["summary"]
+        assert sentence.startswith("Торговля, ") and any(n in sentence for n in seat_names)
+        assert analysed["decisions"][0]["summary"].startswith("Auction, ")
     for params, status in (({"at": 0}, 400), ({"at": 10_000}, 404)):  # 404: no such step
         bad = await client.get(f"/v1/games/{first.game_id}/deals/1/replay", params=params)
         assert bad.status_code == status and bad.headers["content-type"] == PROBLEM
