@@ -195,7 +195,7 @@ def summary_sentences(analysis: DealAnalysis, lang: Lang, names: Names = ()) -> 
         lines.append("The deal ended without play." if en else "Сдача кончилась без розыгрыша.")
     decisions = analysis.decisions
     if decisions:
-        count = {v: sum(1 for d in decisions if d.verdict == v) for v in ("best", "close", "mistake")}
+        count = {v: sum(d.verdict == v for d in decisions) for v in ("best", "close", "mistake")}
         n = len(decisions)
         if en:
             lines.append(
@@ -244,7 +244,8 @@ def _card_lines(analysis: DealAnalysis, lang: Lang, names: Names) -> list[str]:
         )
     decisive = [m for m in analysis.mistakes if m.decisive]
     if decisive:
-        lines += [("Decisive: " if en else "Решающая ошибка: ") + f"{m.explanation}." for m in decisive]
+        head = "Decisive: " if en else "Решающая ошибка: "
+        lines += [f"{head}{m.explanation}." for m in decisive]
     elif analysis.mistakes:
         n = len(analysis.mistakes)
         lines.append(
@@ -285,9 +286,7 @@ def decision_sentence(d: DecisionAnalysis, lang: Lang, names: Names = ()) -> str
             nxt = action_text(others[0].action, d.kind, lang)
             if gap < 0.005:
                 tail = (
-                    f"as good as {nxt} ({layouts})"
-                    if en
-                    else f"не хуже, чем «{nxt}» ({layouts})"
+                    f"as good as {nxt} ({layouts})" if en else f"не хуже, чем «{nxt}» ({layouts})"
                 )
             else:
                 tail = (

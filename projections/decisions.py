@@ -50,6 +50,7 @@ from bots.view import BotView
 from domain import game as g
 from domain.cards import BID_RANK, DECK, MISER, SUITS, Seat, level_of, sort_hand, strain_of
 from domain.deal import decider as deal
+from domain.deal.ending import outcome_of
 from domain.deal.messages import (
     AnswerClaim,
     BidMade,
@@ -72,8 +73,7 @@ from domain.deal.messages import (
     TakeTalon,
     WhistCalled,
 )
-from domain.deal.ending import outcome_of
-from domain.deal.state import DealFinished, DealState, DealTable, Playing
+from domain.deal.state import DealFinished, DealState, DealTable, Discarding, Playing
 from domain.outcome import DealOutcome
 from domain.solver import Position, Solver, advance, from_playing, solve, solver_for
 from domain.solver.solve import fits
@@ -188,6 +188,8 @@ _KINDS: dict[type, DecisionKind] = {
     Conceded: "contract", WhistCalled: "whist", PlayChosen: "play_choice",
     ClaimAnswered: "claim",
 }  # fmt: skip
+_DECIDED = (BidMade, Passed, Discarded, ContractDeclared, Conceded, WhistCalled, PlayChosen,
+            ClaimAnswered)  # fmt: skip
 
 
 def _decision(
@@ -197,7 +199,7 @@ def _decision(
     command it came from and the seat's legal actions then. Events a rule made by itself (a
     forced whist), a totus discard and a claim rejected are not judged."""
     kind = _KINDS.get(type(event))
-    if kind is None:
+    if kind is None or not isinstance(event, _DECIDED):
         return None
     if isinstance(event, WhistCalled) and event.forced:
         return None
@@ -207,16 +209,12 @@ def _decision(
         return None
     if isinstance(event, ClaimAnswered) and not event.accept:
         return None
-    seat: Seat = event.seat  # type: ignore[attr-defined]
-    legal = [a for a in deal.legal_actions(state.deal, seat)]
+    seat: Seat = event.seat
+    legal = deal.legal_actions(state.deal, seat)
     if len(legal) < 2:
         return None
-    for command in legal:
-        try:
-            first = deal.decide(command, state.deal)[0]
-        except Exception:  # noqa: BLE001 - a legal action the decider refuses is no match
-            continue
-        if first == event:
+    for command in legal:  # the legal command that made this event (the decider accepts each)
+        if deal.decide(command, state.deal)[0] == event:
             return kind, seat, command, legal
     return None
 
@@ -344,7 +342,7 @@ def _lay_out(state: DealState, world: World) -> DealState:
         changes["talon"] = tuple(rest[:n_talon])
         if len(rest) > n_talon:
             changes["discard"] = tuple(sorted(rest[n_talon:], key=DECK.index))
-    return msgspec.structs.replace(state, **changes)  # type: ignore[arg-type]
+    return msgspec.structs.replace(state, **changes)
 
 
 # ---- the alternatives -------------------------------------------------------------------------
@@ -409,7 +407,7 @@ def _options(
         declares = [a for a in legal if isinstance(a, Declare)]
         hand = k.hands.get(k.seat, ())
         ranked = _strains(hand)
-        lowest = {}
+        lowest: dict[str, SeatCommand] = {}
         for d in declares:
             lowest.setdefault(strain_of(d.contract) or "NT", d)
         add(fallback, *declares[:1], *(lowest.get(s) for s in ranked[:2]))
@@ -441,7 +439,7 @@ def _strains(hand: tuple[str, ...]) -> list[str]:
     return [s for _, s in sorted(scored, key=lambda x: -x[0])]
 
 
-def _discards(k: Knowledge, legal: Sequence[SeatCommand]) -> list[SeatCommand]:
+def _discards(k: Knowledge, legal: Sequence[SeatCommand]) -> list[Discard]:
     """The legal discards that keep the most by rule of thumb: the fewest dangerous cards for a
     misère, else the most tricks in the hand's two best strains."""
     hand = k.hands.get(k.seat, ())
@@ -452,7 +450,7 @@ def _discards(k: Knowledge, legal: Sequence[SeatCommand]) -> list[SeatCommand]:
             return -miser_danger(tuple(c for c in hand if c not in a.cards))
     else:
         strain, _ = best_strain(hand)
-        second = [s for s in _strains(hand) if s != (strain or "NT")][0]
+        second = next(s for s in _strains(hand) if s != (strain or "NT"))
         trumps = (strain, None if second == "NT" else second)
 
         def score(a: Discard) -> float:
@@ -525,10 +523,12 @@ class Model:
         if calls:
             return self._whist_call(table, state, seat, calls)
         assert isinstance(state, DealTable)
-        key = (
+        key: tuple[object, ...] = (
             type(state), seat, state.hands[seat], legal, getattr(state, "bid", None),
             getattr(state, "contract", None), getattr(state, "calls", None),
         )  # fmt: skip
+        if isinstance(state, Discarding):  # the rules of thumb discard by the hand alone
+            key = (Discarding, seat, state.hands[seat], state.bid == MISER, len(legal))
         move = self._moves.get(key)
         if move is None:
             view = BotView(
@@ -573,20 +573,33 @@ class Model:
         misère's par, two whisters' tricks shared as a double-dummy play-out shares them; an
         all-pass by the rules of thumb."""
         whisters = tuple(d.seat for d in state.defenders if d.choice == "whist")
+        # The play does not depend on who whists, only how the defence's tricks are shared:
+        # one solve (or play-out) per position, whatever the calls that led to it.
         key = (
             state.hands, state.talon, state.turned, state.trump, state.kind, state.declarer,
-            state.turn, state.trick, state.tricks_played, state.tricks, state.contract, whisters,
+            state.turn, state.trick, state.tricks_played, state.tricks, len(whisters) == 2,
         )  # fmt: skip
-        tricks = self._played.get(key)
-        if tricks is None:
-            tricks = self._played[key] = self._tricks(state, whisters)
+        taken = self._played.get(key)
+        if taken is None:
+            taken = self._played[key] = self._tricks(state, len(whisters) == 2)
+        tricks = list(taken)
+        if state.kind != "raspasy" and len(whisters) == 1:
+            # a single whister writes for the defence's tricks, the passer's too
+            defenders = [s for s in state.order if s != state.declarer]
+            gained = sum(tricks[s] - state.tricks[s] for s in defenders)
+            for s in defenders:
+                tricks[s] = state.tricks[s]
+            tricks[whisters[0]] += gained
         return outcome_of(
             state, kind=state.kind, tricks=dict(enumerate(tricks)), contract=state.contract,
             defenders=state.defenders, open_play=state.open_play, checked=state.checked,
             totus=state.totus,
         )  # fmt: skip
 
-    def _tricks(self, state: Playing, whisters: tuple[Seat, ...]) -> list[int]:
+    def _tricks(self, state: Playing, shared: bool) -> list[int]:
+        """Each seat's tricks at the end of the play from ``state``; the defence's shared as a
+        double-dummy play-out shares them when ``shared`` (two whisters), else all the first
+        defender's."""
         tricks = list(state.tricks)
         if state.kind == "raspasy":
             pos = from_playing(state, focus=state.order[0])
@@ -602,7 +615,7 @@ class Model:
             assert state.declarer is not None
             pos = from_playing(state)
             solver = self.solver(pos)
-            if len(whisters) == 2:
+            if shared:
                 for s, n in dd_play_out(pos, solver).items():
                     tricks[s] += n
             else:
@@ -612,7 +625,7 @@ class Model:
                 tricks[state.declarer] += par
                 rest = pos.tricks_left - par
                 defenders = [s for s in state.order if s != state.declarer]
-                tricks[whisters[0] if whisters else defenders[0]] += rest
+                tricks[defenders[0]] += rest
         return tricks
 
 
@@ -637,9 +650,9 @@ __all__ = [
     "DecisionAnalysis",
     "DecisionKind",
     "DecisionOption",
+    "Model",
     "analyse_decisions",
     "dd_play_out",
     "judge",
     "label",
-    "Model",
 ]

@@ -10,9 +10,10 @@ against par in one short transaction that also marks the game done, if the lease
 own and the slot still exists. A process killed mid-analysis leaves a lease that expires; the
 game is analysed again elsewhere, once.
 
-Why apart from the runner: the analysis takes seconds of CPU per game (docs/bots.md §8.3). Inside the runner's
-transaction it would delay every other projection (the sheet, the statistics) by as much and,
-once the transaction wrote, hold the cluster's xid horizon back for every feed follower.
+Why apart from the runner: the analysis takes seconds of CPU per game (docs/bots.md §8.3).
+Inside the runner's transaction it would delay every other projection (the sheet, the
+statistics) by as much and, once the transaction wrote, hold the cluster's xid horizon back for
+every feed follower.
 """
 
 from __future__ import annotations

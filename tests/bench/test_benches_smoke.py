@@ -20,6 +20,8 @@ BENCH = ROOT / "bench"
 FIGURES: dict[str, tuple[str, ...]] = {
     "bench_active_games.py": ("moves/s", "cache 1024, no snapshots (before)",
                               "whole fold (before)", "snapshot + tail", "a stored event"),
+    "bench_analysis.py": ("baseline: the cards (double-dummy)", "the decisions",
+                          "layouts per decision", "throughput"),
     "bench_api.py": ("baseline: 1 INSERT", "service: keyed command", "service: unkeyed command",
                      "baseline: 1 SELECT", "service: GET seat view", "baseline: 304 from memory",
                      "service: 304", "service / baseline:", "cli ms"),

@@ -1,4 +1,5 @@
-"""A finished deal replayed step by step in the page: every hand, the talon and the discard."""
+"""A finished deal replayed step by step in the page: every hand, the talon and the discard, and
+the analysis of its cards and decisions."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+from axetools import assert_accessible
 from webtools import played_game, register
 
 pytestmark = pytest.mark.integration
@@ -117,3 +119,47 @@ async def test_a_replay_is_stepped_through_with_every_hand_shown(
     await page.click(f"{REPLAY} a:has-text('Next deal')")
     await page.wait_for_selector(f"{REPLAY} h1:has-text('deal 2')")
     await _at(page, 1)
+
+
+async def test_the_replay_shows_each_decision_judged_in_the_pages_language(
+    web: str, http: httpx.AsyncClient, open_page: Any, shoot: Any
+) -> None:
+    players = [await register(http, name) for name in ("Anna", "Vera", "Kolya")]
+    game_id = await played_game(http, players, seed="decisions", overrides={"pool": {"target": 2}})
+    url = f"/v1/games/{game_id}/deals/1/replay"
+    for _ in range(1800):  # the analyst judges every decision of the game: some seconds
+        analysed = (await http.get(url)).json()["analysis"]
+        if analysed is not None:
+            break
+        await asyncio.sleep(0.1)
+    assert analysed is not None and analysed["decisions"]
+    decisions = analysed["decisions"]
+    first, last = decisions[0], decisions[-1]
+    for lang in ("en", "ru"):
+        worded = (await http.get(url, params={"lang": lang})).json()["analysis"]["decisions"]
+        page = await open_page(token=players[1].token, lang=lang)
+        await page.goto(f"{web}/#/game/{game_id}/replay/1/{first['step']}")
+        await _at(page, first["step"])
+        await page.wait_for_selector(f"{REPLAY} .analysis[data-analysis=ready] .decision-list")
+        # Every decision listed with its verdict and the service's sentence in this language.
+        listed = await page.eval_on_selector_all(
+            f"{REPLAY} .decision-list button",
+            "bs => bs.map(b => [Number(b.dataset.decision), b.dataset.verdict, b.textContent])",
+        )
+        assert [(s, v) for s, v, _ in listed] == [(d["step"], d["verdict"]) for d in decisions]
+        assert all(d["summary"] in text for (_, _, text), d in zip(listed, worded, strict=True))
+        head = "Auction, " if lang == "en" else "Торговля, "
+        assert worded[0]["summary"].startswith(head)
+        # At the step of a decision: its alternatives and their values, the one made marked.
+        values = await page.eval_on_selector_all(
+            f"{REPLAY} table.options[data-here='{first['step']}'] td",
+            "ts => ts.map(t => Number(t.dataset.value))",
+        )
+        assert values == [o["value"] for o in first["options"]]
+        await assert_accessible(page, f"replay decisions {lang}")
+        await shoot(page, f"replay-decisions-{lang}")
+        # A decision's button takes the replay to the step it was made at.
+        await page.click(f"{REPLAY} .decision-list button[data-decision='{last['step']}']")
+        await _at(page, last["step"])
+        await page.wait_for_selector(f"{REPLAY} table.options[data-here='{last['step']}']")
+        await page.close()

@@ -28,8 +28,8 @@ from litestar.params import FromPath, QueryParameter
 
 from domain import game
 from projections import replay as replays
-from projections.analysis_text import worded
 from projections import sheet as sheets
+from projections.analysis_text import worded
 from projections.ratings import Rating, RatingChange, leaderboard
 from projections.replay import Replay
 from projections.sheet import SheetView

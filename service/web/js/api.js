@@ -261,8 +261,9 @@ export class Api extends EventTarget {
   sheetSvgUrl(gameId, version, lang = "en") {
     return `${this.base}/v1/games/${gameId}/sheet.svg?min_version=${version}&lang=${lang}`;
   }
-  async replay(gameId, dealNo, at) {
-    const path = `/v1/games/${gameId}/deals/${dealNo}/replay`;
-    return (await this.request("GET", at ? `${path}?at=${at}` : path)).data;
+  /** A finished deal at step ``at``; its analysis' sentences worded in ``lang``. */
+  async replay(gameId, dealNo, at, lang = "en") {
+    const path = `/v1/games/${gameId}/deals/${dealNo}/replay?lang=${lang}`;
+    return (await this.request("GET", at ? `${path}&at=${at}` : path)).data;
   }
 }

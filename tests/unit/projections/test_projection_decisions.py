@@ -161,7 +161,8 @@ def test_passing_a_ten_trick_hand_is_a_bidding_mistake_and_passing_nothing_the_b
     nothing.do(Pass(seat=1))
     (weak,) = analyse_decisions(nothing.before, nothing.events)
     assert (weak.action, weak.best, weak.verdict, weak.loss) == ("PASS", "PASS", "best", 0.0)
-    assert weak.samples >= judge.ROUND and all(o.value <= _option(weak, "PASS") for o in weak.options)
+    assert weak.samples >= judge.ROUND
+    assert all(o.value <= _option(weak, "PASS") for o in weak.options)
 
 
 def test_decisions_reproduce_from_the_game_and_report_their_sample() -> None:
@@ -294,7 +295,7 @@ def test_every_decision_of_random_games_is_judged_with_a_coherent_verdict(
         assert len(values) >= 2 and all(math.isfinite(v) for v in values)
         assert d.options[0].action == d.best and d.action in [o.action for o in d.options]
         assert d.loss == pytest.approx(max(values) - _option(d, d.action), abs=0.011)
-        assert d.low <= d.loss <= d.high and 1 <= d.samples
+        assert d.low <= d.loss <= d.high and d.samples >= 1
         assert (d.verdict == "best") == (d.best == d.action)
     for deal_ in analysed.deals:
         for lang in ("en", "ru"):

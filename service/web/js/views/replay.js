@@ -1,16 +1,19 @@
 // A finished deal step by step (GET …/deals/{n}/replay?at=K): every hand, the talon, the
 // discard, the trick on the table, what the deal wrote on the sheet and, once the game is
-// over, the double-dummy analysis: par at this step, what the last card cost, the mistakes.
+// over, the analysis: par at this step, what the last card cost, the mistakes, and every
+// decision (bids, discard, contract, whists, open or closed, a claim accepted) judged over the
+// layouts its player could not tell apart, its sentence worded by the service in the page's
+// language.
 import { bidEl, bidText, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
 import { h, mount } from "../dom.js";
-import { t } from "../i18n.js";
+import { lang, t } from "../i18n.js";
 import { entryWhy } from "./sheet.js";
 
 const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 const cardText = (card) => `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
 
 export function replayScreen(root, ctx, gameId, dealNo, at) {
-  const state = { game: null, names: [], replay: null, loading: true, cache: new Map() };
+  const state = { game: null, names: [], replay: null, loading: true, cache: new Map(), lang: lang() };
   const name = (seat) => state.names[seat] ?? t("seat.n", { n: seat + 1 });
   const render = () => mount(root, screen());
   let alive = true;
@@ -19,7 +22,7 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
     state.loading = true;
     const key = step ?? "end";
     try {
-      if (!state.cache.has(key)) state.cache.set(key, ctx.api.replay(gameId, dealNo, step));
+      if (!state.cache.has(key)) state.cache.set(key, ctx.api.replay(gameId, dealNo, step, state.lang));
       const replay = await state.cache.get(key);
       if (!alive) return;
       state.replay = replay;
@@ -171,7 +174,7 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
     const panel = (...body) => h("section", { class: "panel analysis", dataset: { analysis: a ? "ready" : "pending" } },
       h("h2", {}, t("analysis.title")), ...body);
     if (!a) return panel(h("p", { class: "muted" }, t("analysis.pending")));
-    if (!a.cards.length) return panel(h("p", {}, t("analysis.noplay")));
+    if (!a.cards.length) return panel(h("p", {}, t("analysis.noplay")), decisionsPanel(r, a));
     // The step of each card played, so that a card's analysis lines up with the replay.
     const cardSteps = [];
     r.events.forEach((e, i) => { if (e.type === "card_played") cardSteps.push(i + 1); });
@@ -199,8 +202,62 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
       : t("analysis.opening", { p: name(seat), n, taken: a.result[seat] ?? 0 })).filter(Boolean);
     return panel(lines,
       h("p", { class: "muted" }, opening.join(" ")),
-      mistakes.length ? h("ul", { class: "mistakes" }, mistakes) : h("p", {}, t("analysis.clean")));
+      mistakes.length ? h("ul", { class: "mistakes" }, mistakes) : h("p", {}, t("analysis.clean")),
+      decisionsPanel(r, a));
   }
 
-  return { destroy: () => { alive = false; document.removeEventListener("keydown", onKey); }, rerender: render };
+  // A decision's choice in words, as the page writes bids, cards and calls.
+  function actionText(kind, action) {
+    const dark = action.endsWith(" DARK");
+    const code = action.replace(/ DARK$/, "");
+    let text;
+    if (kind === "discard") text = code.split(" ").map(cardText).join(" ");
+    else if (code === "TAKE_TALON") text = t("analysis.act.take_talon");
+    else if (code === "CONCEDE") text = t("analysis.act.concede");
+    else if (["whist", "pass", "half_whist", "open", "closed", "accept", "reject"].includes(code)) text = t(`analysis.act.${code}`);
+    else if (code.endsWith("WT")) text = `${bidText(code.slice(0, -2))} ${t("analysis.act.wt")}`;
+    else text = bidText(code);
+    return dark ? `${text} ${t("analysis.act.dark")}` : text;
+  }
+
+  function decisionsPanel(r, a) {
+    const decisions = a.decisions ?? [];
+    const title = h("h3", { id: "decisions-title" }, t("analysis.decisions"));
+    if (!decisions.length) return h("section", { class: "decisions", "aria-labelledby": "decisions-title" }, title,
+      h("p", { class: "muted" }, t("analysis.decisions.none")));
+    // The decision made at this step (the replay shows the table just before it), if any.
+    const here = decisions.find((d) => d.step === r.at);
+    const money = (x) => (lang() === "ru" ? x.toFixed(1).replace(".", ",") : x.toFixed(1)).replace("-", "−");
+    const table = here ? h("table", { class: "options", dataset: { here: String(here.step) } },
+      h("caption", {}, t("analysis.decision.here"), " · ",
+        here.exhaustive ? t("analysis.decision.every", { n: here.samples }) : t("analysis.decision.layouts", { n: here.samples })),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("analysis.decision.choice")),
+        h("th", { scope: "col" }, t("analysis.decision.value")))),
+      h("tbody", {}, here.options.map((o) => h("tr", { class: [o.action === here.action && "made", o.action === here.best && "best"] },
+        h("th", { scope: "row" }, actionText(here.kind, o.action),
+          o.action === here.action ? h("small", { class: "tag" }, t("analysis.decision.made")) : null,
+          o.action === here.best ? h("small", { class: "tag best" }, t("analysis.decision.best")) : null),
+        h("td", { dataset: { value: String(o.value) } }, money(o.value)))))) : null;
+    const items = decisions.map((d) => h("li", { class: d.step === r.at && "current" },
+      h("button", { type: "button", class: ["link", `verdict-${d.verdict}`],
+        dataset: { decision: String(d.step), verdict: d.verdict, loss: String(d.loss) },
+        "aria-current": d.step === r.at ? "step" : null,
+        onclick: () => go(d.step) },
+      h("span", { class: "verdict" }, t(`analysis.verdict.${d.verdict}`)), " ", d.summary)));
+    return h("section", { class: "decisions", "aria-labelledby": "decisions-title" }, title,
+      h("p", { class: "muted" }, t("analysis.decisions.about")),
+      table, h("ol", { class: "decision-list" }, items));
+  }
+
+  // The analysis' sentences come worded by the service: a new language asks for them again.
+  function rerender() {
+    if (state.lang !== lang()) {
+      state.lang = lang();
+      state.cache.clear();
+      if (state.replay) { load(state.replay.at); return; }
+    }
+    render();
+  }
+
+  return { destroy: () => { alive = false; document.removeEventListener("keydown", onKey); }, rerender };
 }
