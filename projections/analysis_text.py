@@ -209,7 +209,7 @@ def summary_sentences(analysis: DealAnalysis, lang: Lang, names: Names = ()) -> 
                 f"{count['best']}, близких {count['close']}, ошибок {count['mistake']}."
             )
         lines += [decision_sentence(d, lang, names) for d in decisions if d.verdict == "mistake"]
-    return tuple(lines)
+    return tuple(line[:1].upper() + line[1:] for line in lines)
 
 
 def _card_lines(analysis: DealAnalysis, lang: Lang, names: Names) -> list[str]:

@@ -215,7 +215,7 @@ async def test_a_whole_duplicate_event_and_its_embargo_door_by_door(app: Litesta
         await _play_table(client, one["game"], by_id, rng)
         # Table one is over, table two is not: its players see nothing more of the layouts
         # than they saw in play, and the tournament shows no result of the round yet.
-        for door in ("/deals/1/replay", "/deals/2/replay", "/export", "/proof"):
+        for door in ("/deals/1/replay", "/deals/2/replay?lang=ru", "/export", "/proof"):
             shut = await client.get(f"{one['game']}{door}", headers=a.auth)
             assert shut.status_code == 409, (door, shut.text)
             assert shut.json()["code"] == "tournament.duplicate_embargo"

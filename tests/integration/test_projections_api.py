@@ -321,11 +321,13 @@ async def test_during_a_game_finished_deals_replay_as_each_seat_saw_them(client,
     mine = (await client.get(f"/v1/games/{game_id}/deals/1/replay", params={"at": 1},
                              headers=auth(players[1]))).json()  # fmt: skip
     assert mine["visibility"] == "seat" and mine["viewer"] == 1
+    assert mine["analysis"] is None  # it judges every hand: only once the game is over
     assert mine["state"]["hands"] == [None, list(dealt.hands[1]), None]
     assert mine["state"]["talon"] == []
     spectator = (await client.get(f"/v1/games/{game_id}/deals/1/replay",
                                   params={"at": 1})).json()  # fmt: skip
     assert spectator["visibility"] == "public" and spectator["state"]["hands"] == [None, None, None]
+    assert spectator["analysis"] is None
 
     await caught_up(client)
     sheet = (await client.get(f"/v1/games/{game_id}/sheet")).json()
