@@ -36,7 +36,6 @@ from preferans_client.models import (
     YourTurnNote,
 )
 
-
 TALK = ("chat", "rematch")
 """Frames said at the table, not events of the log: they carry no id of their own (an SSE
 reader keeps the last one it saw, as the standard says)."""
