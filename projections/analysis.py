@@ -105,19 +105,7 @@ def analyse(events: Iterable[object], rules: Rules) -> DealAnalysis:
         raise ValueError("the events must start with the deal's DealStarted")
     if not isinstance(deal_events[-1], DealEnded):
         raise ValueError("the deal is not finished: analysis runs only after its end")
-    state: DealState = initial_state(rules)
-    solvers: dict[Seat, Solver] = {}
-    guesses: dict[Seat, int] = {}
-    cards: list[CardAnalysis] = []
-    opening: dict[Seat, int] = {}
-    step = 0
-    for e in deal_events:
-        if isinstance(e, CardPlayed) and isinstance(state, Playing):
-            if step == 0:
-                opening = _opening(state, solvers)
-            cards.append(_judge(state, e, step, solvers, guesses))
-            step += 1
-        state = evolve(state, e)
+    cards, opening, _ = judge_line(deal_events, rules)
     outcome = deal_events[-1].outcome
     seats = len(deal_events[0].hands)
     if not cards:
@@ -134,6 +122,30 @@ def analyse(events: Iterable[object], rules: Rules) -> DealAnalysis:
 
 
 _DEAL_EVENTS = DealEvent.__args__
+
+
+def judge_line(
+    events: Iterable[object], rules: Rules
+) -> tuple[list[CardAnalysis], dict[Seat, int], DealState]:
+    """Every card of a deal's line judged double-dummy, finished or not (a study's line is
+    judged as it is played): the cards, the par at the opening lead (empty before it) and the
+    state after the events."""
+    state: DealState = initial_state(rules)
+    solvers: dict[Seat, Solver] = {}
+    guesses: dict[Seat, int] = {}
+    cards: list[CardAnalysis] = []
+    opening: dict[Seat, int] = {}
+    step = 0
+    for e in events:
+        if not isinstance(e, _DEAL_EVENTS):
+            continue
+        if isinstance(e, CardPlayed) and isinstance(state, Playing):
+            if step == 0:
+                opening = _opening(state, solvers)
+            cards.append(_judge(state, e, step, solvers, guesses))
+            step += 1
+        state = evolve(state, e)
+    return cards, opening, state
 
 
 def _by_seat(values: dict[Seat, int], seats: int) -> tuple[int | None, ...]:
@@ -184,13 +196,16 @@ def _judge(
     )  # fmt: skip
 
 
-def _decisive(c: CardAnalysis, kind: DealKind | None, contract: str | None) -> bool:
+def decisive(par: int, after: int, kind: DealKind | None, contract: str | None) -> bool:
+    """Whether a card that moved ``judged``'s total from ``par`` to ``after`` changed the
+    deal's verdict: a contract made ↔ down, a misère caught ↔ escaped, an all-pass player's
+    zero-trick bonus lost, or two tricks and more."""
     if kind == "raspasy":
-        return (c.par == 0 and c.after > 0) or c.cost >= 2
+        return (par == 0 and after > 0) or abs(after - par) >= 2
     if kind == "miser" or contract == MISER:
-        return (c.par == 0) != (c.after == 0)
+        return (par == 0) != (after == 0)
     level = level_of(contract) if contract else 0
-    return (c.par >= level) != (c.after >= level)
+    return (par >= level) != (after >= level)
 
 
 def _mistakes(
@@ -200,9 +215,9 @@ def _mistakes(
     for c in cards:
         if c.cost <= 0:
             continue
-        decisive = _decisive(c, kind, contract)
-        text = mistake_sentence(c, decisive, kind, contract, "en")
+        changed = decisive(c.par, c.after, kind, contract)
+        text = mistake_sentence(c, changed, kind, contract, "en")
         out.append(Mistake(step=c.step, trick=c.trick, seat=c.seat, card=c.card, cost=c.cost,
-                           decisive=decisive, explanation=text))  # fmt: skip
+                           decisive=changed, explanation=text))  # fmt: skip
     out.sort(key=lambda m: (not m.decisive, -m.cost, m.step))
     return tuple(out)

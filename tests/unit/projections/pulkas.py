@@ -33,3 +33,41 @@ def play_pulka(
 
 def flat(appends: list[list[g.Event]]) -> list[g.Event]:
     return [e for batch in appends for e in batch]
+
+
+def bot_pulka(
+    seed: int, players: list[str] | None = None, *, target: int = 4, level: str = "basic"
+) -> list[g.Event]:
+    """The events of a whole pulka played by the ``level`` bots (each seeing only its seat),
+    dealt from ``seed``: play more like a table's than random play, so its deals hold puzzles."""
+    from bots import LEVELS
+    from bots.view import SeatFeed
+    from domain.simulation import random_deal
+
+    rules = rules_for("sochi", {"pool": {"target": target}})
+    players = players or player_ids(3, seed)
+    rng = random.Random(seed)
+    state: g.GameState = g.INITIAL_STATE
+    events: list[g.Event] = []
+    feeds = [SeatFeed(s) for s in range(3)]
+
+    def do(command: g.Command) -> None:
+        nonlocal state
+        for e in g.decide(command, state):
+            state = g.evolve(state, e)
+            events.append(e)
+            for feed in feeds:
+                feed.add(e)
+
+    do(g.CreateGame(rules=rules, first_dealer=0))
+    for seat, player in enumerate(players):
+        do(g.TakeSeat(seat=seat, player=player))
+    strategy = LEVELS[level]
+    while not g.is_terminal(state):
+        assert isinstance(state, g.Pulka)
+        if g.needs_cards(state):
+            do(random_deal(rng, 3, state.next_dealer))
+            continue
+        seat = g.to_act(state)[0]
+        do(strategy(feeds[seat].view(), rng, 0.2))
+    return events
