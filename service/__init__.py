@@ -58,11 +58,15 @@ module is named here). docs/architecture.md draws it::
         proof           a game's chain, commitment and decks checked (verify, /proof)
         tournaments     tournaments: their own streams, their tables' games, their secrets,
                         the duplicate tables' embargo
+        studies         what-if studies: a finished deal forked into a stream of its own,
+                        played on by hand or by bots, compared, annotated, shared
 
     read_models/        what is folded from the log for reading
         storage         each projection's SQL, and how the API reads it
         runner          read models following the feed, checkpointed, rebuilt blue/green
         analyst         the double-dummy analysis of finished games, in a worker process
+        miner           puzzles mined from finished games, in a worker process
+        puzzles         the puzzles as players meet them: the next one, attempts, ratings
 
     workers/            the service acting by itself
         steward         timeouts and moves for absent seats; the bots' duty in the bot worker
@@ -99,6 +103,12 @@ module is named here). docs/architecture.md draws it::
                         registering; the caller's tokens, games and notifications (paged or
                         followed live); invites' bodies
         tournaments/    tournaments: events, registration, rounds, the arbiter, standings live
+            controllers, schemas
+                        the routes; their bodies
+        puzzles/        puzzles: the next one, one by id, an attempt, the caller's history
+            controllers, schemas
+                        the routes; the attempt's body
+        studies/        what-if studies: fork, read, move, annotate, share, compare
             controllers, schemas
                         the routes; their bodies
         accounts/       signing in

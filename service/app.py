@@ -23,6 +23,8 @@ controllers by dependency injection, by name:
     chat_limiter `service.api.rate_limits.RateLimiter`        the chat's own rate limit
     tournaments  `service.games.tournaments.TournamentService` events, their tables, secrets
     embargo      `service.games.tournaments.Embargo`          duplicate tables kept hidden
+    studies      `service.games.studies.StudyService`         what-if studies of finished deals
+    puzzles      `service.read_models.puzzles.Puzzles`        the next puzzle, attempts, history
     projections  `service.read_models.runner.Projections`     the read models' runner
     health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
@@ -78,8 +80,10 @@ from service.api.observability import MetricsController
 from service.api.openapi import RENDER_PLUGINS, finish
 from service.api.players.controllers import PlayersController
 from service.api.problems import ProblemsController
+from service.api.puzzles import controllers as puzzles
 from service.api.rate_limits import RateLimiter
 from service.api.read_models import controllers as read_models
+from service.api.studies import controllers as studies
 from service.api.tournaments import controllers as tournaments
 from service.api.web import web_client
 from service.bootstrap import SHUTDOWN_TIMEOUT, open_services, stop_task
@@ -112,6 +116,8 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     *CHAT_ROUTES,
     *read_models.ROUTE_HANDLERS,
     *tournaments.ROUTE_HANDLERS,
+    *puzzles.ROUTE_HANDLERS,
+    *studies.ROUTE_HANDLERS,
 ]
 """Everything under /v1."""
 
@@ -136,10 +142,10 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 _COLLABORATORS = (
     "event_log", "games", "players", "accounts", "passkeys", "oauth", "lobby", "invites", "notes",
     "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
-    "chat_limiter", "tournaments", "embargo",
+    "chat_limiter", "tournaments", "embargo", "studies", "puzzles",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
-_STATE = (*_COLLABORATORS, "steward", "analyst", "limiter", "clerk")
+_STATE = (*_COLLABORATORS, "steward", "analyst", "miner", "limiter", "clerk")
 """What the app keeps of the process's `service.bootstrap.Services`."""
 
 
@@ -154,6 +160,8 @@ async def _projections_lifespan(app: Litestar) -> AsyncIterator[None]:
     tasks = [asyncio.create_task(app.state.projections.run(), name="projections")]
     if app.state.analyst is not None:
         tasks.append(asyncio.create_task(app.state.analyst.run(), name="analyst"))
+    if app.state.miner is not None:
+        tasks.append(asyncio.create_task(app.state.miner.run(), name="miner"))
     try:
         yield
     finally:
@@ -349,6 +357,14 @@ def openapi_config() -> OpenAPIConfig:
                 name="oauth",
                 description="Apps acting for a player: OAuth 2.1 with PKCE "
                 "(`/.well-known/oauth-authorization-server`), apps, consent",
+            ),
+            Tag(
+                name="puzzles",
+                description="Rated puzzles mined from finished deals: one card alone keeps par",
+            ),
+            Tag(
+                name="studies",
+                description="What-if studies: a finished deal forked at a step and played on",
             ),
         ],
         components=Components(

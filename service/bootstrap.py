@@ -11,9 +11,9 @@ starts the role's background workers, and on exit stops them and closes everythi
     cli         pool, log                                      nothing
     bots        pool, log, lobby, players, bots, snapshots     the hint hub, the bots'
                 (read), games, the bots' steward, the hub      steward
-    background  pool, log, projections, analyst, the purger's  the hint hub, the projections,
-                pool, the key purger, snapshots (written), hub the analyst, the key purger,
-                                                               the snapshots' writer
+    background  pool, log, projections, analyst, miner, the    the hint hub, the projections,
+                purger's pool, the key purger, snapshots       the analyst, the miner, the key
+                (written), hub                                 purger, the snapshots' writer
     api         everything the controllers are handed          the hint hub, the live poller,
                 (`Services`), the steward, the rate limiter,   the notifications hub, the
                 the hint hub; with ``background_worker =       steward, the rate limiter,
@@ -28,8 +28,8 @@ compromised. ``inline`` puts a role's workers in the API process instead (tests,
 Every process that runs workers has one hint hub (`service.eventlog.hints`): the log's one
 listener, one LISTEN connection, and the one place each worker is subscribed to the hints.
 
-The projection runner and the analyst, where they run inline, are started by the app's lifespan
-when its ``projections`` switch says so; the background role starts them itself.
+The projection runner, the analyst and the miner, where they run inline, are started by the
+app's lifespan when its ``projections`` switch says so; the background role starts them itself.
 """
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ from service.games.lobby import Lobby
 from service.games.lobby_live import LobbyHub
 from service.games.rematch import Rematches
 from service.games.service import GameService
+from service.games.streams import game_id_of
+from service.games.studies import StudyService, study_log
 from service.games.tournaments import Embargo, TournamentService, tournament_log
 from service.platform.clock import SYSTEM_CLOCK, Clock
 from service.platform.database import (
@@ -78,6 +80,8 @@ from service.players.oauth import purge as purge_oauth
 from service.players.passkeys import Passkeys
 from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
+from service.read_models.miner import Miner
+from service.read_models.puzzles import Puzzles
 from service.read_models.runner import Projections
 from service.workers.clerk import Clerk
 from service.workers.key_purger import KeyPurger
@@ -137,6 +141,12 @@ class Services:
     clerk: Clerk | None = None
     projections: Projections | None = None
     analyst: Analyst | None = None
+    miner: Miner | None = None
+    """Puzzles mined from finished games (`service.read_models.miner`)."""
+    puzzles: Puzzles | None = None
+    """The puzzles as players meet them: the next, an attempt, a history."""
+    studies: StudyService | None = None
+    """What-if studies: their own streams, forked from finished deals."""
     limiter: RateLimiter | None = None
     talk: TableTalk | None = None
     """The tables' chat and rematch offers, followed for the games' streams."""
@@ -359,6 +369,7 @@ def _read_models(services: Services) -> None:
     services.analyst = (
         Analyst(read_models, layouts=settings.analysis_layouts) if settings.analysis else None
     )
+    services.miner = Miner(read_models) if settings.puzzles else None
     purger = KeyPurger(
         services.event_log.on(services.purger_pool), interval=settings.key_purge_interval,
         also=_other_purges(services),
@@ -424,6 +435,11 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         tournament_log(event_log), games, players, bots, clock=services.clock
     )
     services.embargo = tournaments.embargo
+    services.studies = StudyService(
+        study_log(event_log), event_log, tournaments.embargo, clock=services.clock,
+        entropy=services.entropy,
+    )  # fmt: skip
+    services.puzzles = Puzzles(pool)
     services.clerk = clerk = Clerk(
         tournaments, interval=settings.steward_poll_interval,
         daily=settings.daily_robot_duplicate,
@@ -522,13 +538,26 @@ async def _background(services: Services) -> None:
     services.hints = hints = HintHub(services.event_log)
     hints.subscribe(services.projections.hint)
     if services.snapshots is not None:
-        hints.subscribe(services.snapshots.hint)
+        hints.subscribe(_games_only(services.snapshots.hint))
         services.start(services.snapshots.run(), "snapshots")
     services.start(hints.run(), "hints")
     if settings.projections:
         services.start(services.projections.run(), "projections")
     if services.analyst is not None:
         services.start(services.analyst.run(), "analyst")
+    if services.miner is not None:
+        services.start(services.miner.run(), "miner")
+
+
+def _games_only(hint: Callable[[str, int], None]) -> Callable[[str, int], None]:
+    """``hint``, told only of the games' streams (and of hints lost, ``""``): the snapshots
+    fold games, never a tournament's or a study's stream."""
+
+    def games_hint(stream_id: str, version: int) -> None:
+        if not stream_id or game_id_of(stream_id) is not None:
+            hint(stream_id, version)
+
+    return games_hint
 
 
 async def _close_pool(pool: asyncpg.Pool) -> None:

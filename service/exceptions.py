@@ -11,7 +11,9 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     │   ├── GameNotFound
     │   ├── PlayerNotFound
     │   ├── TokenNotFound
-    │   └── InviteNotFound
+    │   ├── InviteNotFound
+    │   ├── PuzzleNotFound   no such puzzle, or not served (its duplicate event is open)
+    │   └── StudyNotFound    no such study, or one its owner has not shared
     ├── InviteExpired        an invite code whose time is over
     ├── NameTaken            a registered player's name, or one that looks like it
     ├── LoginTaken           another player's account has this login
@@ -30,9 +32,11 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     ├── RateLimited          too many requests from this token or address
     ├── ChatRefused          a chat message the table does not take (too long, phrases only)
     ├── RematchRefused       a rematch that cannot be offered or answered now
+    ├── PuzzleRefused        an attempt a puzzle does not take (a second one, a card not legal)
     ├── NotYet               the game's information is not public yet
     │   ├── GameNotOver      an export waits for the game's end
-    │   └── DealStillInPlay  nobody replays a deal still being played
+    │   ├── DealStillInPlay  nobody replays a deal still being played
+    │   └── StudyOfLiveGame  a study is forked from a finished game only
     ├── ImportRefused        an export that cannot be imported (malformed, or already here)
     │   └── AlreadyImported  the game (or one of its events) is already on this server
     └── Unavailable          the database is unreachable or its schema is behind
@@ -90,6 +94,14 @@ class GameNotFound(NotFound):
 
 class PlayerNotFound(NotFound):
     """No player with this id."""
+
+
+class PuzzleNotFound(NotFound):
+    """No puzzle has this id, or its game's cards are not public yet."""
+
+
+class StudyNotFound(NotFound):
+    """No study has this id, or its owner has not shared it with the caller."""
 
 
 class NameTaken(ServiceError):
@@ -188,6 +200,15 @@ class RematchRefused(ServiceError):
         self.code = code
 
 
+class PuzzleRefused(ServiceError):
+    """An attempt the puzzle does not take; ``code`` says why (``puzzle.attempted``: a puzzle
+    is rated once per player; ``puzzle.not_a_choice``: a card the hand may not play)."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class NotYet(ServiceError):
     """What was asked for is not public yet: it would show what a seat may not see."""
 
@@ -204,6 +225,12 @@ class DealStillInPlay(NotYet):
     """Nobody replays a deal still being played."""
 
     code = "replay.deal_in_progress"
+
+
+class StudyOfLiveGame(NotYet):
+    """A study is forked from a finished game only: a game in play hides its cards."""
+
+    code = "study.game_in_play"
 
 
 class ImportRefused(ServiceError):

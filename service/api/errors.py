@@ -62,11 +62,14 @@ from service.exceptions import (
     PasskeyRefused,
     PayloadTooLarge,
     PlayerNotFound,
+    PuzzleNotFound,
+    PuzzleRefused,
     RateLimited,
     RematchRefused,
     RequestTimeout,
     SignInFailed,
     SignInLocked,
+    StudyNotFound,
     TokenNotFound,
     Unauthenticated,
     Unavailable,
@@ -198,6 +201,29 @@ _KINDS = (
         "The invite code was valid, and its time is over. Ask for a new one.",
     ),
     Kind("game-not-found", 404, "No such game", "No game has this id."),
+    Kind(
+        "puzzle-not-found",
+        404,
+        "No such puzzle",
+        "No puzzle has this id, or it is not served (its game is a duplicate table whose event "
+        "is still open); from `GET /v1/puzzles/next`: you have attempted every puzzle served "
+        "so far.",
+    ),
+    Kind(
+        "study-not-found",
+        404,
+        "No such study",
+        "No study has this id, or its owner has not shared it: a study is read by its owner, "
+        "and by anyone with its link once he shares it.",
+    ),
+    Kind(
+        "puzzle-refused",
+        409,
+        "The puzzle does not take this attempt",
+        "`code` says why: `puzzle.attempted` (a puzzle is rated once per player: your attempt "
+        "is in `GET /v1/players/me/puzzles`), `puzzle.not_a_choice` (the hand may not play "
+        "that card: the puzzle's `position.legal` lists those it may).",
+    ),
     Kind(
         "name-taken",
         409,
@@ -504,6 +530,12 @@ def map_exception(exc: Exception) -> Mapped:
             problem = _problem("game-not-found", exc.message)
         case PlayerNotFound():
             problem = _problem("player-not-found", exc.message)
+        case PuzzleNotFound():
+            problem = _problem("puzzle-not-found", exc.message)
+        case StudyNotFound():
+            problem = _problem("study-not-found", exc.message)
+        case PuzzleRefused():
+            problem = _problem("puzzle-refused", exc.message, code=exc.code)
         case NotFound():
             problem = _problem("not-found", exc.message)
         case BadRequest():

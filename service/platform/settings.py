@@ -185,6 +185,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     bot_pace: float = 0.5
     analysis: bool = True
     analysis_layouts: Annotated[int, msgspec.Meta(ge=0, le=400)] = 16
+    puzzles: bool = True
     rate_limits: bool = True
     reads_per_minute: AtLeastOne = 1200
     writes_per_minute: AtLeastOne = 300

@@ -335,11 +335,44 @@ class AnalysisReadModel(ReadModel):
             )
 
 
+# --- the puzzles ------------------------------------------------------------------------------
+
+
+class PuzzlesReadModel(ReadModel):
+    """`projections.puzzles` of every finished game: the positions where one card alone keeps
+    par. As for the analysis, a game's end only queues it here; the solver's work is done
+    apart, by `service.read_models.miner`. A queued game is one that is over; whether its
+    puzzles may be shown yet (a duplicate table's event still open) is asked when they are
+    served (`service.read_models.puzzles`)."""
+
+    name = "puzzles"
+    code_version = 1
+    handled = frozenset({GameEnded.__struct_config__.tag})  # type: ignore[arg-type]
+    tables = ("puzzle_games", "puzzles")
+
+    async def apply(self, conn: asyncpg.Connection, slot: str, batch: Sequence[Decoded]) -> None:
+        ended = [
+            (g, d.record.stream_id, d.record.version)
+            for d in batch
+            if isinstance(d.event, GameEnded) and (g := game_id_of(d.record.stream_id))
+        ]
+        if ended:
+            await conn.execute(
+                f"""INSERT INTO rm.puzzle_games_{slot} (game_id, stream_id, version)
+                    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+                    ON CONFLICT DO NOTHING""",
+                [g for g, _, _ in ended],
+                [s for _, s, _ in ended],
+                [v for _, _, v in ended],
+            )
+
+
 READ_MODELS: tuple[type[ReadModel], ...] = (
     SheetReadModel,
     StatsReadModel,
     RatingsReadModel,
     AnalysisReadModel,
+    PuzzlesReadModel,
 )
 
 
