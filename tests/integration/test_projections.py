@@ -192,7 +192,9 @@ async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool
     report = await runner.rebuild(progress=lambda done, total: progress.append((done, total)))
     total = len(log.order)
     assert report.events == total and progress[-1] == (total, total)
-    assert report.generations == {"sheet": 2, "stats": 2, "ratings": 2, "analysis": 2}
+    assert report.generations == {
+        "sheet": 2, "stats": 2, "ratings": 2, "analysis": 2, "puzzles": 2,
+    }  # fmt: skip
     for name in report.generations:
         assert await active_slot(app_pool, name) == "b"
     assert await tables(projections_pool, "b") == live

@@ -266,4 +266,44 @@ export class Api extends EventTarget {
     const path = `/v1/games/${gameId}/deals/${dealNo}/replay?lang=${lang}`;
     return (await this.request("GET", at ? `${path}&at=${at}` : path)).data;
   }
+
+  // --- puzzles ---
+  /** The untried puzzle nearest the caller's puzzle rating. */
+  async nextPuzzle() { return (await this.request("GET", "/v1/puzzles/next")).data; }
+  async puzzle(id) { return (await this.request("GET", `/v1/puzzles/${id}`)).data; }
+  /** The caller's one rated attempt: what it revealed, and the ratings moved. */
+  async attemptPuzzle(id, card) {
+    return (await this.request("POST", `/v1/puzzles/${id}/attempts`, { body: { card } })).data;
+  }
+  async myPuzzles(cursor) {
+    const query = new URLSearchParams(cursor ? { cursor } : {});
+    return (await this.request("GET", `/v1/players/me/puzzles?${query}`)).data;
+  }
+
+  // --- studies ---
+  /** A new study of deal ``deal_no`` of a finished game, forked after its step ``step``. */
+  async forkStudy(body) { return (await this.request("POST", "/v1/studies", { body })).data; }
+  async study(id, at) {
+    return (await this.request("GET", at ? `/v1/studies/${id}?at=${at}` : `/v1/studies/${id}`)).data;
+  }
+  /** The owner's move for ``seat`` (one of its legal actions), pinned to ``version``. */
+  async moveInStudy(id, seat, action, version) {
+    const headers = version == null ? {} : { "If-Match": `"${version}"` };
+    return (await this.request("POST", `/v1/studies/${id}/moves`, { body: { seat, action }, headers })).data;
+  }
+  async annotateStudy(id, step, text) {
+    return (await this.request("POST", `/v1/studies/${id}/notes`, { body: { step, text } })).data;
+  }
+  async shareStudy(id, shared) {
+    return (await this.request("PUT", `/v1/studies/${id}/sharing`, { body: { shared } })).data;
+  }
+  /** ``bot``: a level to give the seat to a bot, null to take it back into the owner's hand. */
+  async setStudySeat(id, seat, bot) {
+    return (await this.request("PUT", `/v1/studies/${id}/seats/${seat}`, { body: { bot } })).data;
+  }
+  async compareStudy(id) { return (await this.request("GET", `/v1/studies/${id}/comparison`)).data; }
+  async myStudies(cursor) {
+    const query = new URLSearchParams(cursor ? { cursor } : {});
+    return (await this.request("GET", `/v1/players/me/studies?${query}`)).data;
+  }
 }

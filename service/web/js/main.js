@@ -1,5 +1,6 @@
 // The page: the top bar, the router (#/, #/account, #/oauth/authorize?…, #/invite/{code}, #/me, #/player/{id}, #/game/{id},
-// #/game/{id}/replay/{n}/{step}), error toasts and the screen-reader announcer. Each screen is a
+// #/game/{id}/replay/{n}/{step}, #/puzzles[/{id}], #/study/{id}[/{step}]), error toasts and the
+// screen-reader announcer. Each screen is a
 // module of views/; the signed-in player's notifications are notifications.js's.
 import { Api, ApiError, NetworkError } from "./api.js";
 import { focusFirst, h, installRovingKeys, mount } from "./dom.js";
@@ -11,7 +12,9 @@ import { inviteScreen } from "./views/invite.js";
 import { lobbyScreen } from "./views/lobby.js";
 import { mineScreen } from "./views/mine.js";
 import { profileScreen } from "./views/profile.js";
+import { puzzlesScreen } from "./views/puzzles.js";
 import { replayScreen } from "./views/replay.js";
+import { studyScreen } from "./views/study.js";
 import { tableScreen } from "./views/table.js";
 
 const api = new Api();
@@ -103,7 +106,8 @@ function topbar() {
   mount(document.getElementById("topbar"),
     h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("app.title")),
     h("div", { class: "who" },
-      me ? [bell(), h("a", { class: "me", href: `#/player/${me.id}`, dataset: { player: me.id } }, me.name),
+      me ? [bell(), h("a", { class: "link", href: "#/puzzles", dataset: { nav: "puzzles" } }, t("puzzles.nav")),
+        h("a", { class: "me", href: `#/player/${me.id}`, dataset: { player: me.id } }, me.name),
         h("a", { class: "link", href: "#/account", dataset: { nav: "account" } }, t("account")),
         h("button", { type: "button", class: "link", onclick: signOut }, t("signout"))]
         : h("a", { class: "link", href: "#/account", dataset: { nav: "signin" } }, t("signin")),
@@ -127,6 +131,10 @@ function route() {
     screen = profileScreen(app, ctx, parts[1]);
   } else if (parts[0] === "game" && parts[1] && parts[2] === "replay") {
     screen = replayScreen(app, ctx, parts[1], Number(parts[3] || 1), Number(parts[4] || 1));
+  } else if (parts[0] === "puzzles") {
+    screen = puzzlesScreen(app, ctx, parts[1]);
+  } else if (parts[0] === "study" && parts[1]) {
+    screen = studyScreen(app, ctx, parts[1], Number(parts[2] || 0));
   } else if (parts[0] === "invite" && parts[1]) {
     screen = inviteScreen(app, ctx, decodeURIComponent(parts[1]));
   } else if (parts[0] === "account") {

@@ -1,14 +1,16 @@
 // "My games": the player's own lobby (every active game, those waiting for him first, with
-// their deadlines; his finished games with their replays) and his notifications. Opening it
+// their deadlines; his finished games with their replays; his what-if studies) and his
+// notifications. Opening it
 // clears the badge; a new notification refreshes the games (no polling).
 import { h, mount } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { deadlineText, noteText } from "../notifications.js";
+import { studyList } from "./study.js";
 
 export function mineScreen(root, ctx) {
   const me = ctx.me();
   const notifier = ctx.notifier();
-  const state = { games: null, names: new Map() };
+  const state = { games: null, names: new Map(), studies: null };
   let alive = true;
 
   async function load() {
@@ -20,6 +22,7 @@ export function mineScreen(root, ctx) {
       const mentioned = (notifier?.items ?? []).map((n) => n.data?.player).filter((id) => id && !state.names.has(id));
       await Promise.all([...new Set(mentioned)].map(async (id) => state.names.set(id, await ctx.api.name(id))));
       state.games = games;
+      state.studies = (await ctx.api.myStudies()).items;
     } catch (error) {
       ctx.toast(error);
     }
@@ -43,7 +46,8 @@ export function mineScreen(root, ctx) {
       h("div", { class: "lobby-grid" },
         panel("active", t("mine.active"), activeList()),
         panel("notes", t("notes.title"), notesList()),
-        panel("finished", t("mine.finished"), finishedList()))));
+        panel("finished", t("mine.finished"), finishedList()),
+        panel("studies", t("study.mine"), studyList(state.studies)))));
   }
 
   const panel = (key, title, body) => h("section", {

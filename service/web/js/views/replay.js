@@ -3,14 +3,12 @@
 // over, the analysis: par at this step, what the last card cost, the mistakes, and every
 // decision (bids, discard, contract, whists, open or closed, a claim accepted) judged over the
 // layouts its player could not tell apart, its sentence worded by the service in the page's
-// language.
-import { bidEl, bidText, cardEl, rankText, SUIT_SYMBOL, sortCards } from "../cards.js";
+// language; from any step, a what-if study of the deal (views/study.js).
+import { bidText } from "../cards.js";
 import { h, mount } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { cardText, eventText, openFelt } from "./board.js";
 import { entryWhy } from "./sheet.js";
-
-const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
-const cardText = (card) => `${rankText(card)}${SUIT_SYMBOL[card[1]]}`;
 
 export function replayScreen(root, ctx, gameId, dealNo, at) {
   const state = { game: null, names: [], replay: null, loading: true, cache: new Map(), lang: lang() };
@@ -38,6 +36,15 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
   }
 
   const link = (step) => `#/game/${gameId}/replay/${dealNo}/${step}`;
+
+  async function fork(step) {
+    try {
+      const study = await ctx.api.forkStudy({ game_id: gameId, deal_no: dealNo, step });
+      ctx.navigate(`#/study/${study.id}`);
+    } catch (error) {
+      ctx.toast(error);
+    }
+  }
   const go = (step) => {
     const r = state.replay;
     if (!r) return;
@@ -102,65 +109,19 @@ export function replayScreen(root, ctx, gameId, dealNo, at) {
           "aria-label": t("replay.step", { k: r.at, n: r.steps }),
           onchange: (e) => go(Number(e.target.value)),
         })),
-      h("p", { class: "step-event", role: "status" }, describe(event)),
-      h("p", { class: "muted" }, t("replay.keys")));
-  }
-
-  function describe(event) {
-    if (!event) return "";
-    const p = event.seat != null ? name(event.seat) : "";
-    switch (event.type) {
-      case "deal_started": return t("log.deal", { p: name(event.dealer) });
-      case "bid_made": return t("log.bid", { p, bid: bidText(event.bid) });
-      case "passed": return t("log.pass", { p });
-      case "auction_won": return t("log.won", { p, bid: bidText(event.bid) });
-      case "all_passed": return t("log.allpass");
-      case "talon_taken": return t("log.talon", { p, cards: (event.cards ?? []).map(cardText).join(" ") });
-      case "discarded": return `${t("log.discard", { p: name(event.by ?? event.seat) })} ${(event.cards ?? []).map(cardText).join(" ")}`;
-      case "contract_declared": return t("log.declare", { p, bid: bidText(event.contract) });
-      case "whist_called": return t(`log.whist.${event.choice}`, { p });
-      case "play_chosen": return t(event.open ? "log.open" : "log.closed", { p });
-      case "play_started": return t("log.play");
-      case "hands_opened": return t("log.opened");
-      case "talon_card_turned": return t("log.talon.card", { card: cardText(event.card) });
-      case "card_played": return t("log.card", { p, card: cardText(event.card) });
-      case "trick_won": return t("log.trick", { p });
-      case "deal_ended": return t("log.ended");
-      default: return event.type;
-    }
+      h("p", { class: "step-event", role: "status" }, eventText(event, name)),
+      h("p", { class: "muted" }, t("replay.keys")),
+      // Once the game is over any deal can be forked into a what-if study at this step.
+      ctx.me() && r.visibility === "full" ? h("button", {
+        type: "button", class: "action", dataset: { key: "fork" }, onclick: () => fork(r.at),
+      }, t("study.fork", { k: r.at })) : null);
   }
 
   function board(r) {
-    const view = r.state.view;
-    const n = state.game?.view.players.length ?? view.hand_sizes.length;
-    const pos = (seat) => POSITIONS[n]?.[seat % n] ?? "bottom";
-    const seats = Array.from({ length: n }, (_, seat) => {
-      const cards = r.state.hands[seat] ?? [];
-      return h("div", { class: ["seat", `pos-${pos(seat)}`, view.to_act.includes(seat) && "to-act"], role: "group",
-        "aria-label": t("seat.label", { p: name(seat), n: seat + 1 }), dataset: { seat: String(seat) } },
-      h("div", { class: "seat-head" },
-        h("strong", { class: "seat-name" }, name(seat)),
-        view.dealer === seat ? h("span", { class: "tag" }, t("dealer.short")) : null,
-        view.declarer === seat ? h("span", { class: "tag declarer" }, t("declarer")) : null,
-        view.tricks[seat] != null ? h("span", { class: "tag" }, t("tricks.n", { n: view.tricks[seat] })) : null),
-      h("div", { class: "hand open" }, sortCards(cards).map((card) => cardEl(card))));
-    });
-    const played = (placement) => {
-      const card = view.trick.find((p) => pos(p.seat) === placement);
-      return h("div", { class: ["slot", `slot-${placement}`] }, card ? cardEl(card.card) : null);
-    };
-    const center = h("div", { class: "center" },
-      h("div", { class: "deal-info" },
-        h("span", {}, t(`phase.${view.phase}`)),
-        view.contract ? h("span", {}, t("contract"), " ", bidEl(view.contract)) : null),
-      h("div", { class: "talon" }, h("span", { class: "label" }, t("talon")), r.state.talon.map((c) => cardEl(c))),
-      r.state.discard ? h("div", { class: "talon" }, h("span", { class: "label" }, t("discard")),
-        r.state.discard.map((c) => cardEl(c))) : null,
-      h("div", { class: ["trick", `trick-${n}`] }, (POSITIONS[n] ?? []).map(played)),
-      view.auction.length ? h("p", { class: "muted" }, view.auction.map((c) =>
-        `${name(c.seat)}: ${c.call === "PASS" ? t("pass") : bidText(c.call)}`).join(" · ")) : null);
+    const n = state.game?.view.players.length ?? r.state.view.hand_sizes.length;
+    const felt = openFelt(r.state, { n, name });
     return h("div", { class: "replay-layout" },
-      h("div", { class: ["felt", `seats-${n}`, "replay"] }, seats, center),
+      felt,
       analysisPanel(r),
       r.score ? h("section", { class: "panel" }, h("h2", {}, t("replay.score")),
         h("ul", {}, r.score.entries.map((e) => h("li", {},
