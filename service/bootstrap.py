@@ -263,10 +263,11 @@ async def run_bots(settings: Settings, *, stop: asyncio.Event | None = None) -> 
 
 async def run_background(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
     """The background worker (``preferans background``): the projections, the analyst, the
-    purger and the snapshots' writer, until ``stop`` is set (or the task is cancelled)."""
+    miner, the purger and the snapshots' writer, until ``stop`` is set (or the task is
+    cancelled)."""
     stop = stop or asyncio.Event()
     async with open_services(settings, "background"):
-        log.info("background worker: projections, analyst, purger, snapshots")
+        log.info("background worker: projections, analyst, miner, purger, snapshots")
         await stop.wait()
 
 

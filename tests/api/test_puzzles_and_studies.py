@@ -166,6 +166,15 @@ async def test_a_study_is_forked_played_to_the_end_compared_annotated_and_shared
     listed = (await client.get("/v1/players/me/studies", headers=owner.auth)).json()
     assert [s["id"] for s in listed["items"]] == [sid]
 
+    no_deal = await client.post("/v1/studies", json={"game_id": game.game_id, "deal_no": 999},
+                                headers=owner.auth)  # fmt: skip
+    assert no_deal.status_code == 404 and no_deal.json()["type"] == "/problems/not-found"
+    no_step = await client.post(
+        "/v1/studies", json={"game_id": game.game_id, "deal_no": 1, "step": 999},
+        headers=owner.auth,
+    )  # fmt: skip
+    assert no_step.status_code == 400 and no_step.json()["errors"][0]["path"] == "body.step"
+
 
 async def test_forking_a_game_still_in_play_is_refused_with_a_clear_problem(
     client: AsyncTestClient[Litestar],

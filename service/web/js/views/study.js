@@ -120,7 +120,7 @@ export function studyScreen(root, ctx, studyId, at) {
       h("p", { class: "step-event", role: "status" },
         s.at <= s.fork_step ? h("span", { class: "chip" }, t("study.prefix")) : null, " ",
         eventText(s.events[s.at - 1], name)),
-      h("p", { class: "muted" }, t("study.keys", { k: s.fork_step })));
+      h("p", { class: "muted" }, t(s.fork_step === 1 ? "study.keys.one" : "study.keys", { k: s.fork_step })));
   }
 
   function layout(s) {
@@ -162,8 +162,8 @@ export function studyScreen(root, ctx, studyId, at) {
   }
 
   function statusLine(s) {
-    const text = s.over ? t("study.over") : s.at < s.steps ? t("study.back", { n: s.steps })
-      : !s.mine ? t("study.readonly") : "";
+    const text = s.over ? t(s.mine ? "study.over" : "study.over.readonly")
+      : s.at < s.steps ? t("study.back", { n: s.steps }) : !s.mine ? t("study.readonly") : "";
     return text ? h("p", { class: "panel muted", role: "status" }, text) : null;
   }
 
