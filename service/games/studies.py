@@ -40,9 +40,8 @@ from projections.study import StudyComparison, compare
 from service.eventlog.codec import SCHEMA_VERSIONS, UPCASTERS, EventCodec
 from service.eventlog.handler import CommandContext, CommandHandler, CommandResult, Decider
 from service.eventlog.log import EventLog
-from service.eventlog.store import ANY, NO_STREAM, uuid7
+from service.eventlog.store import ANY, NO_STREAM, StreamConflict, uuid7
 from service.exceptions import (
-    BadRequest,
     Forbidden,
     GameNotFound,
     InvalidCursor,
@@ -162,12 +161,8 @@ class StudyService:
             raise NotFound(str(exc)) from None
         steps = len(log.events)
         step = 1 if step is None else step
-        if not 1 <= step <= steps:
-            raise BadRequest(f"deal {deal_no} has steps 1 … {steps}", where="body.step")
-        seats = log.rules.players
-        if bots and len(bots) != seats:
-            raise BadRequest(f"name a bot, or null, for each of the {seats} seats",
-                             where="body.bots")  # fmt: skip
+        if not 1 <= step <= steps:  # as a replay answers a step the deal does not have
+            raise NotFound(f"deal {deal_no} has steps 1 … {steps}, not {step}")
         command = st.ForkStudy(
             at=self.clock.now_ms(), owner=owner, game_id=str(game_id), deal_no=deal_no,
             step=step, rules=log.rules, players=log.players, prefix=log.events[:step],
@@ -290,9 +285,10 @@ class StudyService:
         self, study_id: uuid.UUID, result: CommandResult[st.State, st.Event]
     ) -> CommandResult[st.State, st.Event]:
         """While a bot's seat is to move, its move: each from what its seat sees, at the
-        study's exact version. The last command's result (the owner's if no bot moved)."""
+        study's exact version (another request that moved first makes this one look again).
+        The last command's result (the owner's if no bot moved)."""
+        version, state = result.version, result.state
         for _ in range(BOT_MOVES):
-            state = result.state
             if not isinstance(state, st.Study):
                 break
             bot_seats = [s for s in st.to_act(state) if state.bots[s] is not None]
@@ -303,9 +299,14 @@ class StudyService:
             assert level is not None
             move = await self._think(state, seat, level)
             command = st.MoveInStudy(at=self.clock.now_ms(), move=move, by_bot=True)
-            result = await self._handle(
-                study_id, command, f"bot:{level}", expected=result.version, seat=seat
-            )
+            try:
+                result = await self._handle(
+                    study_id, command, f"bot:{level}", expected=version, seat=seat
+                )
+            except StreamConflict:  # the owner's next request, or its own bots, were first
+                version, state = await self.state(study_id)
+                continue
+            version, state = result.version, result.state
         return result
 
     async def _think(self, state: st.Study, seat: int, level: str) -> SeatCommand:

@@ -54,7 +54,10 @@ def filter_case(context: Any, case: Any) -> bool:
     return True
 
 
-_OPAQUE_CURSORS = {"GET /v1/players/me/games", "GET /v1/ratings", "GET /v1/tournaments"}
+_OPAQUE_CURSORS = {
+    "GET /v1/players/me/games", "GET /v1/ratings", "GET /v1/tournaments",
+    "GET /v1/players/me/puzzles", "GET /v1/players/me/studies",
+}  # fmt: skip
 """Lists whose cursor only the service makes (the events' and notifications' are numbers)."""
 _NOTATION = {"card": "AS", "bid": "6S", "contract": "6S"}
 _LAYOUT = {"hands": [DECK[0:10], DECK[10:20], DECK[20:30]], "talon": DECK[30:32]}
@@ -76,6 +79,8 @@ def map_case(context: Any, case: Any) -> Any:
         return case
     if isinstance(case.body, dict):
         _real_notation(case.body)
+        if isinstance(case.body.get("action"), dict):  # a study's move wraps an action's body
+            _real_notation(case.body["action"])
         if case.operation.label == "POST /v1/games/{game_id}/invites" and case.body.get("player"):
             case.body["player"] = IDS["player_id"]  # a random id names nobody: 404 about him
     if case.headers and "Idempotency-Key" in case.headers:

@@ -173,7 +173,12 @@ async def test_a_study_is_forked_played_to_the_end_compared_annotated_and_shared
         "/v1/studies", json={"game_id": game.game_id, "deal_no": 1, "step": 999},
         headers=owner.auth,
     )  # fmt: skip
-    assert no_step.status_code == 400 and no_step.json()["errors"][0]["path"] == "body.step"
+    assert no_step.status_code == 404 and "steps 1" in no_step.json()["detail"]
+    bots = await client.post(
+        "/v1/studies", json={"game_id": game.game_id, "deal_no": 1, "bots": ["basic"]},
+        headers=owner.auth,
+    )  # fmt: skip
+    assert bots.status_code == 409 and bots.json()["code"] == "illegal.bad_bots"
 
 
 async def test_forking_a_game_still_in_play_is_refused_with_a_clear_problem(

@@ -16,7 +16,9 @@ import asyncio
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -60,6 +62,7 @@ async def _real_ids(base: str) -> tuple[dict[str, object], str]:
                 headers=by_seat[seat].auth,
             )
             assert acted.status_code == 200, acted.text
+        study_id, puzzle_id = await _study_and_puzzle(http, by_seat)
         spare = await http.post(
             "/v1/players/me/tokens", json={"name": "spare"}, headers=players[0].auth
         )
@@ -78,17 +81,52 @@ async def _real_ids(base: str) -> tuple[dict[str, object], str]:
         "code": invite.json()["code"],
         "deal_no": 1,
         "slug": "validation",
+        "study_id": study_id,
+        "puzzle_id": puzzle_id,
     }
     return ids, players[0].token
+
+
+async def _study_and_puzzle(http: httpx.AsyncClient, by_seat: dict[int, Any]) -> tuple[str, str]:
+    """A game of one deal played out by the same players, a study of it (the first player's),
+    and a puzzle (one of its own once the miner found any, else a random id: then the puzzle
+    routes are covered by their 404s)."""
+    players = list(by_seat.values())
+    body = {"seat": 0, "layouts": layouts(11, 1), "overrides": {"pool": {"max_deals": 1}}}
+    created = await http.post("/v1/games", json=body, headers=players[0].auth)
+    game_id = created.json()["id"]
+    for seat, player in enumerate(players[1:], 1):
+        await http.post(f"/v1/games/{game_id}/seats", json={"seat": seat}, headers=player.auth)
+    while True:
+        snapshot = (await http.get(f"/v1/games/{game_id}", headers=players[0].auth)).json()
+        if snapshot["view"]["status"] == "finished":
+            break
+        seat = snapshot["view"]["deal"]["to_act"][0]
+        view = (await http.get(f"/v1/games/{game_id}", headers=by_seat[seat].auth)).json()
+        await http.post(f"/v1/games/{game_id}/actions", json=view["legal_actions"][-1],
+                        headers=by_seat[seat].auth)  # fmt: skip
+    study = await http.post(
+        "/v1/studies", json={"game_id": game_id, "deal_no": 1}, headers=players[0].auth
+    )
+    assert study.status_code == 201, study.text
+    puzzle_id = str(uuid.uuid4())
+    for _ in range(100):
+        found = await http.get("/v1/puzzles/next", headers=players[1].auth)
+        if found.status_code == 200:
+            puzzle_id = found.json()["id"]
+            break
+        await asyncio.sleep(0.1)
+    return study.json()["id"], puzzle_id
 
 
 def _real_parameters(ids: dict[str, object]) -> str:
     """Three path parameters in four from the real ids, in every phase (the hooks reach only
     the generated cases); the fourth keeps what was generated, so the 404s stay covered."""
     lines = ["", "[parameters]"]
-    for name in ("game_id", "player_id", "code"):
+    names = ("game_id", "player_id", "code", "study_id", "puzzle_id")
+    for name in names:
         lines.append(f'"path.{name}" = {{ dictionary = "{name}", probability = 0.75 }}')
-    for name in ("game_id", "player_id", "code"):
+    for name in names:
         lines += ["", f"[dictionaries.{name}]", f"values = [{json.dumps(ids[name])}]"]
     return "\n".join(lines) + "\n"
 

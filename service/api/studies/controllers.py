@@ -42,11 +42,11 @@ from service.api.studies.schemas import (
     StudyView,
 )
 from service.api.text import SeatNumber
-from service.exceptions import BadRequest
+from service.exceptions import NotFound
 from service.games.studies import StudyService
 from service.players.accounts import Caller
 
-_READ = ("validation", "study-not-found")
+_READ = ("validation", "study-not-found", "not-found")
 _WRITE = ("validation", "unauthenticated", "forbidden", "study-not-found", "illegal-action")
 
 
@@ -55,8 +55,8 @@ def study_view(study_id: uuid.UUID, version: int, state: st.Study, viewer: str |
     """The study as ``viewer`` sees it at step ``at`` (its last by default)."""
     steps = state.steps
     at = steps if at is None else at
-    if not 1 <= at <= steps:
-        raise BadRequest(f"the study's steps are 1 … {steps}", where="query.at")
+    if not 1 <= at <= steps:  # as a replay answers a step the deal does not have
+        raise NotFound(f"the study's steps are 1 … {steps}, not {at}")
     mine = viewer == state.owner
     to_act = st.to_act(state)
     legal = tuple(
@@ -155,6 +155,7 @@ class StudiesController(Controller):
 
     @post(
         "/{study_id:uuid}/moves",
+        status_code=200,
         operation_id="moveInStudy",
         summary="Move a seat of the study",
         description=(
