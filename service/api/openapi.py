@@ -69,6 +69,11 @@ _NAMED_SETS = {
     "SheetLanguage": _closed_set("SheetLanguage", ["en", "ru"], "The drawn sheet's language."),
     "LeaderboardPlayers": _closed_set("LeaderboardPlayers", ["humans", "computers"],
                                       "Whose leaderboard: the people's or the programs'."),
+    "BotLevel": _closed_set("BotLevel", ["random", "basic", "strong"], "One of the service's "
+                            "bots: random legal moves, rules of thumb, or the solver's search."),
+    "PuzzleTheme": _closed_set("PuzzleTheme", ["declarer", "defence", "misere_escape",
+                               "misere_catch", "all_pass_escape"], "Whose decision a puzzle "
+                               "is (docs/puzzles-and-studies.md)."),
 }  # fmt: skip
 """Closed sets named once, so that a generated client has one readable type for each (not one
 per place, nor ``game_view_dealing_type_2_type_1`` for a nullable one)."""
