@@ -66,6 +66,8 @@ Every knob of the service lives here and nowhere else. Variables:
                                   beside the projections (true)
     PREFERANS_ANALYSIS_LAYOUTS    layouts each decision of a finished game is judged over at
                                   most (16; 0: the cards alone, no decisions); docs/bots.md §8.2
+    PREFERANS_PUZZLES             mine finished games for puzzles in a worker process beside the
+                                  projections (true; docs/puzzles-and-studies.md)
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
     PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
     PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
