@@ -200,7 +200,7 @@ async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool
     assert await tables(projections_pool, "b") == live
     # The old generation is gone: its checkpoint deleted, its tables emptied.
     names = {r[0] for r in await app_pool.fetch("SELECT projection FROM es.projection_checkpoints")}
-    assert names == {"sheet@2", "stats@2", "ratings@2", "analysis@2"}
+    assert names == {"sheet@2", "stats@2", "ratings@2", "analysis@2", "puzzles@2"}
     assert not (await tables(projections_pool, "a"))["sheet"]
     # And the new generation keeps following the feed.
     more = random_games(10, PLAYERS, seed=SEED)[8:]  # two new games
