@@ -12,7 +12,9 @@ in CPU time of this process (`time.process_time`; the machine is shared):
 - puzzles per 100 finished deals, by theme, and how many the table's player found at the time;
 - mining (`projections.puzzles.mine_game`): CPU ms per deal and per game, median / p95 / max
   per game;
-- baseline: the analysis (`projections.game_analysis.analyse_game`) of the same games;
+- baseline: the analysis of the same games' cards (`projections.game_analysis.analyse_game`
+  with ``layouts=0``: par before every card, the work mining is most like; the decisions'
+  judgement the analyst adds is bench/bench_analysis.py's);
 - a study compared with its real line (`projections.study.compare`), the study forked at the
   first card and played on with each seat's lowest legal move: CPU ms per comparison.
 """
@@ -143,7 +145,7 @@ def main() -> None:
     for events in games:  # interleaved, game by game: the same load for both
         mined: list[Puzzle] = []
         mining.append(cpu(lambda found, game: found.extend(mine_game(game)), mined, events))
-        analysis.append(cpu(analyse_game, events))
+        analysis.append(cpu(lambda game: analyse_game(game, layouts=0), events))
         per_game.append(len(mined))
         for puzzle in mined:
             themes[puzzle.position.theme] += 1
@@ -160,7 +162,7 @@ def main() -> None:
               f" {statistics.median(ms):7.1f} p95 {q:7.1f} max {max(ms):7.1f} ms")  # fmt: skip
 
     line("mining: mine_game", mining)
-    line("baseline: analyse_game", analysis)
+    line("baseline: analyse_game, cards", analysis)
     print(f"mining / analysis: {sum(mining) / sum(analysis):.2f}× the analysis' CPU")
 
     comparisons = []

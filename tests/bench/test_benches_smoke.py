@@ -39,7 +39,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "bench_replica.py": ("primary alone", "with the standby", "moved off the primary",
                          "standby lag"),
     "bench_puzzles.py": ("per 100 finished deals", "found at the table", "mining: mine_game",
-                         "baseline: analyse_game", "study compared with its real line"),
+                         "baseline: analyse_game, cards", "study compared with its real line"),
     "bench_round_trips.py": ("keyed    statements per command", "unkeyed  statements per command"),
     "bench_solver.py": ("contract", "misère", "kernel target", "baseline, table only",
                         "plain alpha-beta", "brute force"),
