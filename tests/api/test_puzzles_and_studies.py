@@ -5,11 +5,12 @@ read-only; forking a game still in play is refused with a problem that says why.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
 import pytest
-from apitools import PROBLEM, Player, register, seated_game
+from apitools import PROBLEM, Player, make_app, register, seated_game
 from bot_games import append_games
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
@@ -30,11 +31,20 @@ async def finished_games(database_dsn: str, players: list[Player], seeds: list[i
     return games
 
 
+@pytest.fixture
+async def client(database_dsn: str) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    """The app with its projections and miner running inline, and no analyst: on a shared
+    machine the analyst's judging of decisions would only slow the miner these tests wait for."""
+    async with AsyncTestClient(make_app(database_dsn, {"analysis": False})) as test_client:
+        yield test_client
+
+
 async def until_mined(client: AsyncTestClient[Litestar], database_dsn: str, count: int) -> None:
-    """Wait until the app's projections queued ``count`` games and its miner mined them."""
+    """Wait (up to four minutes: the machine may be loaded) until the app's projections
+    queued ``count`` games and its miner mined them."""
     conn = await asyncpg.connect(database_dsn)
     try:
-        for _ in range(1500):
+        for _ in range(4800):
             done = await conn.fetchval("SELECT count(*) FILTER (WHERE done) FROM rm.puzzle_games_a")
             if done == count:
                 return

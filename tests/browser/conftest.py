@@ -10,6 +10,7 @@ Fixtures:
     chromium    session   the launched browser (each context gets a fresh profile)
     web         function  the app on this test's database, served by uvicorn on a free port
                           (short SSE timings): its base URL
+    mining_web  function  the same without the analyst (the puzzles' tests wait for the miner)
     live_web    function  the same with the service's bots moving in-process and a manual
                           clock (`LiveWeb`: url, app, clock, ``pass_time(seconds)``)
     http        function  an httpx client on ``web``, for the players the test drives by API
@@ -148,6 +149,14 @@ async def serving(app: Any) -> AsyncIterator[str]:
 @pytest.fixture
 async def web(database_dsn: str) -> AsyncIterator[str]:
     async with serving(app_on(database_dsn)) as url:
+        yield url
+
+
+@pytest.fixture
+async def mining_web(database_dsn: str) -> AsyncIterator[str]:
+    """``web`` with the puzzles' miner and no analyst, whose judging of decisions would only
+    slow, on a shared machine, the miner the puzzles' tests wait for."""
+    async with serving(app_on(database_dsn, analysis=False)) as url:
         yield url
 
 

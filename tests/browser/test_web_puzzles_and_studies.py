@@ -20,6 +20,13 @@ from service.platform.database import create_pool, with_user
 
 pytestmark = pytest.mark.integration
 
+
+@pytest.fixture
+async def web(mining_web: str) -> str:
+    """The app without its analyst (`mining_web`): conftest's ``http`` follows it."""
+    return mining_web
+
+
 PUZZLES = "[data-screen=puzzles]"
 STUDY = "[data-screen=study]"
 
@@ -34,7 +41,7 @@ async def finished_game(database_dsn: str, http: httpx.AsyncClient, seed: int) -
         await pool.close()
     conn = await asyncpg.connect(database_dsn)
     try:
-        for _ in range(1200):
+        for _ in range(4800):  # up to four minutes: the machine may be loaded
             if await conn.fetchval("SELECT count(*) FROM rm.puzzle_games_a WHERE done") == 1:
                 return game.game_id
             await asyncio.sleep(0.05)
