@@ -36,7 +36,10 @@ export function studyScreen(root, ctx, studyId, at) {
     state.study = study;
     const link = `#/study/${studyId}/${study.at}`;
     if (location.hash !== link) history.replaceState(null, "", link);
-    if (state.compared !== study.version) compare(study.version);
+    if (state.compared !== study.version) {
+      state.compare = null; // the last version's comparison says nothing of this one
+      compare(study.version);
+    }
   }
 
   async function compare(version) {
@@ -227,7 +230,8 @@ export function studyScreen(root, ctx, studyId, at) {
       if (c.real.finished) body.push(h("p", { class: "muted" }, t("study.result.real", { list: tricks(c.real) })));
       body.push(h("p", { class: "muted" }, t("study.lost", { study: lost(c.study), real: lost(c.real) })));
     }
-    return h("section", { class: "panel analysis", "aria-labelledby": "study-compare", dataset: { compare: c ? "ready" : "pending" } },
+    return h("section", { class: "panel analysis", "aria-labelledby": "study-compare",
+      dataset: { compare: c ? "ready" : "pending", version: String(state.compared) } },
       h("h2", { id: "study-compare" }, t("study.compare")), body);
   }
 
