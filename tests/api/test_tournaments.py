@@ -17,6 +17,8 @@ from apitools import PROBLEM, Player, SseLog, cards_in, choose, make_app, read_s
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service.platform.clock import Clock
+
 pytestmark = pytest.mark.integration
 
 HOUR = 3_600_000
@@ -316,15 +318,29 @@ async def test_bad_input_is_a_problem(app: Litestar) -> None:
         assert cursor.status_code == 400
 
 
-async def test_a_robot_duplicate_compares_every_entrant_on_the_same_deals(app: Litestar) -> None:
+class _AheadClock(Clock):
+    """The wall clock, moved forward when the test says so: the robot event's window closes
+    when the test is done playing, however slow the machine, not after a fixed wait."""
+
+    ahead_ms = 0
+
+    def now_ms(self) -> int:
+        return super().now_ms() + self.ahead_ms
+
+
+async def test_a_robot_duplicate_compares_every_entrant_on_the_same_deals(
+    database_dsn: str,
+) -> None:
     """One human and two bots per run (two entrants here); each entrant's human seat is
     played by a script; the event ends by its window, only then are results and deals shown."""
     rng = random.Random(3)
+    clock = _AheadClock()
+    app = make_app(database_dsn, {"daily_robot_duplicate": False}, clock=clock)
     async with AsyncTestClient(app) as client:
         organiser, *field = await _players(client, 3)
         by_id = {p.id: p for p in field}
-        now = int(time.time() * 1000)
-        window = {"opens_at": now - 1000, "closes_at": now + 15_000}
+        now = clock.now_ms()
+        window = {"opens_at": now - 1000, "closes_at": now + HOUR}
         created = await _create(
             client, organiser, rounds=1, uneven="byes", registration=window,
             length={"kind": "deals", "deals": 3},
@@ -353,6 +369,7 @@ async def test_a_robot_duplicate_compares_every_entrant_on_the_same_deals(app: L
         assert shown["status"] == "running"
         assert all(r["result"] is None for r in shown["runs"])  # withheld while others may play
         assert (await client.get(f"{games[0]}/deals/1/replay")).status_code == 409
+        clock.ahead_ms = HOUR + 1000  # the window closes
         view = await _until(
             client, f"/v1/tournaments/{tid}",
             lambda body: body["status"] == "finished" and body["deals_secret"], app, tries=600,
