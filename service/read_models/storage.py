@@ -414,10 +414,14 @@ _BOARD = _active(
     "ratings", "ratings", "player_id, mu, sigma, games, rating", _ON_BOARD,
     "ORDER BY rating DESC, player_id LIMIT $1::bigint + $2::bigint",
 ) + " ORDER BY rating DESC, player_id LIMIT $1 OFFSET $2"  # fmt: skip
-_BOARD_SIZE = (
-    "SELECT coalesce(sum(n), 0)::bigint FROM ("
-    + _active("ratings", "ratings", "count(*) AS n", _ON_BOARD.replace("$3", "$1"))
-    + ") counts"
+# The page and the board's size in one statement, so one snapshot: read apart, a rating
+# written between them gave a page of three players on a board of none.
+_BOARD_PAGE = (
+    "SELECT (SELECT coalesce(sum(n), 0)::bigint FROM ("
+    + _active("ratings", "ratings", "count(*) AS n", _ON_BOARD)
+    + ") counts) AS total, page.* FROM (SELECT 1) one LEFT JOIN ("
+    + _BOARD
+    + ") page ON true ORDER BY page.rating DESC, page.player_id"
 )
 
 _DEAL_ANALYSIS = _active(
@@ -500,11 +504,11 @@ async def read_leaderboard(
 ) -> tuple[int, list[tuple[str, ratings.Rating]]]:
     """The number of rated players, and a page of them by rating, best first; only the
     computer players (bots, programs) if ``computers``, only the humans if it is False."""
-    total = await conn.fetchval(_BOARD_SIZE, computers)
-    rows = await conn.fetch(_BOARD, limit, offset, computers)
-    return int(total or 0), [
+    rows = await conn.fetch(_BOARD_PAGE, limit, offset, computers)
+    return int(rows[0]["total"]), [
         (r["player_id"], ratings.Rating(mu=r["mu"], sigma=r["sigma"], games=r["games"]))
         for r in rows
+        if r["player_id"] is not None
     ]
 
 
