@@ -80,7 +80,9 @@ class Seen:
 async def _send(
     http: httpx.AsyncClient, seen: Seen, method: str, url: str, **kwargs: object
 ) -> httpx.Response:
-    """Send until it is answered with something other than 503 or a broken connection."""
+    """Send until it is answered with something other than 503, 408 or a broken connection
+    (a 408 says the body came too slowly, as it does on a starved machine: the request was
+    not run, and a client sends it again with the same key)."""
     delay = 0.05
     while True:
         try:
@@ -89,7 +91,7 @@ async def _send(
             seen.broken += 1
         else:
             seen.statuses[response.status_code] += 1
-            if response.status_code != 503:
+            if response.status_code not in (503, 408):
                 return response
         await asyncio.sleep(delay)
         delay = min(1.0, delay * 2)
