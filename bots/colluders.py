@@ -39,7 +39,7 @@ def _dd_card(state: Playing, plays: Sequence[PlayCard], focus: int, most: bool) 
     solver = solver_for(pos)
     par = solve(pos, solver=solver, values=False).focus_tricks
     scored = [(card_value(pos, p.card, par=par, solver=solver), i) for i, p in enumerate(plays)]
-    value, index = (max if most else min)(scored)
+    _, index = (max if most else min)(scored)
     return plays[index]
 
 

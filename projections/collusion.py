@@ -65,7 +65,7 @@ EXAMPLES = 5
 """Deals linked per figure: those that weighed most."""
 
 
-# --- a game's facts --------------------------------------------------------------------------------
+# --- a game's facts ------------------------------------------------------------------------------
 
 
 class DealFacts(msgspec.Struct, frozen=True, kw_only=True, array_like=True):
@@ -192,7 +192,7 @@ def records(
     return [DealRecord(game_id, d, plays.get(d.deal_no)) for d in game.deals]
 
 
-# --- the report ------------------------------------------------------------------------------------
+# --- the report ----------------------------------------------------------------------------------
 
 
 class DealLink(msgspec.Struct, frozen=True, kw_only=True):
