@@ -281,7 +281,9 @@ class _Acc:
 
 def _observe(acc: _Acc, r: DealRecord) -> None:
     f, p = r.facts, r.play
-    who = {s: f.players[s] for s in f.hands if s < len(f.players) and f.players[s] is not None}
+    who: dict[int, str] = {
+        s: name for s in f.hands if s < len(f.players) and (name := f.players[s]) is not None
+    }
 
     def add(fig: str, g: int, t: int, x: float) -> None:
         acc.add(fig, who[g], who[t], x, r.game_id, f.deal_no)

@@ -67,6 +67,7 @@ module is named here). docs/architecture.md draws it::
         analyst         the double-dummy analysis of finished games, in a worker process
         miner           puzzles mined from finished games, in a worker process
         puzzles         the puzzles as players meet them: the next one, attempts, ratings
+        moderation      the moderator role, and the collusion report it may read
 
     workers/            the service acting by itself
         steward         timeouts and moves for absent seats; the bots' duty in the bot worker
@@ -111,6 +112,9 @@ module is named here). docs/architecture.md draws it::
         studies/        what-if studies: fork, read, move, annotate, share, compare
             controllers, schemas
                         the routes; their bodies
+        moderation/     fair play: the collusion report, for moderators only
+            controllers, schemas
+                        the routes; the caller's role
         accounts/       signing in
             controllers, schemas
                         a login, a password and passkeys on the caller's player; sessions

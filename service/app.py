@@ -25,6 +25,7 @@ controllers by dependency injection, by name:
     embargo      `service.games.tournaments.Embargo`          duplicate tables kept hidden
     studies      `service.games.studies.StudyService`         what-if studies of finished deals
     puzzles      `service.read_models.puzzles.Puzzles`        the next puzzle, attempts, history
+    moderation   `service.read_models.moderation.Moderation`  the moderators, the collusion report
     projections  `service.read_models.runner.Projections`     the read models' runner
     health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
@@ -74,6 +75,7 @@ from service.api.games.events import EventsController, SseSettings
 from service.api.games.table import ROUTES as TABLE_ROUTES
 from service.api.games.views import ViewsController
 from service.api.health import HealthController
+from service.api.moderation import controllers as moderation
 from service.api.oauth import ROOT_ROUTES as OAUTH_ROOT_ROUTES
 from service.api.oauth import V1_ROUTES as OAUTH_ROUTES
 from service.api.observability import MetricsController
@@ -118,6 +120,7 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     *tournaments.ROUTE_HANDLERS,
     *puzzles.ROUTE_HANDLERS,
     *studies.ROUTE_HANDLERS,
+    *moderation.ROUTE_HANDLERS,
 ]
 """Everything under /v1."""
 
@@ -142,7 +145,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 _COLLABORATORS = (
     "event_log", "games", "players", "accounts", "passkeys", "oauth", "lobby", "invites", "notes",
     "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
-    "chat_limiter", "tournaments", "embargo", "studies", "puzzles",
+    "chat_limiter", "tournaments", "embargo", "studies", "puzzles", "moderation",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "miner", "limiter", "clerk")
@@ -365,6 +368,10 @@ def openapi_config() -> OpenAPIConfig:
             Tag(
                 name="studies",
                 description="What-if studies: a finished deal forked at a step and played on",
+            ),
+            Tag(
+                name="moderation",
+                description="Fair play: the collusion report, for moderators only",
             ),
         ],
         components=Components(

@@ -81,6 +81,7 @@ from service.players.passkeys import Passkeys
 from service.players.signin import Accounts, SignInPolicy
 from service.read_models.analyst import Analyst
 from service.read_models.miner import Miner
+from service.read_models.moderation import Moderation
 from service.read_models.puzzles import Puzzles
 from service.read_models.runner import Projections
 from service.workers.clerk import Clerk
@@ -145,6 +146,8 @@ class Services:
     """Puzzles mined from finished games (`service.read_models.miner`)."""
     puzzles: Puzzles | None = None
     """The puzzles as players meet them: the next, an attempt, a history."""
+    moderation: Moderation | None = None
+    """The moderator role and the collusion report (docs/fair-play.md)."""
     studies: StudyService | None = None
     """What-if studies: their own streams, forked from finished deals."""
     limiter: RateLimiter | None = None
@@ -441,6 +444,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
         entropy=services.entropy,
     )  # fmt: skip
     services.puzzles = Puzzles(pool)
+    services.moderation = Moderation(pool)
     services.clerk = clerk = Clerk(
         tournaments, interval=settings.steward_poll_interval,
         daily=settings.daily_robot_duplicate,

@@ -10,6 +10,7 @@
     preferans projections resume NAME    let a failed projection retry from its checkpoint
     preferans games import FILE          import an exported game (NDJSON, `-` for stdin)
     preferans games verify FILE          check an export's hash chain, commitment and decks
+    preferans moderators grant|revoke P  the moderator role (the administrator's DSN); list
 
 Each subcommand is a ``_cmd_*`` function registered in `build_parser`. Commands that need the
 database resolve it through `service.platform.preflight` (a bad configuration is one line on
@@ -302,6 +303,76 @@ def _cmd_projections_resume(args: argparse.Namespace, settings: Settings) -> int
     return _with_projections(settings, action)
 
 
+# --- moderators -----------------------------------------------------------------------------------
+
+_FIND_PLAYER = """
+SELECT player_id::text, name FROM api.players
+ WHERE player_id::text = $1 OR lower(name) = lower($1) ORDER BY player_id::text = $1 DESC LIMIT 1"""
+
+
+def _with_admin(settings: Settings, action: Callable[[Any], Awaitable[int]]) -> int:
+    """Run ``action`` on a connection as the administrator (the migrations' DSN): only he may
+    grant or revoke a role; the service's own database roles may not write api.moderators."""
+    import asyncpg
+
+    dsn = preflight.database_dsn(settings)
+
+    async def main() -> int:
+        conn = await asyncpg.connect(dsn)
+        try:
+            return await action(conn)
+        finally:
+            await conn.close()
+
+    return asyncio.run(main())
+
+
+def _cmd_moderators_grant(args: argparse.Namespace, settings: Settings) -> int:
+    async def action(conn: Any) -> int:
+        row = await conn.fetchrow(_FIND_PLAYER, args.player)
+        if row is None:
+            print(f"no player {args.player!r}", file=sys.stderr)
+            return 1
+        await conn.execute(
+            "INSERT INTO api.moderators (player_id, note) VALUES ($1::uuid, $2)"
+            " ON CONFLICT (player_id) DO UPDATE SET note = EXCLUDED.note",
+            row[0], args.note,
+        )  # fmt: skip
+        print(f"{row[1]} ({row[0]}) is a moderator")
+        return 0
+
+    return _with_admin(settings, action)
+
+
+def _cmd_moderators_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    async def action(conn: Any) -> int:
+        row = await conn.fetchrow(_FIND_PLAYER, args.player)
+        done = row is not None and await conn.execute(
+            "DELETE FROM api.moderators WHERE player_id = $1::uuid", row[0]
+        )
+        if done != "DELETE 1":
+            print(f"{args.player!r} is not a moderator", file=sys.stderr)
+            return 1
+        print(f"{row[1]} ({row[0]}) is no longer a moderator")
+        return 0
+
+    return _with_admin(settings, action)
+
+
+def _cmd_moderators_list(args: argparse.Namespace, settings: Settings) -> int:
+    async def action(conn: Any) -> int:
+        rows = await conn.fetch(
+            "SELECT m.player_id::text, coalesce(p.name, '?'), m.granted_at, m.note"
+            " FROM api.moderators m LEFT JOIN api.players p USING (player_id)"
+            " ORDER BY m.granted_at"
+        )
+        for r in rows:
+            print(f"{r[0]}  {r[1]}  since {r[2]:%Y-%m-%d}  {r[3]}".rstrip())
+        return 0
+
+    return _with_admin(settings, action)
+
+
 # --- the parser -----------------------------------------------------------------------------------
 
 
@@ -360,6 +431,19 @@ def build_parser() -> argparse.ArgumentParser:
     resume = group.add_parser("resume", help="let a failed projection retry from its checkpoint")
     resume.add_argument("name", metavar="NAME")
     resume.set_defaults(handler=_cmd_projections_resume)
+
+    moderators = commands.add_parser(
+        "moderators", help="the moderator role: who may read the fair-play report"
+    ).add_subparsers(dest="moderators_command", required=True, metavar="ACTION")
+    grant = moderators.add_parser("grant", help="make a player a moderator")
+    grant.add_argument("player", metavar="PLAYER", help="the player's id or name")
+    grant.add_argument("--note", default="", help="why, for the record (200 characters)")
+    grant.set_defaults(handler=_cmd_moderators_grant)
+    revoke = moderators.add_parser("revoke", help="take the role back")
+    revoke.add_argument("player", metavar="PLAYER", help="the player's id or name")
+    revoke.set_defaults(handler=_cmd_moderators_revoke)
+    listed = moderators.add_parser("list", help="the moderators")
+    listed.set_defaults(handler=_cmd_moderators_list)
 
     games = commands.add_parser("games", help="whole games").add_subparsers(
         dest="games_command", required=True, metavar="ACTION"

@@ -22,7 +22,7 @@ import asyncpg
 import msgspec
 
 from domain.game import Event, GameEnded
-from projections import analysis, ratings, sheet, stats
+from projections import analysis, collusion, ratings, sheet, stats
 from service.eventlog.store import RecordedEvent
 from service.games.streams import game_id_of
 
@@ -367,12 +367,37 @@ class PuzzlesReadModel(ReadModel):
             )
 
 
+# --- the collusion statistics -------------------------------------------------------------------
+
+
+class CollusionReadModel(ReadModel):
+    """`projections.collusion`: each game's seats and scored deals' facts, one row per game. The
+    double-dummy side of the figures is the analysis' (``rm.analysis_deals``), joined when the
+    report is read (`read_collusion_records`)."""
+
+    name = "collusion"
+    code_version = 1
+    handled = collusion.HANDLED
+    tables = ("collusion_games",)
+
+    def __init__(self) -> None:
+        self.docs = GameDocs(
+            "collusion_games", collusion.CollusionGame, collusion.EMPTY, collusion.apply
+        )
+
+    async def apply(self, conn: asyncpg.Connection, slot: str, batch: Sequence[Decoded]) -> None:
+        docs = await self.docs.load(conn, slot, _game_ids(batch))
+        changed = self.docs.fold(docs, batch)
+        await self.docs.save(conn, slot, docs, changed)
+
+
 READ_MODELS: tuple[type[ReadModel], ...] = (
     SheetReadModel,
     StatsReadModel,
     RatingsReadModel,
     AnalysisReadModel,
     PuzzlesReadModel,
+    CollusionReadModel,
 )
 
 
@@ -528,3 +553,50 @@ async def read_player_par(conn: Conn, player_id: str) -> tuple[int, int]:
     """``(deals, tricks lost against par)`` over the player's analysed games."""
     rows = await conn.fetch(_PLAYER_PAR, player_id)
     return sum(r["deals"] for r in rows), sum(r["tricks_lost"] for r in rows)
+
+
+# --- the collusion statistics ------------------------------------------------------------------
+
+_COLLUSION_GAMES = _active(
+    "collusion", "collusion_games", "game_id, model::text AS model", "finished"
+)
+# Each analysed deal's cards added up per seat that chose them, in the database (a deal's
+# analysis is some 10 KB of JSON; what the statistics need, a few numbers).
+_DEAL_PLAYS = _active(
+    "analysis",
+    "analysis_deals",
+    """game_id, deal_no,
+       (SELECT coalesce(jsonb_agg(jsonb_build_array(s.seat, s.n, s.best, s.cost)
+                                  ORDER BY s.seat), '[]')
+          FROM (SELECT (c->>'by')::int AS seat, count(*) AS n,
+                       count(*) FILTER (WHERE (c->>'cost')::int <= 0) AS best,
+                       sum(greatest((c->>'cost')::int, 0)) AS cost
+                  FROM jsonb_array_elements(r.analysis->'cards') c GROUP BY 1) s)::text AS seats,
+       coalesce(r.analysis->'opening_par', '[]')::text AS opening_par,
+       coalesce(r.analysis->'result', '[]')::text AS result""",
+    "true",
+)
+
+_collusion_decoder = msgspec.json.Decoder(collusion.CollusionGame)
+_seats_decoder = msgspec.json.Decoder(tuple[collusion.SeatPlay, ...])
+_by_seat_decoder = msgspec.json.Decoder(tuple[int | None, ...])
+
+
+async def read_collusion_records(conn: Conn) -> list[collusion.DealRecord]:
+    """Every deal of every finished game with its double-dummy play where the analyst has
+    solved it, read in one snapshot."""
+    async with _connection(conn) as c, c.transaction(isolation="repeatable_read", readonly=True):
+        games = await c.fetch(_COLLUSION_GAMES)
+        plays = await c.fetch(_DEAL_PLAYS)
+    by_game: dict[str, dict[int, collusion.DealPlay]] = {}
+    for r in plays:
+        by_game.setdefault(r["game_id"], {})[r["deal_no"]] = collusion.DealPlay(
+            seats=_seats_decoder.decode(r["seats"]),
+            opening_par=_by_seat_decoder.decode(r["opening_par"]),
+            result=_by_seat_decoder.decode(r["result"]),
+        )
+    out: list[collusion.DealRecord] = []
+    for r in games:
+        model = _collusion_decoder.decode(r["model"])
+        out += collusion.records(r["game_id"], model, by_game.get(r["game_id"]))
+    return out
