@@ -53,7 +53,7 @@ class ModerationController(Controller):
         moderation: NamedDependency[Moderation],
         limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
         offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
-        player: uuid.UUID | None = None,
+        player: Annotated[uuid.UUID | None, QueryParameter()] = None,
     ) -> Response[ModerationReport]:
         await moderation.require(caller.id)
         found = await moderation.report(
