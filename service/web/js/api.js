@@ -267,6 +267,11 @@ export class Api extends EventTarget {
     return (await this.request("GET", at ? `${path}&at=${at}` : path)).data;
   }
 
+  // --- moderation ---
+  async collusionReport(limit = 50) {
+    return (await this.request("GET", `/v1/moderation/pairs?limit=${limit}`)).data;
+  }
+
   // --- puzzles ---
   /** The untried puzzle nearest the caller's puzzle rating. */
   async nextPuzzle() { return (await this.request("GET", "/v1/puzzles/next")).data; }

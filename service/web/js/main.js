@@ -1,5 +1,5 @@
 // The page: the top bar, the router (#/, #/account, #/oauth/authorize?…, #/invite/{code}, #/me, #/player/{id}, #/game/{id},
-// #/game/{id}/replay/{n}/{step}, #/puzzles[/{id}], #/study/{id}[/{step}]), error toasts and the
+// #/game/{id}/replay/{n}/{step}, #/puzzles[/{id}], #/moderation, #/study/{id}[/{step}]), error toasts and the
 // screen-reader announcer. Each screen is a
 // module of views/; the signed-in player's notifications are notifications.js's.
 import { Api, ApiError, NetworkError } from "./api.js";
@@ -11,6 +11,7 @@ import { AFTER_SIGN_IN, consentScreen } from "./views/consent.js";
 import { inviteScreen } from "./views/invite.js";
 import { lobbyScreen } from "./views/lobby.js";
 import { mineScreen } from "./views/mine.js";
+import { moderationScreen } from "./views/moderation.js";
 import { profileScreen } from "./views/profile.js";
 import { puzzlesScreen } from "./views/puzzles.js";
 import { replayScreen } from "./views/replay.js";
@@ -131,6 +132,8 @@ function route() {
     screen = profileScreen(app, ctx, parts[1]);
   } else if (parts[0] === "game" && parts[1] && parts[2] === "replay") {
     screen = replayScreen(app, ctx, parts[1], Number(parts[3] || 1), Number(parts[4] || 1));
+  } else if (parts[0] === "moderation") {
+    screen = moderationScreen(app, ctx);
   } else if (parts[0] === "puzzles") {
     screen = puzzlesScreen(app, ctx, parts[1]);
   } else if (parts[0] === "study" && parts[1]) {
