@@ -28,6 +28,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "bench_append.py": ("baseline", "append", "unchained", "+notify", "command",
                         "the hash chain's cost per append"),
     "bench_bot_tables.py": ("baseline (no bots)", "with bot tables", "p99 with the bots"),
+    "bench_collusion.py": ("colluders", "per 1,000 deals", "baseline: fold alone",
+                           "report build", "false-positive rate at z >= "),
     "bench_bots.py": ("random:", "basic:", "strong:", "layouts solved per decision"),
     "bench_conditional_get.py": ("baseline: read the log every time", "known heads", "svc ms"),
     "bench_domain.py": ("play", "fold", "baseline", "decode"),
