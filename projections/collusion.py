@@ -230,8 +230,8 @@ class PairReport(msgspec.Struct, frozen=True, kw_only=True):
     score: float
     """The highest z of its scored figures, either way (0 when none is scored)."""
     flagged: bool
-    top: FigureName | None
-    """The figure that gave the score."""
+    top: str | None
+    """The figure that gave the score (one of `SCORED`), None when no figure scored above 0."""
     figures: tuple[Figure, ...]
 
 
