@@ -141,6 +141,14 @@ class Listed(msgspec.Struct, frozen=True, kw_only=True):
     organiser: str | None
     created_at: dt.datetime
     daily: dt.date | None = None
+    opens_at: int | None = None
+    closes_at: int | None = None
+    rounds: int | None = None
+    """The rounds the format plans."""
+    round_no: int | None = None
+    """The rounds started so far."""
+    entrants: int | None = None
+    """Entrants who have not withdrawn."""
 
 
 _TABLE_COLUMNS = "game_id, tournament_id, round_no, table_no, players, embargoed, recorded"
@@ -600,14 +608,29 @@ class TournamentService:
         out = [(item.version, item.event.at, item.event) for item in logged]
         return out, out[-1][0] if out else after, state
 
-    async def page(self, cursor: uuid.UUID | None, limit: int) -> list[Listed]:
+    async def page(
+        self, cursor: uuid.UUID | None, limit: int, status: str | None = None
+    ) -> list[Listed]:
+        """A page of the list, newest first (only ``status``'s when given), each summarised."""
         rows = await self.pool.fetch(
             "SELECT tournament_id, name, kind, status, organiser, created_at, daily"
             " FROM api.tournaments WHERE ($1::uuid IS NULL OR tournament_id < $1)"
+            " AND ($3::text IS NULL OR status = $3)"
             " ORDER BY tournament_id DESC LIMIT $2",
-            cursor, limit,
+            cursor, limit, status,
         )  # fmt: skip
-        return [_listed(r) for r in rows]
+        return [await self._summarised(_listed(r)) for r in rows]
+
+    async def _summarised(self, listed: Listed) -> Listed:
+        """``listed`` with its registration window, rounds and field, read from its state (the
+        handler's cache holds the states of the tournaments being followed)."""
+        _, state = await self.state(listed.id)
+        reg = state.format.registration
+        return msgspec.structs.replace(
+            listed, opens_at=reg.opens_at, closes_at=reg.closes_at, rounds=state.format.rounds,
+            round_no=len(state.rounds),
+            entrants=sum(1 for e in state.entrants if e.status != "withdrawn"),
+        )  # fmt: skip
 
     async def name(self, tid: uuid.UUID) -> str:
         found = await self.pool.fetchval(
@@ -626,7 +649,7 @@ class TournamentService:
             " ORDER BY tournament_id DESC LIMIT 200",
             player,
         )  # fmt: skip
-        return [_listed(r) for r in rows]
+        return [await self._summarised(_listed(r)) for r in rows]
 
     # --- live ---------------------------------------------------------------------------------
 

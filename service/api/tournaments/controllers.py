@@ -336,7 +336,10 @@ class TournamentsController(Controller):
         "/",
         operation_id="listTournaments",
         summary="List tournaments",
-        description="Every tournament, newest first; page with `next_cursor`.",
+        description=(
+            "Every tournament (or those of one `status`), newest first, each with its "
+            "registration window, rounds and field; page with `next_cursor`."
+        ),
         responses=problem_responses("validation"),
     )
     async def list_tournaments(
@@ -344,6 +347,7 @@ class TournamentsController(Controller):
         tournaments: NamedDependency[TournamentService],
         cursor: Annotated[str | None, QueryParameter(max_length=64)] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+        status: FromQuery[Literal["registering", "running", "finished"] | None] = None,
     ) -> TournamentPage:
         after = None
         if cursor is not None:
@@ -351,7 +355,7 @@ class TournamentsController(Controller):
                 after = uuid.UUID(decode_cursor(_LIST_CURSOR, cursor))
             except ValueError:
                 raise InvalidCursor("this cursor is not one this list gave") from None
-        items = await tournaments.page(after, limit)
+        items = await tournaments.page(after, limit, status)
         listed = [TournamentItem(**msgspec.structs.asdict(i)) for i in items]
         more = len(listed) == limit
         return TournamentPage(

@@ -104,6 +104,15 @@ class TournamentItem(msgspec.Struct, frozen=True, kw_only=True):
     organiser: str | None
     created_at: dt.datetime
     daily: dt.date | None = None
+    opens_at: int | None = None
+    """Registration opens (ms since the epoch); a robot duplicate's window to play opens."""
+    closes_at: int | None = None
+    rounds: int | None = None
+    """The rounds the format plans."""
+    round_no: int | None = None
+    """The rounds started so far."""
+    entrants: int | None = None
+    """The entrants who have not withdrawn."""
 
 
 class TournamentPage(msgspec.Struct, frozen=True, kw_only=True):
