@@ -37,7 +37,9 @@ async def test_the_list_filters_by_status_and_summarises_each_event(app: Litesta
         for p in field:
             joined = await client.post(f"/v1/tournaments/{running}/registrations", headers=p.auth)
             assert joined.status_code == 200, joined.text
-        gone = await client.delete(f"/v1/tournaments/{running}/registrations", headers=field[0].auth)
+        gone = await client.delete(
+            f"/v1/tournaments/{running}/registrations", headers=field[0].auth
+        )
         assert gone.status_code == 200
         late = await register(client, "lister 4")
         await client.post(f"/v1/tournaments/{running}/registrations", headers=late.auth)
