@@ -311,4 +311,41 @@ export class Api extends EventTarget {
     const query = new URLSearchParams(cursor ? { cursor } : {});
     return (await this.request("GET", `/v1/players/me/studies?${query}`)).data;
   }
+
+  // --- tournaments ---
+  /** A page of the list, newest first; ``status`` "registering" | "running" | "finished". */
+  async tournaments({ status, cursor, limit = 50 } = {}) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (status) query.set("status", status);
+    if (cursor) query.set("cursor", cursor);
+    return (await this.request("GET", `/v1/tournaments?${query}`)).data;
+  }
+  async createTournament(body) { return (await this.request("POST", "/v1/tournaments", { body })).data; }
+  async tournament(id) { return (await this.request("GET", `/v1/tournaments/${id}`)).data; }
+  async registerFor(id) { return (await this.request("POST", `/v1/tournaments/${id}/registrations`, { body: {} })).data; }
+  async withdrawFrom(id, reason = "") {
+    const query = new URLSearchParams({ reason });
+    return (await this.request("DELETE", `/v1/tournaments/${id}/registrations?${query}`)).data;
+  }
+  async checkIn(id, clientSeed = "") {
+    return (await this.request("POST", `/v1/tournaments/${id}/check-ins`, { body: { client_seed: clientSeed } })).data;
+  }
+  /** The organiser starts the next round (round 1, or one an arbiter's hold kept waiting). */
+  async startRound(id) { return (await this.request("POST", `/v1/tournaments/${id}/rounds`, { body: {} })).data; }
+  /** An arbiter's decision ``{type, reason, …}``: the tournament's view after it. */
+  async decide(id, body) { return (await this.request("POST", `/v1/tournaments/${id}/decisions`, { body })).data; }
+  /** Robot duplicate: the caller's run (``{run, game_id, game}``). */
+  async startRun(id) { return (await this.request("POST", `/v1/tournaments/${id}/runs`, { body: {} })).data; }
+  async tournamentLog(id, cursor = 0, limit = 500) {
+    return (await this.request("GET", `/v1/tournaments/${id}/log?cursor=${cursor}&limit=${limit}`)).data;
+  }
+  /** The pairings and results to download: ``format`` "json" or "text". */
+  exportUrl(id, format) { return `${this.base}/v1/tournaments/${id}/export?format=${format}`; }
+  /** The standings live (SSE): ``event: standings`` at once and after every change. */
+  tournamentStream(id, _lastEventId, signal) {
+    const headers = this.headers({ Accept: "text/event-stream" });
+    return fetch(`${this.base}/v1/tournaments/${id}/stream`, { headers, signal, cache: "no-store" });
+  }
+  /** The tournaments a player played a table of, newest first. */
+  async playerTournaments(id) { return (await this.request("GET", `/v1/players/${id}/tournaments`)).data.items; }
 }

@@ -1,5 +1,6 @@
 // The page: the top bar, the router (#/, #/account, #/oauth/authorize?…, #/invite/{code}, #/me, #/player/{id}, #/game/{id},
-// #/game/{id}/replay/{n}/{step}, #/puzzles[/{id}], #/moderation, #/study/{id}[/{step}]), error toasts and the
+// #/game/{id}/replay/{n}/{step}, #/puzzles[/{id}], #/moderation, #/study/{id}[/{step}],
+// #/tournaments[/{id}]), error toasts and the
 // screen-reader announcer. Each screen is a
 // module of views/; the signed-in player's notifications are notifications.js's.
 import { Api, ApiError, NetworkError } from "./api.js";
@@ -17,6 +18,8 @@ import { puzzlesScreen } from "./views/puzzles.js";
 import { replayScreen } from "./views/replay.js";
 import { studyScreen } from "./views/study.js";
 import { tableScreen } from "./views/table.js";
+import { tournamentScreen } from "./views/tournament.js";
+import { tournamentsScreen } from "./views/tournaments.js";
 
 const api = new Api();
 const app = document.getElementById("app");
@@ -104,9 +107,11 @@ function topbar() {
     type: "button", class: "lang", "aria-pressed": String(lang() === code), lang: code,
     dataset: { lang: code }, onclick: () => setLang(code),
   }, code.toUpperCase()));
+  const tournaments = h("a", { class: "link", href: "#/tournaments", dataset: { nav: "tournaments" } }, t("tournaments.nav"));
   mount(document.getElementById("topbar"),
     h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("app.title")),
     h("div", { class: "who" },
+      tournaments,
       me ? [bell(), h("a", { class: "link", href: "#/puzzles", dataset: { nav: "puzzles" } }, t("puzzles.nav")),
         h("a", { class: "me", href: `#/player/${me.id}`, dataset: { player: me.id } }, me.name),
         h("a", { class: "link", href: "#/account", dataset: { nav: "account" } }, t("account")),
@@ -136,6 +141,8 @@ function route() {
     screen = moderationScreen(app, ctx);
   } else if (parts[0] === "puzzles") {
     screen = puzzlesScreen(app, ctx, parts[1]);
+  } else if (parts[0] === "tournaments") {
+    screen = parts[1] ? tournamentScreen(app, ctx, parts[1]) : tournamentsScreen(app, ctx);
   } else if (parts[0] === "study" && parts[1]) {
     screen = studyScreen(app, ctx, parts[1], Number(parts[2] || 0));
   } else if (parts[0] === "invite" && parts[1]) {

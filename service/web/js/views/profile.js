@@ -1,9 +1,11 @@
 // A player's page: his rating with its uncertainty explained and its history drawn as a chart,
 // his statistics (tricks lost against par among them), and his finished games with their
-// replays. Everything comes from the read models (ratings, statistics); one's own page also
-// lists the finished games that are not rated (seeded or fixed deals).
+// replays, and the tournaments he played a table of. Everything comes from the read models
+// (ratings, statistics); one's own page also lists the finished games that are not rated
+// (seeded or fixed deals).
 import { h, mount } from "../dom.js";
 import { t } from "../i18n.js";
+import { when } from "./tournaments.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COMPUTERS = new Set(["bot", "program"]);
@@ -51,18 +53,19 @@ export function ratingChart(history) {
 }
 
 export function profileScreen(root, ctx, playerId) {
-  const state = { player: null, rating: null, stats: null, mine: null, missing: false };
+  const state = { player: null, rating: null, stats: null, mine: null, tournaments: null, missing: false };
   let alive = true;
 
   async function load() {
     const me = ctx.me();
-    const [player, rating, stats, mine] = await Promise.all([
+    const [player, rating, stats, mine, tournaments] = await Promise.all([
       ctx.api.player(playerId).catch((error) => { state.missing = true; ctx.toast(error); return null; }),
       ctx.api.rating(playerId).catch(() => null), // not rated yet
       ctx.api.stats(playerId).catch(() => null), // no finished game yet
       me?.id === playerId ? ctx.api.myGames().catch(() => null) : null,
+      ctx.api.playerTournaments(playerId).catch(() => null),
     ]);
-    Object.assign(state, { player, rating, stats, mine });
+    Object.assign(state, { player, rating, stats, mine, tournaments });
     if (alive) render();
   }
 
@@ -74,7 +77,7 @@ export function profileScreen(root, ctx, playerId) {
     },
     h("h1", { id: "profile-title" }, player?.name ?? (state.missing ? t("profile.missing") : t("loading")),
       player && COMPUTERS.has(player.kind) ? [" ", h("span", { class: "chip" }, t("profile.computer"))] : null),
-    player ? h("div", { class: "lobby-grid profile-grid" }, ratingPanel(), statsPanel(), gamesPanel()) : null));
+    player ? h("div", { class: "lobby-grid profile-grid" }, ratingPanel(), statsPanel(), gamesPanel(), tournamentsPanel()) : null));
   }
 
   function ratingPanel() {
@@ -138,6 +141,17 @@ export function profileScreen(root, ctx, playerId) {
             h("a", { class: "button", href: `#/game/${g.id}`, dataset: { key: `results:${g.id}` } }, t("list.results")),
             h("a", { class: "button", href: `#/game/${g.id}/replay/1`, dataset: { key: `replay:${g.id}`, replay: g.id } },
               t("mine.replay")))))));
+  }
+
+  function tournamentsPanel() {
+    const items = state.tournaments ?? [];
+    return h("section", { class: "panel", "aria-labelledby": "ptournaments-title", dataset: { panel: "tournaments" } },
+      h("h2", { id: "ptournaments-title" }, t("profile.tournaments")),
+      !items.length ? h("p", { class: "muted" }, t("profile.tournaments.none"))
+        : h("ul", { class: "game-list" }, items.map((item) => h("li", { dataset: { tournament: item.id } },
+          h("a", { href: `#/tournaments/${item.id}` }, item.name),
+          h("span", { class: "muted" }, `${t(`tournament.kind.${item.kind}`)} · ${t(`tournament.status.${item.status}`)}`
+            + ` · ${when(item.opens_at ?? Date.parse(item.created_at))}`)))));
   }
 
   render();

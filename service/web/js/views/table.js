@@ -41,7 +41,8 @@ export function tableScreen(root, ctx, gameId) {
   };
   const chat = chatPanel(ctx, session);
   const rematch = rematchPanel(ctx, session);
-  const render = () => { chat.rerender(); rematch.rerender(); mount(root, screen()); paintClocks(); };
+  let alive = true; // a load that ends after the page left the table draws nothing
+  const render = () => { if (!alive) return; chat.rerender(); rematch.rerender(); mount(root, screen()); paintClocks(); };
   for (const type of ["change", "sheet", "connection"]) session.addEventListener(type, render);
   session.addEventListener("turn", () => ctx.announce(t("turn.yours")));
   session.addEventListener("gone", () => ctx.toast(t("error.game.gone")));
@@ -56,7 +57,7 @@ export function tableScreen(root, ctx, gameId) {
   session.start().then(backfillLog).catch((error) => { ui.error = error; ctx.toast(error); render(); });
   const ticker = setInterval(paintClocks, TICK_MS);
   const screenApi = {
-    destroy: () => { clearInterval(ticker); chat.destroy(); rematch.destroy(); session.stop(); },
+    destroy: () => { alive = false; clearInterval(ticker); chat.destroy(); rematch.destroy(); session.stop(); },
     rerender: render,
   };
 

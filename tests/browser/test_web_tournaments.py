@@ -1,0 +1,146 @@
+"""Tournaments in the page: an organiser creates an event through the form (a refusal shown
+first), registers, sees the others' registrations arrive live, starts round 1, sees the
+standings and the round's protocol with its table, pauses the table from the arbiter's console
+and reads the decision, with its reason, in the log; the list and a player's profile show the
+event. A robot duplicate's "play my run" opens the run's table. Every screen is checked with
+axe (no serious or critical violation)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+from axetools import assert_accessible
+from webtools import register
+
+pytestmark = pytest.mark.integration
+
+LIST = "[data-screen=tournaments]"
+EVENT = "[data-screen=tournament]"
+HOUR = 3_600_000
+
+
+async def test_an_event_is_created_run_and_arbitrated_through_the_page(
+    web: str, http: httpx.AsyncClient, open_page: Any, shoot: Any
+) -> None:
+    organiser = await register(http, "Organiser")
+    others = [await register(http, name) for name in ("Boris", "Vera")]
+    # The refusals the test brings about are logged by the browser as failed requests.
+    page = await open_page(token=organiser.token, expected=("status of 422", "status of 409"))
+    await page.goto(f"{web}/#/tournaments")
+    await page.wait_for_selector(f"{LIST}[data-loading=false]")
+    await assert_accessible(page, "the tournaments' list")
+
+    # A registration that closes before it opens is refused, in the service's words.
+    await page.fill("#t-name", "Browser cup")
+    await page.fill("#t-rounds", "1")
+    await page.fill("#t-amount", "1")
+    opens = await page.input_value("#t-opens")
+    await page.fill("#t-closes", opens)
+    await page.click("button[data-key=create-tournament]")
+    refusal = page.locator("[data-key=create-error] p")
+    await refusal.wait_for()
+    assert "close after it opens" in (await refusal.text_content() or "")
+    await page.fill("#t-closes", "2099-01-01T12:00")
+    await page.click("button[data-key=create-tournament]")
+    await page.wait_for_selector(f"{EVENT}[data-loading=false][data-status=registering]")
+    tid = (await page.evaluate("location.hash")).split("/")[2]
+    view = (await http.get(f"/v1/tournaments/{tid}")).json()
+    assert view["name"] == "Browser cup" and view["organiser"] == organiser.id
+    assert view["format"]["rounds"] == 1 and view["format"]["length"] == {
+        "kind": "deals", "deals": 1, "pool_target": 10, "minutes": 0, "on_time": "finish_deal",
+    }  # fmt: skip
+    assert await page.locator(f"{EVENT} [data-rule=length]").text_content() == "1 deals"
+    assert await page.locator(f"{EVENT} [data-panel=arbiter]").count() == 1
+
+    # The organiser registers by the page; the others by the API arrive through the stream.
+    await page.click(f"{EVENT} button[data-key=register]")
+    await page.wait_for_selector(f"{EVENT} [data-entrant=registered]")
+    for p in others:
+        joined = await http.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
+        assert joined.status_code == 200, joined.text
+    await page.wait_for_selector(f"{EVENT} [data-entrants='3']", timeout=10_000)
+    assert await page.locator(f"{EVENT} [data-standing]").count() == 3
+    await assert_accessible(page, "an event while registering")
+
+    # Round 1 started from the console: its table, with a link to its game, and the standings.
+    await page.click(f"{EVENT} button[data-key=start-round]")
+    row = "[data-round='1'] tr[data-table='1']:not([data-game=''])"
+    await page.wait_for_selector(f"{EVENT}[data-status=running] {row}", timeout=10_000)
+    game = await page.get_attribute(f"{EVENT} {row}", "data-game")
+    view = (await http.get(f"/v1/tournaments/{tid}")).json()
+    (table,) = view["rounds"][0]["tables"]
+    assert game == table["game_id"]
+    assert await page.locator(f"{EVENT} a[data-key=my-table]").get_attribute("href") == f"#/game/{game}"
+    seated = await page.eval_on_selector_all(
+        f"{EVENT} [data-round='1'] tr[data-table='1'] [data-player]", "as => as.map(a => a.dataset.player)"
+    )
+    assert seated == table["seating"]
+
+    # The arbiter pauses the table, with a reason; the log shows the decision and the reason.
+    await page.click(f"{EVENT} details[data-decision=pause_table] summary")
+    await page.fill("#arb-pause_table-reason", "a dispute over the talon")
+    await page.click(f"{EVENT} button[data-key='decide:pause_table']")
+    decided = page.locator(f"{EVENT} li[data-log-type=table_paused]")
+    await decided.wait_for(timeout=10_000)
+    assert "a dispute over the talon" in (await decided.text_content() or "")
+    await page.wait_for_selector(f"{EVENT} tr[data-table='1'][data-state=paused]")
+    log = (await http.get(f"/v1/tournaments/{tid}/log")).json()["items"]
+    assert [i["event"]["reason"] for i in log if i["type"] == "table_paused"] == [
+        "a dispute over the talon"
+    ]
+    # Pausing it again is refused; the refusal is shown in the form.
+    await page.click(f"{EVENT} details[data-decision=pause_table] summary")
+    await page.click(f"{EVENT} details[data-decision=pause_table] summary")
+    await page.fill("#arb-pause_table-reason", "again")
+    await page.click(f"{EVENT} button[data-key='decide:pause_table']")
+    await page.wait_for_selector(f"{EVENT} [data-arbiter-form=pause_table] [data-problem='illegal.table_paused']")
+    await assert_accessible(page, "an event running, with the arbiter's console")
+    await shoot(page, "tournament")
+
+    # The list shows it running with its field; the filter leaves out the others.
+    await page.goto(f"{web}/#/tournaments")
+    await page.wait_for_selector(f"{LIST}[data-loading=false] tr[data-tournament='{tid}'][data-status=running]")
+    assert await page.locator(f"{LIST} tr[data-tournament='{tid}'] [data-entrants]").text_content() == "3"
+    await page.click(f"{LIST} button[data-key='filter:finished']")
+    await page.wait_for_selector(f"{LIST}[data-loading=false] button[data-filter=finished][aria-pressed=true]")
+    assert await page.locator(f"{LIST} tr[data-tournament='{tid}']").count() == 0
+    await shoot(page, "tournaments")
+
+    # A player's profile lists the tournaments he played a table of.
+    await page.goto(f"{web}/#/player/{others[0].id}")
+    await page.wait_for_selector(f"[data-panel=tournaments] li[data-tournament='{tid}']")
+    await assert_accessible(page, "a profile with its tournaments")
+
+
+async def test_a_robot_duplicate_run_is_played_from_the_page(
+    web: str, http: httpx.AsyncClient, open_page: Any, shoot: Any
+) -> None:
+    organiser, player = await register(http, "Host"), await register(http, "Soloist")
+    now = int(time.time() * 1000)
+    fmt = {"rounds": 1, "uneven": "byes", "length": {"kind": "deals", "deals": 3},
+           "duplicate": {"deals_per_round": 3, "robots": {"level": "basic"}},
+           "registration": {"opens_at": now - 1000, "closes_at": now + HOUR}}  # fmt: skip
+    created = await http.post("/v1/tournaments", json={"name": "Robots", "format": fmt},
+                              headers=organiser.auth)  # fmt: skip
+    assert created.status_code == 201, created.text
+    tid = created.json()["id"]
+    # The table page draws the pool sheet as an image, fetched without the bearer token, which
+    # the embargo of a duplicate table refuses (403) until the event ends.
+    page = await open_page(token=player.token, lang="ru", expected=("status of 403",))
+    await page.goto(f"{web}/#/tournaments/{tid}")
+    await page.wait_for_selector(f"{EVENT}[data-loading=false] [data-panel=runs]")
+    assert await page.locator(f"{EVENT} [data-panel=arbiter]").count() == 0  # not his event
+    await page.click(f"{EVENT} button[data-key=register]")
+    await page.click(f"{EVENT} button[data-key=play-run]")
+    await page.wait_for_selector("[data-screen=table]")
+    game = (await page.evaluate("location.hash")).split("/")[2]
+    view = (await http.get(f"/v1/tournaments/{tid}")).json()
+    assert [r["game_id"] for r in view["runs"]] == [game]
+    await page.goto(f"{web}/#/tournaments/{tid}")
+    await page.wait_for_selector(f"{EVENT}[data-loading=false]")
+    await page.wait_for_selector(f"{EVENT} a[data-key=my-run][href='#/game/{game}']")
+    await page.wait_for_selector(f"{EVENT} li[data-log-type=robot_run_started]")
+    await assert_accessible(page, "a robot duplicate with a run")
