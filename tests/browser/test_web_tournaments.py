@@ -52,7 +52,7 @@ async def test_an_event_is_created_run_and_arbitrated_through_the_page(
     assert view["format"]["rounds"] == 1 and view["format"]["length"] == {
         "kind": "deals", "deals": 1, "pool_target": 10, "minutes": 0, "on_time": "finish_deal",
     }  # fmt: skip
-    assert await page.locator(f"{EVENT} [data-rule=length]").text_content() == "1 deals"
+    assert await page.locator(f"{EVENT} [data-rule=length]").text_content() == "deals: 1"
     assert await page.locator(f"{EVENT} [data-panel=arbiter]").count() == 1
 
     # The organiser registers by the page; the others by the API arrive through the stream.
@@ -73,9 +73,13 @@ async def test_an_event_is_created_run_and_arbitrated_through_the_page(
     view = (await http.get(f"/v1/tournaments/{tid}")).json()
     (table,) = view["rounds"][0]["tables"]
     assert game == table["game_id"]
-    assert await page.locator(f"{EVENT} a[data-key=my-table]").get_attribute("href") == f"#/game/{game}"
+    assert (
+        await page.locator(f"{EVENT} a[data-key=my-table]").get_attribute("href")
+        == f"#/game/{game}"
+    )
     seated = await page.eval_on_selector_all(
-        f"{EVENT} [data-round='1'] tr[data-table='1'] [data-player]", "as => as.map(a => a.dataset.player)"
+        f"{EVENT} [data-round='1'] tr[data-table='1'] [data-player]",
+        "as => as.map(a => a.dataset.player)",
     )
     assert seated == table["seating"]
 
@@ -96,18 +100,27 @@ async def test_an_event_is_created_run_and_arbitrated_through_the_page(
     await page.click(f"{EVENT} details[data-decision=pause_table] summary")
     await page.fill("#arb-pause_table-reason", "again")
     await page.click(f"{EVENT} button[data-key='decide:pause_table']")
-    await page.wait_for_selector(f"{EVENT} [data-arbiter-form=pause_table] [data-problem='illegal.table_paused']")
+    await page.wait_for_selector(
+        f"{EVENT} [data-arbiter-form=pause_table] [data-problem='illegal.table_paused']"
+    )
     await assert_accessible(page, "an event running, with the arbiter's console")
     await shoot(page, "tournament")
 
     # The list shows it running with its field; the filter leaves out the others.
     await page.goto(f"{web}/#/tournaments")
-    await page.wait_for_selector(f"{LIST}[data-loading=false] tr[data-tournament='{tid}'][data-status=running]")
-    assert await page.locator(f"{LIST} tr[data-tournament='{tid}'] [data-entrants]").text_content() == "3"
-    await page.click(f"{LIST} button[data-key='filter:finished']")
-    await page.wait_for_selector(f"{LIST}[data-loading=false] button[data-filter=finished][aria-pressed=true]")
-    assert await page.locator(f"{LIST} tr[data-tournament='{tid}']").count() == 0
+    await page.wait_for_selector(
+        f"{LIST}[data-loading=false] tr[data-tournament='{tid}'][data-status=running]"
+    )
+    assert (
+        await page.locator(f"{LIST} tr[data-tournament='{tid}'] [data-entrants]").text_content()
+        == "3"
+    )
     await shoot(page, "tournaments")
+    await page.click(f"{LIST} button[data-key='filter:finished']")
+    await page.wait_for_selector(
+        f"{LIST}[data-loading=false] button[data-filter=finished][aria-pressed=true]"
+    )
+    assert await page.locator(f"{LIST} tr[data-tournament='{tid}']").count() == 0
 
     # A player's profile lists the tournaments he played a table of.
     await page.goto(f"{web}/#/player/{others[0].id}")

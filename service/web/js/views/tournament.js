@@ -268,7 +268,7 @@ export function tournamentScreen(root, ctx, id) {
 
   function protocolTable(caption, rows) {
     return h("div", { class: "scroll" }, h("table", { class: "grid-table protocol" },
-      h("caption", {}, caption),
+      h("caption", { class: "visually-hidden" }, caption),
       h("thead", {}, h("tr", {}, ["tournament.table", "tournament.players", "tournament.pool", "tournament.state", "tournament.game"]
         .map((key) => h("th", { scope: "col" }, t(key))))),
       h("tbody", {}, rows)));
@@ -364,9 +364,8 @@ export function tournamentScreen(root, ctx, id) {
         p.cut_off != null ? row(t("tournament.cut_off"), String(-p.cut_off), "cut_off") : null,
         row(t("tournament.tiebreaks"), p.tiebreaks.map((k) => t(`tiebreak.${k}`)).join(", "), "tiebreaks"),
         row(t("tournament.bye_points"), p.bye_points, "bye"),
-        row(t("tournament.discipline"), t("tournament.discipline.value", {
-          n: f.discipline.cards_to_disqualify,
-          below: f.discipline.card_below == null ? "—" : `−${f.discipline.card_below}`,
+        row(t("tournament.discipline"), t(f.discipline.card_below == null ? "tournament.discipline.value" : "tournament.discipline.below", {
+          n: f.discipline.cards_to_disqualify, below: `−${f.discipline.card_below}`,
         }), "discipline"),
         f.cuts.length ? row(t("tournament.cuts"), f.cuts.map((c) => t("tournament.cut", { after: c.after_round, keep: c.keep })).join("; "), "cuts") : null,
         f.teams ? row(t("tournament.teams"), `${f.teams.min_size}–${f.teams.max_size}`, "teams") : null,

@@ -1,6 +1,6 @@
 // The tournaments: the list (filtered by status, each with its kind, registration window, rounds
 // and field) and, for a signed-in player, the form that creates one. The format the form sends
-// is the one POST /v1/tournaments freezes (docs/tournaments.md); a refusal is shown beside the
+// is the one the service freezes at creation (docs/tournaments.md); a refusal is shown beside the
 // form as the service words it (problem+json: its detail and each refused field).
 import { ApiError } from "../api.js";
 import { h, mount } from "../dom.js";
@@ -163,7 +163,7 @@ export function tournamentsScreen(root, ctx) {
     return el;
   }
 
-  /** The frozen format, as POST /v1/tournaments takes it, from the form's fields. */
+  /** The frozen format, as the service's createTournament takes it, from the form's fields. */
   function formatOf(data) {
     const num = (key) => Number(data.get(key) || 0);
     const kind = String(data.get("t-kind"));
