@@ -71,6 +71,8 @@ _NAMED_SETS = {
                                       "Whose leaderboard: the people's or the programs'."),
     "BotLevel": _closed_set("BotLevel", ["random", "basic", "strong"], "One of the service's "
                             "bots: random legal moves, rules of thumb, or the solver's search."),
+    "TournamentStatus": _closed_set("TournamentStatus", ["registering", "running", "finished"],
+                                    "A tournament's stage (docs/tournaments.md)."),
     "PuzzleTheme": _closed_set("PuzzleTheme", ["declarer", "defence", "misere_escape",
                                "misere_catch", "all_pass_escape"], "Whose decision a puzzle "
                                "is (docs/puzzles-and-studies.md)."),
