@@ -157,3 +157,4 @@ async def test_a_robot_duplicate_run_is_played_from_the_page(
     await page.wait_for_selector(f"{EVENT} a[data-key=my-run][href='#/game/{game}']")
     await page.wait_for_selector(f"{EVENT} li[data-log-type=robot_run_started]")
     await assert_accessible(page, "a robot duplicate with a run")
+    await shoot(page, "tournament-robot")

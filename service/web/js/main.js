@@ -111,12 +111,11 @@ function topbar() {
   mount(document.getElementById("topbar"),
     h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("app.title")),
     h("div", { class: "who" },
-      tournaments,
-      me ? [bell(), h("a", { class: "link", href: "#/puzzles", dataset: { nav: "puzzles" } }, t("puzzles.nav")),
+      me ? [bell(), h("a", { class: "link", href: "#/puzzles", dataset: { nav: "puzzles" } }, t("puzzles.nav")), tournaments,
         h("a", { class: "me", href: `#/player/${me.id}`, dataset: { player: me.id } }, me.name),
         h("a", { class: "link", href: "#/account", dataset: { nav: "account" } }, t("account")),
         h("button", { type: "button", class: "link", onclick: signOut }, t("signout"))]
-        : h("a", { class: "link", href: "#/account", dataset: { nav: "signin" } }, t("signin")),
+        : [tournaments, h("a", { class: "link", href: "#/account", dataset: { nav: "signin" } }, t("signin"))],
       h("span", { class: "langs", role: "group", "aria-label": t("language") }, languages)));
 }
 

@@ -369,7 +369,7 @@ export function tournamentScreen(root, ctx, id) {
         }), "discipline"),
         f.cuts.length ? row(t("tournament.cuts"), f.cuts.map((c) => t("tournament.cut", { after: c.after_round, keep: c.keep })).join("; "), "cuts") : null,
         f.teams ? row(t("tournament.teams"), `${f.teams.min_size}–${f.teams.max_size}`, "teams") : null,
-        dup ? row(t("tournament.kind.duplicate"), t("tournament.dup.value", {
+        dup ? row(t("tournament.duplicate"), t("tournament.dup.value", {
           n: dup.deals_per_round, scale: t(`tournaments.scale.${dup.scale}`),
           robots: dup.robots ? t("tournament.bot", { level: t(`bots.${dup.robots.level}`) }) : "—",
         }), "duplicate") : null,
