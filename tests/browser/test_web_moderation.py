@@ -64,6 +64,7 @@ async def test_a_moderator_reads_the_ranked_pairs_and_opens_a_deal_and_a_player_
     page = await open_page(token=player.token, expected=("status of 403",))
     await page.goto(f"{web}/#/moderation")
     await page.wait_for_selector(f"{SCREEN}[data-refused=true]")
+    assert await page.locator("[data-nav=moderation]").count() == 0  # no link for a player
 
     moderator = await register(http, "Moderator")
     conn = await asyncpg.connect(database_dsn)  # the administrator grants the role
@@ -72,7 +73,8 @@ async def test_a_moderator_reads_the_ranked_pairs_and_opens_a_deal_and_a_player_
     finally:
         await conn.close()
     page = await open_page(token=moderator.token)
-    await page.goto(f"{web}/#/moderation")
+    await page.goto(f"{web}/#/")
+    await page.click("[data-nav=moderation]")  # the top bar links the report for a moderator
     await page.wait_for_selector(f"{SCREEN}[data-loading=false] li.pair")
     assert await page.locator("li.pair").count() == 3
     ranks = await page.locator("li.pair").evaluate_all("els => els.map(e => e.dataset.rank)")

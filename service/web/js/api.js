@@ -268,6 +268,8 @@ export class Api extends EventTarget {
   }
 
   // --- moderation ---
+  /** Whether the signed-in player holds the moderator role (the top bar links the report). */
+  async isModerator() { return (await this.request("GET", "/v1/moderation/me")).data.moderator; }
   async collusionReport(limit = 50) {
     return (await this.request("GET", `/v1/moderation/pairs?limit=${limit}`)).data;
   }

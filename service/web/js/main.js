@@ -51,7 +51,7 @@ const ctx = {
   /** A sign-in (password, passkey, recovery code) or an inline sign-up gave this device a
    * token: who it is; to the lobby unless ``stay``. */
   signedIn: async (_session, { stay = false } = {}) => {
-    me = await api.me();
+    me = await whoAmI();
     follow();
     topbar();
     announce(t("signin.welcome", { name: me.name }));
@@ -102,6 +102,13 @@ function bell() {
     unread ? h("span", { class: "badge", "aria-hidden": "true" }, String(unread)) : null);
 }
 
+/** The signed-in player, and whether he is a moderator (then the top bar links the report). */
+async function whoAmI() {
+  const player = await api.me();
+  const moderator = await api.isModerator().catch(() => false);
+  return { ...player, moderator };
+}
+
 function topbar() {
   const languages = ["ru", "en"].map((code) => h("button", {
     type: "button", class: "lang", "aria-pressed": String(lang() === code), lang: code,
@@ -112,6 +119,7 @@ function topbar() {
     h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("app.title")),
     h("div", { class: "who" },
       me ? [bell(), h("a", { class: "link", href: "#/puzzles", dataset: { nav: "puzzles" } }, t("puzzles.nav")), tournaments,
+        me.moderator ? h("a", { class: "link", href: "#/moderation", dataset: { nav: "moderation" } }, t("moderation.nav")) : null,
         h("a", { class: "me", href: `#/player/${me.id}`, dataset: { player: me.id } }, me.name),
         h("a", { class: "link", href: "#/account", dataset: { nav: "account" } }, t("account")),
         h("button", { type: "button", class: "link", onclick: signOut }, t("signout"))]
@@ -162,7 +170,7 @@ async function start() {
   onLangChange(() => { topbar(); screen?.rerender(); });
   if (api.signedIn) {
     try {
-      me = await api.me();
+      me = await whoAmI();
     } catch (error) {
       if (!(error instanceof ApiError)) toast(error);
     }
