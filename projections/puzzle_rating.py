@@ -10,6 +10,8 @@ whose ``mu`` is nearest his own.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import msgspec
 from openskill.models import PlackettLuce
 
@@ -43,3 +45,25 @@ def rate_attempt(
         PuzzleRating(mu=q.mu, sigma=q.sigma, attempts=puzzle.attempts + 1,
                      solved=puzzle.solved + solved),
     )  # fmt: skip
+
+
+class Attempt(msgspec.Struct, frozen=True):
+    """A rated attempt as the log of attempts keeps it: who, which puzzle, found or not."""
+
+    player: str
+    puzzle: str
+    solved: bool
+
+
+def fold_attempts(
+    attempts: Iterable[Attempt],
+) -> tuple[dict[str, PuzzleRating], dict[str, PuzzleRating]]:
+    """Every player's and every puzzle's rating after ``attempts``, in the order they were
+    rated: the ratings rebuilt from zero, equal to those kept as each attempt was made."""
+    players: dict[str, PuzzleRating] = {}
+    puzzles: dict[str, PuzzleRating] = {}
+    for a in attempts:
+        players[a.player], puzzles[a.puzzle] = rate_attempt(
+            players.get(a.player, PuzzleRating()), puzzles.get(a.puzzle, PuzzleRating()), a.solved
+        )
+    return players, puzzles

@@ -373,6 +373,28 @@ def _cmd_moderators_list(args: argparse.Namespace, settings: Settings) -> int:
     return _with_admin(settings, action)
 
 
+# --- puzzles ----------------------------------------------------------------------------------
+
+
+def _cmd_puzzles_ratings(args: argparse.Namespace, settings: Settings) -> int:
+    """Fold the puzzle attempts into ratings and compare with the kept ones (1 when any
+    differs); ``--rebuild`` writes the folded ones over them."""
+    from service.read_models.puzzles import check_ratings
+
+    async def action(conn: Any) -> int:
+        checked = await check_ratings(conn, rebuild=args.rebuild)
+        print(
+            f"{checked.attempts} attempts, {checked.players} players, {checked.puzzles} puzzles:"
+            f" {len(checked.differing)} ratings differ from the attempts' fold"
+            + (", rewritten" if checked.rewritten else "")
+        )
+        for one in checked.differing[:20]:
+            print(f"  {one}")
+        return 1 if checked.differing and not checked.rewritten else 0
+
+    return _with_admin(settings, action)
+
+
 # --- the parser -----------------------------------------------------------------------------------
 
 
@@ -444,6 +466,17 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.set_defaults(handler=_cmd_moderators_revoke)
     listed = moderators.add_parser("list", help="the moderators")
     listed.set_defaults(handler=_cmd_moderators_list)
+
+    puzzles = commands.add_parser("puzzles", help="puzzle ratings").add_subparsers(
+        dest="puzzles_command", required=True, metavar="ACTION"
+    )
+    ratings = puzzles.add_parser(
+        "ratings", help="check the puzzle ratings against a fold of the attempts (or rebuild)"
+    )
+    ratings.add_argument(
+        "--rebuild", action="store_true", help="write the folded ratings over those that differ"
+    )
+    ratings.set_defaults(handler=_cmd_puzzles_ratings)
 
     games = commands.add_parser("games", help="whole games").add_subparsers(
         dest="games_command", required=True, metavar="ACTION"

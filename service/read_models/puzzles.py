@@ -23,7 +23,14 @@ import asyncpg
 import msgspec
 
 from domain.cards import parse_card
-from projections.puzzle_rating import MU, SIGMA, PuzzleRating, rate_attempt
+from projections.puzzle_rating import (
+    MU,
+    SIGMA,
+    Attempt,
+    PuzzleRating,
+    fold_attempts,
+    rate_attempt,
+)
 from projections.puzzles import Puzzle, PuzzlePosition, PuzzleSolution, Theme
 from service.exceptions import InvalidCursor, PuzzleNotFound, PuzzleRefused
 from service.platform.cursors import decode_cursor, encode_cursor
@@ -310,3 +317,69 @@ class Puzzles:
         return PuzzleHistory(
             rating=_view(await self.rating(player)), items=tuple(items), next_cursor=next_cursor
         )
+
+
+# --- the ratings rebuilt from the attempts ------------------------------------------------------
+
+
+class RatingsCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """The kept puzzle ratings against those folded from the attempts, in their order."""
+
+    attempts: int
+    players: int
+    puzzles: int
+    differing: list[str]
+    """``player <id>`` or ``puzzle <id>``: each rating kept otherwise than the attempts give."""
+    rewritten: bool = False
+
+
+_TABLES = {
+    "player": ("api.puzzle_players", "player_id"),
+    "puzzle": ("api.puzzle_ratings", "puzzle_id"),
+}
+
+
+async def check_ratings(conn: asyncpg.Connection, *, rebuild: bool = False) -> RatingsCheck:
+    """Fold every rated attempt in the order it was rated (``seq``, migration 0026) and compare
+    with the kept ratings; with ``rebuild``, write the folded ones over those that differ. As
+    the administrator, the attempts locked against new ones meanwhile (they wait, then rate
+    on the rebuilt ratings)."""
+    async with conn.transaction():
+        await conn.execute(
+            "LOCK TABLE api.puzzle_attempts, api.puzzle_players, api.puzzle_ratings"
+            " IN SHARE ROW EXCLUSIVE MODE"
+        )
+        rows = await conn.fetch(
+            "SELECT player_id::text, puzzle_id::text, solved FROM api.puzzle_attempts ORDER BY seq"
+        )
+        folded = dict(zip(
+            ("player", "puzzle"),
+            fold_attempts(Attempt(r["player_id"], r["puzzle_id"], r["solved"]) for r in rows),
+            strict=True,
+        ))  # fmt: skip
+        differing: list[str] = []
+        for kind, (table, key) in _TABLES.items():
+            kept = {
+                r[key]: _rating(r)
+                for r in await conn.fetch(f"SELECT {key}::text, {_RATING_COLUMNS} FROM {table}")
+            }
+            wrong = sorted(k for k in kept.keys() | folded[kind].keys()
+                           if kept.get(k) != folded[kind].get(k))  # fmt: skip
+            differing += [f"{kind} {k}" for k in wrong]
+            if rebuild and wrong:
+                await conn.execute(
+                    f"DELETE FROM {table} WHERE {key} = ANY($1::uuid[])",
+                    [k for k in wrong if k not in folded[kind]],
+                )
+                await conn.executemany(
+                    f"INSERT INTO {table} ({key}, {_RATING_COLUMNS}) VALUES ($1, $2, $3, $4, $5)"
+                    f" ON CONFLICT ({key}) DO UPDATE SET mu = excluded.mu,"
+                    " sigma = excluded.sigma, attempts = excluded.attempts,"
+                    " solved = excluded.solved",
+                    [(k, r.mu, r.sigma, r.attempts, r.solved)
+                     for k in wrong if (r := folded[kind].get(k)) is not None],
+                )  # fmt: skip
+    return RatingsCheck(
+        attempts=len(rows), players=len(folded["player"]), puzzles=len(folded["puzzle"]),
+        differing=differing, rewritten=rebuild and bool(differing),
+    )  # fmt: skip

@@ -18,7 +18,7 @@ from service.eventlog.log import game_log
 from service.exceptions import PuzzleNotFound, PuzzleRefused
 from service.platform.database import with_user
 from service.read_models.miner import Miner, puzzle_id
-from service.read_models.puzzles import Puzzles
+from service.read_models.puzzles import Puzzles, check_ratings
 from service.read_models.runner import Projections
 
 pytestmark = [pytest.mark.integration]
@@ -152,6 +152,43 @@ async def test_two_attempts_at_once_by_one_player_rate_the_puzzle_once(
     assert all(isinstance(r, PuzzleRefused) for r in results if isinstance(r, BaseException))
     assert await pool.fetchval("SELECT attempts FROM api.puzzle_ratings") == 1
     assert await pool.fetchval("SELECT attempts FROM api.puzzle_players") == 1
+
+
+async def test_the_ratings_rebuild_exactly_from_the_attempts_made_at_once(
+    app_pool: asyncpg.Pool, projections_pool: asyncpg.Pool, pool: asyncpg.Pool
+) -> None:
+    """Attempts race on shared players and puzzles; their fold in ``seq`` order gives every
+    kept rating to the bit, and a rebuild puts back ratings lost or damaged."""
+    await mined(app_pool, projections_pool, [39, 40])
+    rows = await pool.fetch("SELECT puzzle_id, puzzle FROM rm.puzzles_a ORDER BY puzzle_id")
+    shown = [(r["puzzle_id"], msgspec.convert(r["puzzle"], Puzzle)) for r in rows][:6]
+    assert len(shown) >= 3
+    solvers = [str(uuid.uuid4()) for _ in range(5)]
+    puzzles = Puzzles(app_pool)
+
+    async def attempt(who: str, k: int) -> None:
+        pid, puzzle = shown[k % len(shown)]
+        card = puzzle.solution.answer if (k + len(who)) % 3 else puzzle.position.legal[-1]
+        await puzzles.attempt(who, pid, card)
+
+    await asyncio.gather(*(attempt(who, k) for i, who in enumerate(solvers)
+                           for k in range(i, i + len(shown))))  # fmt: skip
+    async with pool.acquire() as conn:
+        checked = await check_ratings(conn)
+    assert (checked.attempts, checked.players, checked.differing) == (
+        len(solvers) * len(shown), len(solvers), [],
+    )  # fmt: skip
+    kept = sorted(map(tuple, await pool.fetch("SELECT * FROM api.puzzle_ratings")))
+    await pool.execute("UPDATE api.puzzle_ratings SET mu = 0 WHERE puzzle_id = $1", shown[0][0])
+    await pool.execute("DELETE FROM api.puzzle_players WHERE player_id = $1", uuid.UUID(solvers[0]))
+    async with pool.acquire() as conn:
+        damaged = await check_ratings(conn)
+        assert damaged.differing == sorted(
+            [f"puzzle {shown[0][0]}", f"player {solvers[0]}"], key=lambda d: d.startswith("puzzle")
+        )
+        rebuilt = await check_ratings(conn, rebuild=True)
+        assert rebuilt.rewritten and (await check_ratings(conn)).differing == []
+    assert sorted(map(tuple, await pool.fetch("SELECT * FROM api.puzzle_ratings"))) == kept
 
 
 async def test_the_next_puzzle_is_the_untried_one_nearest_the_players_rating(
