@@ -22,7 +22,7 @@ from projection_games import (
 
 from domain import game as g
 from migrations import APP_ROLE
-from projections import analysis, ratings, sheet, stats
+from projections import analysis, collusion, ratings, sheet, stats
 from service.eventlog.log import game_log
 from service.eventlog.store import NewEvent, uuid7
 from service.exceptions import AlreadyImported, ImportRefused
@@ -100,6 +100,7 @@ async def tables(pool: asyncpg.Pool, slot: str) -> dict[str, Any]:
             (r[0], r[1]): msgspec.json.decode(r[2], type=stats.PlayerGame) for r in players
         },
         "rating_games": await docs("rating_games", ratings.RatedGame),
+        "collusion_games": await docs("collusion_games", collusion.CollusionGame),
         "ratings": {r[0]: tuple(r[1:]) for r in board},
         "history": {
             (r[0], r[1]): (r[2], r[3], msgspec.json.decode(r[4], type=ratings.RatingChange))
@@ -127,6 +128,9 @@ def assert_matches_pure_folds(rows: dict[str, Any], games: list[Game], log: Log)
         assert rows["stats_games"][gm.game_id][1] == fold(stats.apply, stats.EMPTY, events)
         assert rows["rating_games"][gm.game_id][1] == fold(
             ratings.apply_game, ratings.RatedGame(), events
+        )
+        assert rows["collusion_games"][gm.game_id][1] == fold(
+            collusion.apply, collusion.EMPTY, events
         )
         assert version <= len(events)
     expected_rows = {
@@ -193,14 +197,16 @@ async def test_live_read_models_equal_the_pure_folds_and_a_full_rebuild(app_pool
     total = len(log.order)
     assert report.events == total and progress[-1] == (total, total)
     assert report.generations == {
-        "sheet": 2, "stats": 2, "ratings": 2, "analysis": 2, "puzzles": 2,
+        "sheet": 2, "stats": 2, "ratings": 2, "analysis": 2, "puzzles": 2, "collusion": 2,
     }  # fmt: skip
     for name in report.generations:
         assert await active_slot(app_pool, name) == "b"
     assert await tables(projections_pool, "b") == live
     # The old generation is gone: its checkpoint deleted, its tables emptied.
     names = {r[0] for r in await app_pool.fetch("SELECT projection FROM es.projection_checkpoints")}
-    assert names == {"sheet@2", "stats@2", "ratings@2", "analysis@2", "puzzles@2"}
+    assert names == {
+        "sheet@2", "stats@2", "ratings@2", "analysis@2", "puzzles@2", "collusion@2",
+    }  # fmt: skip
     assert not (await tables(projections_pool, "a"))["sheet"]
     # And the new generation keeps following the feed.
     more = random_games(10, PLAYERS, seed=SEED)[8:]  # two new games
