@@ -46,20 +46,35 @@ async def test_rebuild_shows_progress_and_a_count_and_status_shows_position_and_
     lines = out.splitlines()
     assert lines[0].split()[:6] == ["PROJECTION", "ROLE", "STATUS", "POSITION", "HEAD", "LAG"]
     rows = {line.split()[0]: line.split() for line in lines[1:]}
-    assert set(rows) == {"sheet@1", "stats@1", "ratings@1", "analysis@1", "puzzles@1"}
+    assert set(rows) == {
+        "sheet@1",
+        "stats@1",
+        "ratings@1",
+        "analysis@1",
+        "puzzles@1",
+        "collusion@1",
+    }
     assert all(r[2] == "running" and r[3] == "0" and r[5] == str(events) for r in rows.values())
 
     code, out, err = await preferans(database_dsn, "projections", "rebuild", "--batch-size", "100")
     assert code == 0, err
     assert f"{events:,}/{events:,} events" in err  # the progress bar's last state
     assert out.startswith(
-        "rebuilt sheet@2, stats@2, ratings@2, analysis@2, puzzles@2 from position zero: "
+        "rebuilt sheet@2, stats@2, ratings@2, analysis@2, puzzles@2, collusion@2"
+        " from position zero: "
     )
     assert f"{events:,} events in" in out
 
     code, out, _ = await preferans(database_dsn, "projections", "status")
     rows = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
-    assert set(rows) == {"sheet@2", "stats@2", "ratings@2", "analysis@2", "puzzles@2"}
+    assert set(rows) == {
+        "sheet@2",
+        "stats@2",
+        "ratings@2",
+        "analysis@2",
+        "puzzles@2",
+        "collusion@2",
+    }
     assert all(r[5] == "0" for r in rows.values())
 
     code, out, _ = await preferans(database_dsn, "projections", "resume", "sheet")
