@@ -54,7 +54,8 @@ module is named here). docs/architecture.md draws it::
         live            the SSE fan-out: one poller per process for every follower
         chat            the table's chat beside the log: rooms, limits, mutes, reports, live
         rematch         "play again": the offer, the answers, the new game with the same rules
-        export          a finished game as NDJSON, and imported back as the same game
+        export          a finished game as NDJSON or PPN, and imported back as the same game
+        bulk            many finished games read in pages: a player's streamed, a dump's
         proof           a game's chain, commitment and decks checked (verify, /proof)
         tournaments     tournaments: their own streams, their tables' games, their secrets,
                         the duplicate tables' embargo
@@ -74,6 +75,8 @@ module is named here). docs/architecture.md draws it::
         key_purger      expired idempotency keys, old notifications and invites, purged
         clerk           the tournaments' results recorded, rounds closed and started, the
                         daily robot duplicate
+        dumps           every finished rated game in a gzip file now and then, its checksum
+                        and heads; the dumps listed and served
 
     api/                all of HTTP: a package per resource, its controllers beside its wire
                         schemas (msgspec Structs); what every resource shares at the top
@@ -121,6 +124,9 @@ module is named here). docs/architecture.md draws it::
         chat/           the table's talk
             controllers, schemas
                         the chat (post, page, mute, report, phrases only) and "play again"
+        exports/        open data: a player's games in bulk, the dumps (with HTTP ranges)
+            controllers, schemas
+                        the routes; the dumps' list
         read_models/    what is read from the projections and the log
             controllers, schemas
                         sheets, statistics, ratings, replays, export, the projections' status

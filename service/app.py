@@ -26,6 +26,7 @@ controllers by dependency injection, by name:
     studies      `service.games.studies.StudyService`         what-if studies of finished deals
     puzzles      `service.read_models.puzzles.Puzzles`        the next puzzle, attempts, history
     moderation   `service.read_models.moderation.Moderation`  the moderators, the collusion report
+    dumps        `service.workers.dumps.DumpShelf`            the dumps written, listed and served
     projections  `service.read_models.runner.Projections`     the read models' runner
     health       `service.platform.database.HealthProbe`      /health's reserved connection
     caller / viewer                            the authenticated player (`service.api.auth`)
@@ -70,6 +71,7 @@ from service.api.common import check_request
 from service.api.docs import OfflineSwagger, docs_router
 from service.api.edge import Edge
 from service.api.errors import EXCEPTION_HANDLERS
+from service.api.exports import controllers as exports
 from service.api.games.controllers import GamesController, LobbyController
 from service.api.games.events import EventsController, SseSettings
 from service.api.games.table import ROUTES as TABLE_ROUTES
@@ -121,6 +123,7 @@ V1_ROUTE_HANDLERS: list[ControllerRouterHandler] = [
     *puzzles.ROUTE_HANDLERS,
     *studies.ROUTE_HANDLERS,
     *moderation.ROUTE_HANDLERS,
+    *exports.ROUTE_HANDLERS,
 ]
 """Everything under /v1."""
 
@@ -145,7 +148,7 @@ async def _bounded(context: AbstractAsyncContextManager[None]) -> AsyncIterator[
 _COLLABORATORS = (
     "event_log", "games", "players", "accounts", "passkeys", "oauth", "lobby", "invites", "notes",
     "notes_hub", "lobby_hub", "bots", "live", "projections", "health", "talk", "rematches",
-    "chat_limiter", "tournaments", "embargo", "studies", "puzzles", "moderation",
+    "chat_limiter", "tournaments", "embargo", "studies", "puzzles", "moderation", "dumps",
 )  # fmt: skip
 """What the controllers are handed, by name (the module docstring)."""
 _STATE = (*_COLLABORATORS, "steward", "analyst", "miner", "limiter", "clerk")

@@ -13,7 +13,8 @@ starts the role's background workers, and on exit stops them and closes everythi
                 (read), games, the bots' steward, the hub      steward
     background  pool, log, projections, analyst, miner, the    the hint hub, the projections,
                 purger's pool, the key purger, snapshots       the analyst, the miner, the key
-                (written), hub                                 purger, the snapshots' writer
+                (written), the dumper, hub                     purger, the snapshots' writer,
+                                                               the dumps (when on)
     api         everything the controllers are handed          the hint hub, the live poller,
                 (`Services`), the steward, the rate limiter,   the notifications hub, the
                 the hint hub; with ``background_worker =       steward, the rate limiter,
@@ -85,6 +86,7 @@ from service.read_models.moderation import Moderation
 from service.read_models.puzzles import Puzzles
 from service.read_models.runner import Projections
 from service.workers.clerk import Clerk
+from service.workers.dumps import Dumper, DumpShelf
 from service.workers.key_purger import KeyPurger
 from service.workers.steward import Steward
 
@@ -150,6 +152,10 @@ class Services:
     """The moderator role and the collusion report (docs/fair-play.md)."""
     studies: StudyService | None = None
     """What-if studies: their own streams, forked from finished deals."""
+    dumper: Dumper | None = None
+    """The dumps of every finished rated game (`service.workers.dumps`), when they are on."""
+    dumps: DumpShelf | None = None
+    """The dumps written so far, as the API lists and serves them."""
     limiter: RateLimiter | None = None
     talk: TableTalk | None = None
     """The tables' chat and rematch offers, followed for the games' streams."""
@@ -374,6 +380,12 @@ def _read_models(services: Services) -> None:
         Analyst(read_models, layouts=settings.analysis_layouts) if settings.analysis else None
     )
     services.miner = Miner(read_models) if settings.puzzles else None
+    if settings.dump_interval > 0:
+        services.dumper = Dumper(
+            read_models, settings.dumps_dir, interval=settings.dump_interval,
+            pseudonyms=settings.dump_pseudonyms, keep=settings.dump_keep,
+        )  # fmt: skip
+        services.start(services.dumper.run(), "dumps")
     purger = KeyPurger(
         services.event_log.on(services.purger_pool), interval=settings.key_purge_interval,
         also=_other_purges(services),
@@ -445,6 +457,7 @@ async def _api(services: Services, live_poll_interval: float, live_queue_size: i
     )  # fmt: skip
     services.puzzles = Puzzles(pool)
     services.moderation = Moderation(pool)
+    services.dumps = DumpShelf(settings.dumps_dir)
     services.clerk = clerk = Clerk(
         tournaments, interval=settings.steward_poll_interval,
         daily=settings.daily_robot_duplicate,

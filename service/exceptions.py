@@ -24,6 +24,7 @@ The domain's refusals are in `domain.errors`, the event store's in `service.even
     ├── BadRequest           a malformed header, query parameter or body field (names it)
     │   ├── InvalidCursor    a page cursor this list did not hand out
     │   └── TooDeep          a JSON body nested deeper than any request of this API
+    ├── RangeNotSatisfiable  a download's Range that lies outside the file
     ├── HeadersTooLarge      header fields larger than any request of this API needs
     ├── BadBody              what the edge refuses before reading a body into the API
     │   ├── RequestTimeout       the body did not arrive in time
@@ -152,6 +153,14 @@ class TooDeep(BadRequest):
 
     def __init__(self, message: str, *, where: str | None = "body") -> None:
         super().__init__(message, where=where)
+
+
+class RangeNotSatisfiable(ServiceError):
+    """A Range header none of whose ranges lies within the file of ``size`` bytes."""
+
+    def __init__(self, message: str, *, size: int) -> None:
+        super().__init__(message)
+        self.size = size
 
 
 class HeadersTooLarge(ServiceError):

@@ -64,6 +64,7 @@ from service.exceptions import (
     PlayerNotFound,
     PuzzleNotFound,
     PuzzleRefused,
+    RangeNotSatisfiable,
     RateLimited,
     RematchRefused,
     RequestTimeout,
@@ -402,6 +403,13 @@ _KINDS = (
     ),
     Kind("bad-request", 400, "Bad request", "The request cannot be served as sent."),
     Kind(
+        "range-not-satisfiable",
+        416,
+        "The range lies outside the file",
+        "A download's `Range` names bytes the file does not have: `Content-Range: bytes */N` "
+        "gives its size. Ask again within it, or without `Range` for the whole file.",
+    ),
+    Kind(
         "already-applied",
         409,
         "This request was already applied",
@@ -538,6 +546,9 @@ def map_exception(exc: Exception) -> Mapped:
             problem = _problem("puzzle-refused", exc.message, code=exc.code)
         case NotFound():
             problem = _problem("not-found", exc.message)
+        case RangeNotSatisfiable():
+            problem = _problem("range-not-satisfiable", exc.message)
+            headers["Content-Range"] = f"bytes */{exc.size}"
         case BadRequest():
             errors = (FieldError(path=exc.where, message=exc.message),)
             problem = _problem("validation", exc.message, errors=errors)

@@ -359,6 +359,12 @@ SELECT {_COLUMNS}
  ORDER BY version
  LIMIT $3"""
 
+_READ_STREAMS = f"""
+SELECT {_COLUMNS}
+  FROM es.events
+ WHERE stream_id = ANY($1::text[])
+ ORDER BY stream_id, version"""
+
 # The horizon: every transaction below the snapshot's xmin has committed or aborted, so nothing
 # can still appear behind the cursor (docs/event-store.md §9.3).
 _READ_FEED = f"""
@@ -595,6 +601,14 @@ class EventStore:
         """The stream's events with ``version >= from_version``, in version order."""
         rows = await (conn or self.pool).fetch(_READ_STREAM, stream_id, from_version, limit)
         return [RecordedEvent(*row) for row in rows]
+
+    async def read_streams(self, stream_ids: Sequence[str]) -> dict[str, list[RecordedEvent]]:
+        """Several whole streams in one statement (a page of a bulk read), each in version
+        order; a stream that does not exist is left out."""
+        out: dict[str, list[RecordedEvent]] = {}
+        for row in await self.pool.fetch(_READ_STREAMS, list(stream_ids)):
+            out.setdefault(row["stream_id"], []).append(RecordedEvent(*row))
+        return out
 
     async def stream_version(
         self, stream_id: str, *, conn: asyncpg.Connection | None = None

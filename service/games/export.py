@@ -28,13 +28,15 @@ listed in the lobby. A game (or an event) already here refuses the import with
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final, Literal
 
 import msgspec
 
 from domain import game
+from projections import ppn
+from service.eventlog.codec import EventCodec
 from service.eventlog.log import EventLog
 from service.eventlog.store import (
     DuplicateEventId,
@@ -44,11 +46,17 @@ from service.eventlog.store import (
     StreamConflict,
     uuid7,
 )
-from service.exceptions import AlreadyImported, BadRequest, ImportRefused
+from service.exceptions import (
+    AlreadyImported,
+    BadRequest,
+    GameNotFound,
+    GameNotOver,
+    ImportRefused,
+)
 from service.games.dealing import DealSource
 from service.games.lobby import new_game_summary
 from service.games.streams import game_stream
-from service.players.accounts import add_guests, clean_name
+from service.players.accounts import Players, add_guests, clean_name
 
 MEDIA_TYPE = "application/x-ndjson"
 FORMAT: Final = "preferans-game/1"
@@ -128,6 +136,146 @@ def export_lines(
         yield encode_line(line)
 
 
+class Export(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished game as it is exported: its stored events, decoded, and its players."""
+
+    game_id: uuid.UUID
+    records: list[RecordedEvent]
+    events: list[game.Event]
+    players: list[ExportPlayer]
+
+    def ndjson(self) -> Iterator[bytes]:
+        """The NDJSON lines."""
+        return export_lines(self.game_id, self.records, self.players)
+
+    def ppn(self, analyses: Mapping[int, str] | None = None) -> str:
+        """The PPN text, with each deal's analysis (JSON, by deal number) if given."""
+        found = ppn_game(self.game_id, self.records, self.players)
+        tags, deals = ppn.record(self.events, found.players)
+        found = msgspec.structs.replace(found, tags=tags, deals=deals)
+        if analyses:
+            found = ppn.with_analysis(found, analyses)
+        return ppn.write(found)
+
+
+async def load_export(log: EventLog[game.Event], names: Players, game_id: uuid.UUID) -> Export:
+    """A finished game's export: `GameNotFound`, `GameNotOver` (the embargo of a duplicate
+    table is the caller's to check first). A log that cannot be folded is quarantined."""
+    logged = await log.read(game_stream(game_id))
+    if not logged:
+        raise GameNotFound("no game has this id")
+    state: game.GameState = game.INITIAL_STATE
+    for item in logged:
+        _, state = log.step(game.evolve, state, item.record, item.event)
+    if not game.is_terminal(state):
+        raise GameNotOver("a game is exported once it is over")
+    assert isinstance(state, game.PulkaClosed)
+    seated = [p for p in state.players if p is not None]
+    return Export(
+        game_id=game_id,
+        records=[item.record for item in logged],
+        events=[item.event for item in logged],
+        players=[ExportPlayer(id=p, name=await names.name_of(p)) for p in seated],
+    )
+
+
+def ppn_game(
+    game_id: uuid.UUID, records: Sequence[RecordedEvent], players: Sequence[ExportPlayer]
+) -> ppn.PpnGame:
+    """The export of a game as a `projections.ppn.PpnGame` (its record still to be made)."""
+    return _ppn_of(export_lines(game_id, records, players))
+
+
+def _ppn_of(lines: Iterable[bytes]) -> ppn.PpnGame:
+    header: ExportHeader | None = None
+    events: list[ppn.PpnEvent] = []
+    for raw in lines:
+        text = raw.strip()
+        if not text:
+            continue
+        if header is None and not events and b'"format"' in text:
+            header = _header_decoder.decode(text)
+            continue
+        line = _line_decoder.decode(text)
+        events.append(
+            ppn.PpnEvent(
+                version=line.version,
+                type=line.type,
+                schema_version=line.schema_version,
+                data=bytes(line.data).decode(),
+                event_id=None if line.event_id is None else str(line.event_id),
+                salt=line.salt,
+                prev_hash=line.prev_hash,
+                hash=line.hash,
+            )
+        )
+    if header is None:
+        raise ImportRefused("a PPN game is written from an export with its header line")
+    return ppn.PpnGame(
+        game_id=str(header.game_id),
+        stream_id=header.stream_id,
+        head=header.head,
+        players=tuple(ppn.PpnPlayer(p.id, p.name) for p in header.players),
+        events=tuple(events),
+    )
+
+
+def to_ppn(lines: Iterable[bytes | str], codec: EventCodec) -> str:
+    """An NDJSON export as PPN text (the record made from its events, decoded by ``codec``);
+    `ImportRefused` if the export cannot be read."""
+    listed = [_bytes(line) for line in lines]
+    parsed = read_lines(listed, codec)
+    try:
+        found = _ppn_of(listed)
+    except msgspec.DecodeError as exc:
+        raise ImportRefused(f"not an export: {exc}") from None
+    return ppn.write(found, parsed.events)
+
+
+def from_ppn(text: str) -> list[bytes]:
+    """The NDJSON export lines of a PPN game's log, byte for byte those it was written from;
+    `ImportRefused` if the text is not PPN."""
+    try:
+        found = ppn.read(text)
+    except ppn.PpnError as exc:
+        raise ImportRefused(f"not a PPN game: {exc}") from None
+    return ndjson_of(found)
+
+
+def ndjson_of(found: ppn.PpnGame) -> list[bytes]:
+    """The NDJSON export lines of a parsed PPN game."""
+    try:
+        header = ExportHeader(
+            format=FORMAT,
+            game_id=uuid.UUID(found.game_id),
+            players=tuple(ExportPlayer(id=p.id, name=p.name) for p in found.players),
+            stream_id=found.stream_id,
+            head=found.head,
+        )
+        lines = [_encoder.encode(header) + b"\n"]
+        for e in found.events:
+            line = ExportLine(
+                version=e.version,
+                type=e.type,
+                schema_version=e.schema_version,
+                data=msgspec.Raw(e.data.encode()),
+                event_id=None if e.event_id is None else uuid.UUID(e.event_id),
+                salt=e.salt,
+                prev_hash=e.prev_hash,
+                hash=e.hash,
+            )
+            lines.append(encode_line(line))
+    except ValueError as exc:
+        raise ImportRefused(f"a PPN game's id or an event id is not a UUID: {exc}") from None
+    return lines
+
+
+def is_ppn(data: bytes) -> bool:
+    """Whether an import file is PPN (its first line that is not blank is a comment or a tag)."""
+    first = next((line.strip() for line in data.splitlines() if line.strip()), b"")
+    return first.startswith((b"%", b"["))
+
+
 def encode_line(line: ExportLine) -> bytes:
     """An event's line, newline included: compact JSON in field order, ``data`` as jsonb
     prints it (what the stored text is, and `service.eventlog.chain.jsonb_text` recomputes)."""
@@ -141,7 +289,7 @@ class _Parsed(msgspec.Struct, frozen=True):
     salts: list[bytes | None]
 
 
-def read_lines(lines: Iterable[bytes | str], log: EventLog[game.Event]) -> _Parsed:
+def read_lines(lines: Iterable[bytes | str], codec: EventCodec) -> _Parsed:
     """The header and events of an export file; `ImportRefused` naming the first bad line."""
     header: ExportHeader | None = None
     events: list[game.Event] = []
@@ -165,7 +313,7 @@ def read_lines(lines: Iterable[bytes | str], log: EventLog[game.Event]) -> _Pars
             expected = len(events) + 1
             raise ImportRefused(f"line {number}: version {line.version}, expected {expected}")
         try:
-            event = log.codec.decode(line.type, line.schema_version, bytes(line.data))
+            event = codec.decode(line.type, line.schema_version, bytes(line.data))
         except Exception as exc:
             raise ImportRefused(f"line {number}: {exc}") from None
         events.append(event)  # type: ignore[arg-type]
@@ -201,10 +349,25 @@ def _bytes(text: bytes | str) -> bytes:
     return text.encode() if isinstance(text, str) else text
 
 
+async def import_file(log: EventLog[game.Event], data: bytes) -> Imported:
+    """Import a file: PPN (its record checked against its log) or an NDJSON export."""
+    if not is_ppn(data):
+        return await import_game(log, data.splitlines())
+    try:
+        found = ppn.read(data.decode())
+    except (ppn.PpnError, UnicodeDecodeError) as exc:
+        raise ImportRefused(f"not a PPN game: {exc}") from None
+    lines = ndjson_of(found)
+    parsed = read_lines(lines, log.codec)
+    if (differs := ppn.same_record(found, parsed.events)) is not None:
+        raise ImportRefused(f"the PPN record was changed: {differs}")
+    return await import_game(log, lines)
+
+
 async def import_game(log: EventLog[game.Event], lines: Iterable[bytes | str]) -> Imported:
     """Import an exported game (see the module docstring); `ImportRefused` or
     `AlreadyImported` if it cannot be."""
-    parsed = read_lines(lines, log)
+    parsed = read_lines(lines, log.codec)
     try:
         state = game.fold(parsed.events)
     except Exception as exc:

@@ -68,6 +68,12 @@ Every knob of the service lives here and nowhere else. Variables:
                                   most (16; 0: the cards alone, no decisions); docs/bots.md §8.2
     PREFERANS_PUZZLES             mine finished games for puzzles in a worker process beside the
                                   projections (true; docs/puzzles-and-studies.md)
+    PREFERANS_DUMP_INTERVAL       seconds between dumps of every finished rated game, written
+                                  by the background worker (0, the default: no dumps; 86400: a
+                                  dump a day); docs/ppn.md
+    PREFERANS_DUMP_DIR            where the dumps are kept (default ``dumps/`` in the data dir)
+    PREFERANS_DUMP_PSEUDONYMS     dumps name players by pseudonyms, never by id or name (false)
+    PREFERANS_DUMP_KEEP           how many dumps are kept, the newest (7)
     PREFERANS_RATE_LIMITS         limit requests per token and per address (true)
     PREFERANS_READS_PER_MINUTE    reads allowed per token, and per address (1200)
     PREFERANS_WRITES_PER_MINUTE   writes allowed per token, and per address (300)
@@ -188,6 +194,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     analysis: bool = True
     analysis_layouts: Annotated[int, msgspec.Meta(ge=0, le=400)] = 16
     puzzles: bool = True
+    dump_interval: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+    dump_dir: str | None = None
+    dump_pseudonyms: bool = False
+    dump_keep: AtLeastOne = 7
     rate_limits: bool = True
     reads_per_minute: AtLeastOne = 1200
     writes_per_minute: AtLeastOne = 300
@@ -226,6 +236,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     def embedded_pg_dir(self) -> Path:
         """Where the embedded PostgreSQL keeps its cluster when no DATABASE_URL is given."""
         return Path(self.data_dir) / "pg"
+
+    @property
+    def dumps_dir(self) -> Path:
+        """Where the dumps are written and served from."""
+        return Path(self.dump_dir) if self.dump_dir else Path(self.data_dir) / "dumps"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -230,9 +230,13 @@ ROLES: dict[str, tuple[list[str], list[str]]] = {
             "SELECT count(*) FROM es.events", RATINGS, "TRUNCATE rm.ratings_a",
             "UPDATE rm.projections SET active = active", CHECKPOINT, SNAPSHOT,
             "DELETE FROM es.snapshots",
+            # The dumps (migration 0027): the finished games, the embargo, the players' names.
+            "SELECT count(*) FROM api.games", "SELECT count(*) FROM api.tournament_tables",
+            "SELECT player_id, name FROM api.players",
         ],
         [
-            "SELECT count(*) FROM api.tokens", "SELECT count(*) FROM api.players",
+            "SELECT count(*) FROM api.tokens", "SELECT kind FROM api.players",
+            "SELECT created_at FROM api.players", "UPDATE api.games SET version = version",
             "SELECT seed FROM api.deal_source(gen_random_uuid())",
             "SELECT count(*) FROM es.idempotency_keys", TOKEN, PURGE_KEYS, PURGE_NOTES,
             "INSERT INTO es.snapshots (stream_id, fold_version, version, event_id, state)"

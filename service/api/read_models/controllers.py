@@ -27,6 +27,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 
 from domain import game
+from projections import ppn
 from projections import replay as replays
 from projections import sheet as sheets
 from projections.analysis_text import worded
@@ -47,11 +48,10 @@ from service.eventlog.log import EventLog, Logged
 from service.exceptions import (
     DealStillInPlay,
     GameNotFound,
-    GameNotOver,
     NotFound,
 )
 from service.games.export import MEDIA_TYPE as NDJSON
-from service.games.export import ExportPlayer, export_lines
+from service.games.export import load_export
 from service.games.proof import Proof, from_records, prove
 from service.games.streams import game_stream
 from service.games.tournaments import Embargo
@@ -61,6 +61,7 @@ from service.read_models import storage as read_models
 from service.read_models.runner import Projections, ProjectionStatus
 
 SVG = "image/svg+xml"
+PPN = ppn.MEDIA_TYPE
 OCTET_STREAM = "application/octet-stream"
 
 
@@ -123,6 +124,16 @@ MinVersion = Annotated[
             "Read your writes: the sheet as of at least this game version (the one your last "
             "command returned). If the projection has not reached it yet, the sheet is folded "
             "from the game's events instead, so it is never older than what you have seen."
+        ),
+    ),
+]
+ExportFormat = Annotated[
+    Literal["ndjson", "ppn"],
+    QueryParameter(
+        description=(
+            "`ndjson` (the default): the header line and one line per event; `ppn`: the same "
+            "game as PPN text, its record (tags, hands, auction, play by tricks, the sheet's "
+            "lines) above the same log (docs/ppn.md)."
         ),
     ),
 ]
@@ -306,7 +317,8 @@ class SheetController(Controller):
             "`recorded_at`, and its link in the hash chain: `salt`, `prev_hash`, `hash`). Only "
             "once the game is over (409 before): nothing in it is secret any more, the deals' "
             "secret included. `preferans games import` reads it back in as the same game; "
-            "`preferans games verify` checks it (docs/fairness.md)."
+            "`preferans games verify` checks it (docs/fairness.md). `format=ppn` gives it as "
+            "PPN text instead (docs/ppn.md), which `preferans games import` reads too."
         ),
         media_type=NDJSON,
         responses=problem_responses(
@@ -320,23 +332,19 @@ class SheetController(Controller):
         event_log: NamedDependency[EventLog[game.Event]],
         players: NamedDependency[Players],
         embargo: NamedDependency[Embargo],
+        format: ExportFormat = "ndjson",
     ) -> Response[bytes]:
         await embargo.may_disclose(game_id)
-        logged = await _game_events(event_log, game_id)
-        state: game.GameState = game.INITIAL_STATE
-        for item in logged:  # a log that cannot be folded is quarantined, not a 500
-            _, state = event_log.step(game.evolve, state, item.record, item.event)
-        if not game.is_terminal(state):
-            raise GameNotOver("a game is exported once it is over")
-        assert isinstance(state, game.PulkaClosed)
-        seated = [p for p in state.players if p is not None]
-        named = [ExportPlayer(id=p, name=await players.name_of(p)) for p in seated]
-        body = b"".join(export_lines(game_id, [item.record for item in logged], named))
+        found = await load_export(event_log, players, game_id)
+        if format == "ppn":
+            body, native, suffix = found.ppn().encode(), PPN, "ppn"
+        else:
+            body, native, suffix = b"".join(found.ndjson()), NDJSON, "ndjson"
         headers = {
-            "ETag": etag(logged[-1].version),
-            "Content-Disposition": f'attachment; filename="game-{game_id}.ndjson"',
+            "ETag": etag(found.records[-1].version),
+            "Content-Disposition": f'attachment; filename="game-{game_id}.{suffix}"',
         }
-        return Response(body, headers=headers, media_type=_download_type(request, NDJSON))
+        return Response(body, headers=headers, media_type=_download_type(request, native))
 
     @get(
         "/{game_id:uuid}/proof",

@@ -1,0 +1,1 @@
+"""Open data over HTTP: a player's finished games in bulk, and the dumps of every rated game."""
