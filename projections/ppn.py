@@ -284,7 +284,22 @@ def _deal_event(deal: _Deal, e: object) -> None:
 
 
 def _quote(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A tag's value in quotes: ``\\`` and ``\"`` escaped, and any character that is not
+    printable (a line break of any kind among them) as ``\\uXXXX``."""
+    out = []
+    for ch in value:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif not ch.isprintable() or ch in "\x85\u2028\u2029":
+            out.extend(f"\\u{b:04x}" for b in _utf16(ch))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _utf16(ch: str) -> list[int]:
+    data = ch.encode("utf-16-be")
+    return [int.from_bytes(data[k : k + 2], "big") for k in range(0, len(data), 2)]
 
 
 def _tag_line(name: str, value: str) -> str:
@@ -355,19 +370,40 @@ def with_analysis(g: PpnGame, analyses: Mapping[int, str]) -> PpnGame:
 def _unquote(text: str, number: int) -> str:
     if len(text) < 2 or text[0] != '"' or text[-1] != '"':
         raise PpnError(f"line {number}: a tag's value is quoted")
-    out = []
-    escaped = False
-    for ch in text[1:-1]:
-        if escaped:
-            out.append(ch)
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == '"':
+    body = text[1:-1]
+    out: list[str] = []
+    units: list[int] = []
+    k = 0
+    while k < len(body):
+        ch = body[k]
+        if ch == "\\" and body[k + 1 : k + 2] == "u" and len(body) >= k + 6:
+            try:
+                units.append(int(body[k + 2 : k + 6], 16))
+            except ValueError:
+                raise PpnError(f"line {number}: a bad \\u escape in a tag's value") from None
+            k += 6
+            continue
+        if units:
+            out.append(_from_utf16(units, number))
+            units = []
+        if ch == "\\" and k + 1 < len(body):
+            out.append(body[k + 1])
+            k += 2
+            continue
+        if ch in '\\"':
             raise PpnError(f"line {number}: an unescaped quote in a tag's value")
-        else:
-            out.append(ch)
+        out.append(ch)
+        k += 1
+    if units:
+        out.append(_from_utf16(units, number))
     return "".join(out)
+
+
+def _from_utf16(units: list[int], number: int) -> str:
+    try:
+        return b"".join(u.to_bytes(2, "big") for u in units).decode("utf-16-be")
+    except UnicodeDecodeError:
+        raise PpnError(f"line {number}: a \\u escape that is not a character") from None
 
 
 def _parse_tag(line: str, number: int) -> Tag:
@@ -398,7 +434,8 @@ def _parse_log_line(line: str, prev: str | None, number: int) -> PpnEvent:
 
 
 def read_all(lines: Iterable[str]) -> Iterator[PpnGame]:
-    """Every game of a PPN text (a file of several: each begins with its ``Format`` tag)."""
+    """Every game of a PPN text (a file of several: each begins with its ``Format`` tag), given
+    line by line (split at ``\\n`` only: a log line's JSON may hold any other line break)."""
     chunk: list[tuple[int, str]] = []
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r\n")
@@ -412,7 +449,7 @@ def read_all(lines: Iterable[str]) -> Iterator[PpnGame]:
 
 def read(text: str) -> PpnGame:
     """The one game of a PPN text (`PpnError` if it holds none or several)."""
-    games = list(read_all(text.splitlines()))
+    games = list(read_all(text.split("\n")))
     if len(games) != 1:
         raise PpnError(f"a PPN text of one game holds {len(games)}")
     return games[0]

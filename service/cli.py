@@ -8,7 +8,9 @@
     preferans projections status         each read model's position, lag and status [--json]
     preferans projections rebuild [N…]   rebuild read models from position zero (blue/green)
     preferans projections resume NAME    let a failed projection retry from its checkpoint
-    preferans games import FILE          import an exported game (NDJSON, `-` for stdin)
+    preferans games export GAME|--from FILE  a finished game as NDJSON or PPN [--format ppn]
+                                         [--analysis] [-o OUT]; --from converts a file offline
+    preferans games import FILE          import an exported game (NDJSON or PPN, `-` for stdin)
     preferans games verify FILE          check an export's hash chain, commitment and decks
     preferans moderators grant|revoke P  the moderator role (the administrator's DSN); list
 
@@ -157,14 +159,14 @@ def _cmd_openapi(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
-    from service.games.export import import_game
+    from service.games.export import import_file
 
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
-        lines = source.read().splitlines()
+        data = source.read()
 
     async def action(event_log: EventLog[Any]) -> int:
         try:
-            imported = await import_game(event_log, lines)
+            imported = await import_file(event_log, data)
         except ImportRefused as exc:
             print(f"preferans games import: {exc}", file=sys.stderr)
             return 1
@@ -175,16 +177,90 @@ def _cmd_games_import(args: argparse.Namespace, settings: Settings) -> int:
     return _with_log(settings, action)
 
 
+def _write_out(out: str | None, data: bytes) -> None:
+    if out is None or out == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        with open(out, "wb") as target:
+            target.write(data)
+
+
+def _cmd_games_export(args: argparse.Namespace, settings: Settings) -> int:
+    """A finished game from the database (or a file, ``--from``) as NDJSON or PPN."""
+    import uuid
+
+    from service.eventlog.codec import domain_codec
+    from service.games.export import from_ppn, is_ppn, load_export, to_ppn
+
+    if args.source is not None:  # offline: one format into the other
+        with sys.stdin.buffer if args.source == "-" else open(args.source, "rb") as source:
+            data = source.read()
+        try:
+            if is_ppn(data):
+                out = data if args.format == "ppn" else b"".join(from_ppn(data.decode()))
+            else:
+                lines = data.splitlines()
+                out = b"".join(line + b"\n" for line in lines if line.strip())
+                if args.format == "ppn":
+                    out = to_ppn(lines, domain_codec()).encode()
+        except (ImportRefused, UnicodeDecodeError) as exc:
+            print(f"preferans games export: {exc}", file=sys.stderr)
+            return 1
+        _write_out(args.out, out)
+        return 0
+    if args.game is None:
+        print("preferans games export: name a game, or --from FILE", file=sys.stderr)
+        return 1
+    try:
+        game_id = uuid.UUID(args.game)
+    except ValueError:
+        print(f"preferans games export: {args.game!r} is not a game id", file=sys.stderr)
+        return 1
+
+    async def action(event_log: EventLog[Any]) -> int:
+        from service.exceptions import NotFound, NotYet
+        from service.games.tournaments import Embargo
+        from service.players.accounts import Players
+        from service.read_models.storage import read_deal_analysis
+
+        try:
+            await Embargo(event_log.pool).may_disclose(game_id)
+            found = await load_export(event_log, Players(event_log.pool), game_id)
+        except (NotFound, NotYet) as exc:
+            print(f"preferans games export: {exc}", file=sys.stderr)
+            return 1
+        analyses: dict[int, str] = {}
+        if args.analysis:
+            deals = sum(1 for e in found.events if type(e).__name__ == "DealStarted")
+            for n in range(1, deals + 1):
+                deal = await read_deal_analysis(event_log.pool, str(game_id), n)
+                if deal is not None:
+                    analyses[n] = msgspec.json.encode(deal).decode()
+        if args.format == "ppn":
+            data = found.ppn(analyses).encode()
+        else:
+            data = b"".join(found.ndjson())
+            for n, text in sorted(analyses.items()):
+                data += b'{"analysis": ' + text.encode() + b', "deal_no": %d}\n' % n
+        _write_out(args.out, data)
+        return 0
+
+    return _with_log(settings, action)
+
+
 def _cmd_games_verify(args: argparse.Namespace, settings: Settings) -> int:
     """Check an export offline; exit 0 if nothing failed, 1 if something did, 2 if unreadable."""
     from service.eventlog.codec import domain_codec
+    from service.games.export import from_ppn, is_ppn
     from service.games.proof import ExportUnreadable, from_export, prove
 
     with sys.stdin.buffer if args.file == "-" else open(args.file, "rb") as source:
-        lines = source.read().splitlines()
+        data = source.read()
     try:
+        lines = from_ppn(data.decode()) if is_ppn(data) else data.splitlines()
         stream_id, head, links = from_export(lines)
-    except ExportUnreadable as exc:
+    except (ExportUnreadable, ImportRefused, UnicodeDecodeError) as exc:
         print(f"preferans games verify: {exc}", file=sys.stderr)
         return 2
     proof = prove(stream_id, links, domain_codec())
@@ -481,7 +557,20 @@ def build_parser() -> argparse.ArgumentParser:
     games = commands.add_parser("games", help="whole games").add_subparsers(
         dest="games_command", required=True, metavar="ACTION"
     )
-    load = games.add_parser("import", help="import an exported game (NDJSON) as the same game")
+    export = games.add_parser(
+        "export", help="a finished game as NDJSON or PPN (from the database, or --from a file)"
+    )
+    export.add_argument("game", nargs="?", help="the game's id")
+    export.add_argument("--from", dest="source", help="convert this export file instead (- stdin)")
+    export.add_argument("--format", choices=("ndjson", "ppn"), default="ndjson")
+    export.add_argument(
+        "--analysis", action="store_true", help="attach each deal's analysis (once analysed)"
+    )
+    export.add_argument("-o", "--out", help="write here (default: standard output)")
+    export.set_defaults(handler=_cmd_games_export)
+    load = games.add_parser(
+        "import", help="import an exported game (NDJSON or PPN) as the same game"
+    )
     load.add_argument("file", help="the export file, or - for standard input")
     load.set_defaults(handler=_cmd_games_import)
     verify = games.add_parser(

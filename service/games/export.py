@@ -61,6 +61,10 @@ from service.players.accounts import Players, add_guests, clean_name
 MEDIA_TYPE = "application/x-ndjson"
 FORMAT: Final = "preferans-game/1"
 
+ANALYSIS: Final = b'{"analysis"'
+"""How a line of a deal's analysis begins, attached after the events (``preferans games export
+--analysis``): ``{"analysis": {...}, "deal_no": 1}``; an import passes over it."""
+
 _EVENT_IDS = uuid.UUID("8f8e5c4a-3b0d-4e7f-9a61-2c5d7b1e4f90")
 
 
@@ -191,7 +195,7 @@ def _ppn_of(lines: Iterable[bytes]) -> ppn.PpnGame:
     events: list[ppn.PpnEvent] = []
     for raw in lines:
         text = raw.strip()
-        if not text:
+        if not text or text.startswith(ANALYSIS):
             continue
         if header is None and not events and b'"format"' in text:
             header = _header_decoder.decode(text)
@@ -297,7 +301,7 @@ def read_lines(lines: Iterable[bytes | str], codec: EventCodec) -> _Parsed:
     salts: list[bytes | None] = []
     for number, raw in enumerate(lines, start=1):
         text = raw.strip()
-        if not text:
+        if not text or _bytes(text).startswith(ANALYSIS):
             continue
         if not events and header is None and b'"format"' in _bytes(text):
             try:

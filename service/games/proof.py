@@ -156,7 +156,7 @@ def from_export(lines: Iterable[bytes | str]) -> tuple[str, str | None, list[Sto
     links: list[StoredLink] = []
     for number, raw in enumerate(lines, start=1):
         text = raw.strip()
-        if not text:
+        if not text or _bytes(text).startswith(b'{"analysis"'):  # an attached analysis
             continue
         try:
             if stream_id is None and not links:

@@ -2,7 +2,7 @@
 
 The background process leads the job (`service.platform.leadership`, so one process of the
 deployment writes a dump) and, every ``PREFERANS_DUMP_INTERVAL`` seconds, writes into
-``PREFERANS_DUMP_DIR`` (docs/ppn.md §Dumps)::
+``PREFERANS_DUMP_DIR`` (docs/ppn.md, Dumps)::
 
     preferans-20261206T2000Z.ndjson.gz         the games, each its NDJSON export, gzip
     preferans-20261206T2000Z.ndjson.gz.sha256  its SHA-256, as ``sha256sum -c`` reads it

@@ -9,7 +9,7 @@ import msgspec
 
 
 class DumpView(msgspec.Struct, frozen=True, kw_only=True):
-    """A dump of every finished rated game (docs/ppn.md §Dumps)."""
+    """A dump of every finished rated game (docs/ppn.md, Dumps)."""
 
     name: str
     """The compressed file (``GET /v1/dumps/{name}``)."""
