@@ -4,6 +4,7 @@ a test has thousands without playing thousands."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import uuid
@@ -135,10 +136,16 @@ def copy_of(lines: Sequence[bytes], game_id: uuid.UUID) -> list[bytes]:
 
 
 async def import_copies(
-    log: EventLog[g.Event], lines: Sequence[bytes], count: int
+    log: EventLog[g.Event], lines: Sequence[bytes], count: int, *, concurrency: int = 1
 ) -> list[uuid.UUID]:
-    """``count`` copies of a finished game imported, each under an id of its own (in id order)."""
+    """``count`` copies of a finished game imported, each under an id of its own (in id order),
+    ``concurrency`` at a time."""
     ids = sorted(uuid.uuid4() for _ in range(count))
-    for game_id in ids:
-        await import_game(log, copy_of(lines, game_id))
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(game_id: uuid.UUID) -> None:
+        async with gate:
+            await import_game(log, copy_of(lines, game_id))
+
+    await asyncio.gather(*(one(game_id) for game_id in ids))
     return ids

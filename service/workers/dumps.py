@@ -56,7 +56,7 @@ LEADER = "dumps"
 NAME = re.compile(r"^preferans-\d{8}T\d{6}Z(\.ndjson\.gz(\.sha256)?|\.heads|\.json)$")
 """The names of a dump's files (nothing else in the directory is ever served)."""
 _LAST_GAME = """
-SELECT max(game_id) FROM api.games WHERE status = 'finished'"""
+SELECT game_id FROM api.games WHERE status = 'finished' ORDER BY status, game_id DESC LIMIT 1"""
 
 
 class DumpInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,7 +85,7 @@ _manifest = msgspec.json.Decoder(DumpInfo)
 def pseudonym(key: bytes, player_id: str) -> str:
     """A player's pseudonym in a dump keyed by ``key``: an UUID made of the id's HMAC."""
     digest = hmac.new(key, player_id.encode(), hashlib.sha256).digest()
-    return str(uuid.UUID(bytes=digest[:16], version=8))
+    return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
 def pseudonymised(

@@ -148,7 +148,6 @@ class PlayerExportController(Controller):
             "`rated`. Only finished games, never a duplicate table whose event is still open; "
             "a private table's games only for the player himself (with his token)."
         ),
-        media_type=NDJSON,
         responses={
             200: ResponseSpec(
                 data_container=bytes,
