@@ -111,7 +111,7 @@ _COMMANDS = {
 }  # fmt: skip
 """Operations answered by `service.api.common.send`: an outcome with its ETag, replayable."""
 _VERSIONED_READS = {"readGame", "readSheet", "drawSheet", "exportGame"}
-_DOWNLOADS = {"drawSheet", "exportGame"}
+_DOWNLOADS = {"drawSheet", "exportGame", "exportPlayerGames"}
 _OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
 _SPARSE = {"Problem", "FieldError", "OAuthError", "Introspection"}
 """Response schemas whose unset fields are left out (``omit_defaults``): not all required."""

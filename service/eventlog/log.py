@@ -207,6 +207,12 @@ class EventLog(Generic[E]):
         decodes only what its reader may see)."""
         return await self.store.read_stream(stream_id, from_version, conn=conn)
 
+    async def read_stored_streams(
+        self, stream_ids: Sequence[str]
+    ) -> dict[str, list[RecordedEvent]]:
+        """Several whole streams as stored, in one statement (a page of a bulk read)."""
+        return await self.store.read_streams(stream_ids)
+
     # --- the global feed ----------------------------------------------------------------------
 
     def listen(self) -> contextlib.AbstractAsyncContextManager[FeedHints]:

@@ -120,7 +120,7 @@ async def pages(
         listed = await page(log.pool, found, after, limit)
         if not listed:
             return
-        streams = await log.store.read_streams([game_stream(g.game_id) for g in listed])
+        streams = await log.read_stored_streams([game_stream(g.game_id) for g in listed])
         yield [
             (g, streams[game_stream(g.game_id)])
             for g in listed

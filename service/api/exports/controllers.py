@@ -26,7 +26,6 @@ from typing import Annotated, Any, Literal
 from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Example
 from litestar.params import FromPath, QueryParameter
 from litestar.response import Stream
 
@@ -42,6 +41,7 @@ from service.players.accounts import Caller, Players
 from service.workers.dumps import DumpInfo, DumpShelf
 
 CHUNK = 64 * 1024
+OCTET_STREAM = "application/octet-stream"
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 Since = Annotated[
@@ -153,14 +153,17 @@ class PlayerExportController(Controller):
                 data_container=bytes,
                 generate_examples=False,
                 media_type=NDJSON,
-                description="The games (`format=ppn`: `" + ppn.MEDIA_TYPE + "`).",
-                examples=[Example(summary="NDJSON", value='{"format": "preferans-game/1"}')],
+                description=(
+                    "The games (`format=ppn`: `" + ppn.MEDIA_TYPE + "`; bytes, "
+                    "`application/octet-stream`, when `Accept` asks for them rather than it)."
+                ),
             ),
             **problem_responses("validation", "player-not-found"),
         },
     )
     async def export_player_games(
         self,
+        request: Request[Any, Any, Any],
         player_id: FromPath[uuid.UUID],
         viewer: NamedDependency[Caller | None],
         players: NamedDependency[Players],
@@ -179,7 +182,9 @@ class PlayerExportController(Controller):
             player=player_id, since=since, until=until, convention=convention, rated=rated,
             private_too=viewer is not None and viewer.id == str(player_id),
         )  # fmt: skip
-        media = ppn.MEDIA_TYPE if format == "ppn" else NDJSON
+        native = ppn.MEDIA_TYPE if format == "ppn" else NDJSON
+        accept = request.headers.get("accept", "")
+        media = OCTET_STREAM if OCTET_STREAM in accept and native not in accept else native
         return Stream(
             bulk.stream(event_log, found, format),
             media_type=media,
