@@ -53,6 +53,9 @@ from service.platform.worker_kit import Worker
 log = logging.getLogger(__name__)
 
 LEADER = "dumps"
+LEVEL = 6
+"""gzip's level: zlib's default. On 2.1 MB of exports level 9 took 0.138 s against 0.083 s
+for a file 1.1% smaller (581 KB against 587 KB)."""
 NAME = re.compile(r"^preferans-\d{8}T\d{6}Z(\.ndjson\.gz(\.sha256)?|\.heads|\.json)$")
 """The names of a dump's files (nothing else in the directory is ever served)."""
 _LAST_GAME = """
@@ -178,7 +181,9 @@ class Dumper:
         games = events = 0
         with open(part, "wb") as raw, open(heads_part, "w") as heads:
             hashing = _Hashing(raw, digest)
-            with gzip.GzipFile(filename=name[:-3], mode="wb", fileobj=hashing, mtime=0) as out:
+            with gzip.GzipFile(
+                filename=name[:-3], mode="wb", fileobj=hashing, mtime=0, compresslevel=LEVEL
+            ) as out:
                 async for batch in pages(self.log, found, self.page):
                     chunks = []
                     for listed, records in batch:

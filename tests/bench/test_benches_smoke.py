@@ -33,6 +33,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "bench_bots.py": ("random:", "basic:", "strong:", "layouts solved per decision"),
     "bench_conditional_get.py": ("baseline: read the log every time", "known heads", "svc ms"),
     "bench_domain.py": ("play", "fold", "baseline", "decode"),
+    "bench_dumps.py": ("baseline: COPY of the events", "baseline: COPY + gzip", "dump",
+                       "dump / COPY:", "ms per game"),
     "bench_keepalive.py": ("baseline: GET /health, new conn.", "GET /health, keep-alive",
                            "client Nagle"),
     "bench_mixed.py": ("action", "view", "304 poll", "baseline: /health", "CPU per command"),
