@@ -25,7 +25,7 @@ import msgspec
 
 from projections import ppn
 from service.eventlog.log import EventLog
-from service.eventlog.store import RecordedEvent
+from service.eventlog.store import RecordedEvent, StreamUnreadable
 from service.games.export import ExportPlayer, export_lines, ppn_game
 from service.games.streams import game_stream
 
@@ -137,4 +137,8 @@ async def stream(
     """The games of ``found``, one chunk of bytes per game (see the module docstring)."""
     async for batch in pages(log, found, limit):
         for listed, records in batch:
-            yield game_bytes(log, listed, records, fmt)
+            try:
+                chunk = game_bytes(log, listed, records, fmt)
+            except StreamUnreadable:  # quarantined (and alerted on): left out, not a 500
+                continue
+            yield chunk

@@ -114,3 +114,42 @@ async def test_games_import_reads_an_export_into_another_server_as_the_same_game
     export.write_bytes(b'{"version": 2}\n')
     code, _, err = await preferans(database_dsn, "games", "import", str(export))
     assert code == 1 and "line 1" in err
+
+
+async def test_games_export_writes_ppn_with_analysis_that_imports_elsewhere_as_the_same_game(
+    database_dsn, other_database_dsn, pool, tmp_path
+):
+    from open_data import finished_export
+
+    from projections import ppn
+    from service.games.export import import_game
+
+    seated = [str(uuid7()) for _ in range(3)]
+    lines = finished_export(5, seated, target=1, names=["Ann", "Bo", "Cy"])
+    imported = await import_game(game_log(pool, announce=False), lines)
+    game_id = imported.game_id
+    target = tmp_path / "game.ppn"
+    code, _, err = await preferans(
+        database_dsn, "games", "export", str(game_id), "--format", "ppn", "--analysis", "-o",
+        str(target),
+    )  # fmt: skip
+    assert code == 0, err
+    text = target.read_text()
+    assert ppn.read(text).game_id == str(game_id) and '[Deal "1"]' in text
+
+    code, out, err = await preferans(database_dsn, "games", "export", str(game_id))
+    assert code == 0 and out.encode() == b"".join(lines), err  # NDJSON: the export's bytes
+
+    converted = tmp_path / "converted.ndjson"
+    code, _, err = await preferans(
+        database_dsn, "games", "export", "--from", str(target), "-o", str(converted)
+    )
+    assert code == 0 and converted.read_bytes() == b"".join(lines), err
+
+    code, out, err = await preferans(other_database_dsn, "games", "import", str(target))
+    assert code == 0 and out.startswith(f"imported game {game_id}: {imported.version} events"), err
+    code, out, _ = await preferans(database_dsn, "games", "verify", str(target))
+    assert code == 0 and "verified" in out
+
+    code, _, err = await preferans(database_dsn, "games", "export", str(uuid7()))
+    assert code == 1 and "no game" in err

@@ -103,3 +103,12 @@ def test_an_event_line_keeps_its_data_verbatim():
     back = ppn.read(ppn.write(ppn.PpnGame(game_id="x", events=(event,)), []))
     assert back.events == (event,)
     assert msgspec.json.decode(back.events[0].data) == {"a": "b c\u2028"}
+
+
+def test_an_attached_analysis_rides_with_its_deal_and_is_never_checked():
+    lines = finished_export(0, PLAYERS, target=1, names=NAMES, fair=True)
+    found = ppn.read(to_ppn(lines, domain_codec()))
+    attached = ppn.with_analysis(found, {2: '{"par": 8}', 9: '{"nothing": 1}'})
+    back = ppn.read(ppn.write(attached))
+    assert [d.analysis for d in back.deals] == [None, '{"par": 8}']
+    assert ppn.same_record(back, fair_pulka(0, PLAYERS)) is None
