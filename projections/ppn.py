@@ -161,9 +161,7 @@ class _Deal:
         return PpnDeal(tags=tuple(self.tags), play=tuple(self.play))
 
 
-def record(
-    events: Sequence[object], players: Sequence[PpnPlayer] = ()
-) -> tuple[tuple[Tag, ...], tuple[PpnDeal, ...]]:
+def record(events: Sequence[object]) -> tuple[tuple[Tag, ...], tuple[PpnDeal, ...]]:
     """The record of a game's decoded events: its tags and its deals (see docs/ppn.md)."""
     tags: list[Tag] = []
     deals: list[PpnDeal] = []
@@ -335,7 +333,7 @@ def _log_line(e: PpnEvent, prev: str | None) -> str:
 def write(g: PpnGame, events: Sequence[object] | None = None) -> str:
     """The PPN text of ``g``: its header, the record (made from ``events``, the log decoded, if
     ``g`` has none of its own) and the log. Ends with a newline."""
-    tags, deals = (g.tags, g.deals) if events is None else record(events, g.players)
+    tags, deals = (g.tags, g.deals) if events is None else record(events)
     lines = ["% PPN/1: Preferans Portable Notation, docs/ppn.md"]
     lines += [_tag_line(n, v) for n, v in [*header_tags(g), *tags]]
     for k, deal in enumerate(deals):
@@ -528,7 +526,7 @@ def _read(chunk: Sequence[tuple[int, str]]) -> PpnGame:
 def same_record(g: PpnGame, events: Sequence[object]) -> str | None:
     """None if ``g``'s record is the record of ``events`` (its log decoded), else the first
     difference, for a refusal."""
-    tags, deals = record(events, g.players)
+    tags, deals = record(events)
     if tags != g.tags:
         for mine, theirs in zip(tags, g.tags, strict=False):
             if mine != theirs:

@@ -31,8 +31,9 @@ from service.games.streams import game_stream
 
 Format = Literal["ndjson", "ppn"]
 
-PAGE = 100
-"""Games' ids read per statement."""
+PAGE = 25
+"""Games read per page (their ids in one statement, their events in another): a page of long
+games is some 17,000 events in memory at once."""
 
 
 class GameFilter(msgspec.Struct, frozen=True, kw_only=True):

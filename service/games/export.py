@@ -155,7 +155,7 @@ class Export(msgspec.Struct, frozen=True, kw_only=True):
     def ppn(self, analyses: Mapping[int, str] | None = None) -> str:
         """The PPN text, with each deal's analysis (JSON, by deal number) if given."""
         found = ppn_game(self.game_id, self.records, self.players)
-        tags, deals = ppn.record(self.events, found.players)
+        tags, deals = ppn.record(self.events)
         found = msgspec.structs.replace(found, tags=tags, deals=deals)
         if analyses:
             found = ppn.with_analysis(found, analyses)
