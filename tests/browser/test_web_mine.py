@@ -9,6 +9,7 @@ reload, and the lists are read once, not polled.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -138,6 +139,11 @@ async def test_the_profile_draws_the_rating_history_and_links_finished_games_to_
     assert "μ − 3σ" in explained and "uncertainty" in explained
     assert await page.text_content(f"{PROFILE} [data-stat=games]") == "2"
     assert await page.query_selector(f"{PROFILE} [data-stat=par]") is not None
+    # His finished games in bulk, downloaded as the open text format (docs/ppn.md).
+    async with page.expect_download() as downloading:
+        await page.click(f"{PROFILE} a[data-download=ppn]")
+    ppn = Path(await (await downloading.value).path()).read_text()
+    assert all(f'[Game "{g}"]' in ppn for g in games), ppn[:400]
     await shoot_both(page, shoot, "profile-en")
     await page.click("button.lang[data-lang=ru]")
     await page.wait_for_selector(f"{PROFILE} h2:text('Рейтинг')")

@@ -140,7 +140,14 @@ export function profileScreen(root, ctx, playerId) {
           h("span", { class: "row" },
             h("a", { class: "button", href: `#/game/${g.id}`, dataset: { key: `results:${g.id}` } }, t("list.results")),
             h("a", { class: "button", href: `#/game/${g.id}/replay/1`, dataset: { key: `replay:${g.id}`, replay: g.id } },
-              t("mine.replay")))))));
+              t("mine.replay")))))),
+      // The public record of his finished games in bulk (docs/ppn.md): the open text format or
+      // the log's own lines. A plain link carries no token, so a private table stays out.
+      games.length ? h("p", { class: "downloads", dataset: { downloads: "" } }, t("profile.download"), " ",
+        ["ppn", "ndjson"].map((format) => h("a", {
+          class: "link", href: `/v1/players/${playerId}/games/export?format=${format}`,
+          download: `${playerId}.${format}`, dataset: { download: format },
+        }, format.toUpperCase()))) : null);
   }
 
   function tournamentsPanel() {
