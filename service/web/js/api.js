@@ -267,6 +267,11 @@ export class Api extends EventTarget {
     return (await this.request("GET", at ? `${path}&at=${at}` : path)).data;
   }
 
+  /** Where a player's finished games download in bulk (``ppn`` or ``ndjson``, docs/ppn.md). */
+  gamesExportUrl(playerId, format) {
+    return `${this.base}/v1/players/${playerId}/games/export?format=${format}`;
+  }
+
   // --- moderation ---
   /** Whether the signed-in player holds the moderator role (the top bar links the report). */
   async isModerator() { return (await this.request("GET", "/v1/moderation/me")).data.moderator; }

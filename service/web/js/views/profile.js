@@ -145,7 +145,7 @@ export function profileScreen(root, ctx, playerId) {
       // the log's own lines. A plain link carries no token, so a private table stays out.
       games.length ? h("p", { class: "downloads", dataset: { downloads: "" } }, t("profile.download"), " ",
         ["ppn", "ndjson"].map((format) => h("a", {
-          class: "link", href: `/v1/players/${playerId}/games/export?format=${format}`,
+          class: "link", href: ctx.api.gamesExportUrl(playerId, format),
           download: `${playerId}.${format}`, dataset: { download: format },
         }, format.toUpperCase()))) : null);
   }
