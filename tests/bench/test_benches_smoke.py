@@ -29,7 +29,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
                         "the hash chain's cost per append"),
     "bench_bot_tables.py": ("baseline (no bots)", "with bot tables", "p99 with the bots"),
     "bench_collusion.py": ("colluders", "per 1,000 deals", "baseline: fold alone",
-                           "report build", "false-positive rate at z >= "),
+                           "report build", "false-positive rate at z >= ", "report over"),
     "bench_bots.py": ("random:", "basic:", "strong:", "layouts solved per decision"),
     "bench_conditional_get.py": ("baseline: read the log every time", "known heads", "svc ms"),
     "bench_domain.py": ("play", "fold", "baseline", "decode"),
