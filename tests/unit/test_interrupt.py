@@ -88,13 +88,15 @@ def test_a_signal_stops_pytest_at_once_with_its_summary(
             time.sleep(0.05)
         sent = time.monotonic()
         process.send_signal(signum)
-        out, _ = process.communicate(timeout=10)
+        out, _ = process.communicate(timeout=30)
         took = time.monotonic() - sent
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
-    assert took < 5, out
+    # At once: long before the 60 s sleep would end. Not a tighter bound: the summary and the
+    # teardown took 6.4 s on a machine at a load of 10.
+    assert took < 20, out
     assert process.returncode == pytest.ExitCode.INTERRUPTED, out
     assert "KeyboardInterrupt" in out, out
     assert re.search(r"^=+ 1 passed in [\d.]+s.* =+$", out, re.M), out
