@@ -132,6 +132,19 @@ def field(state: Tournament) -> tuple[str, ...]:
     return tuple(p for p in (e.player for e in ready) if p in out)
 
 
+def captain(state: Tournament, team: str) -> str | None:
+    """A team's captain: its first member in order of registration still in the field (he,
+    or the arbiter, names its lineup)."""
+    return next((e.player for e in state.entrants if e.team == team
+                 and e.status in ("registered", "active")), None)  # fmt: skip
+
+
+def lineup(state: Tournament, team: str) -> tuple[str, ...]:
+    """Who of ``team`` is paired next (`field`'s choice: the named lineup, or the first three)."""
+    members = {e.player for e in state.entrants if e.team == team}
+    return tuple(p for p in field(state) if p in members)
+
+
 def teams(state: Tournament) -> dict[str, list[str]]:
     """Each team's members, for `points.team_standings`."""
     out: dict[str, list[str]] = {}
@@ -555,11 +568,13 @@ def _close_round(command: m.CloseRound, state: Tournament) -> list[m.TournamentE
 
 
 def _lineup(command: m.NameLineup, state: Tournament) -> m.LineupNamed:
+    """A lineup counts from the next round to start: named while a round is played (the next
+    round starts as soon as the last table of this one has a result), or before round 1."""
     rules = state.format.teams
     if rules is None:
         raise refuse("team", "this is not a team event")
-    if state.rounds and state.rounds[-1].secret is None:
-        raise refuse("round_running", "a lineup is named between rounds")
+    if len(state.rounds) >= state.format.rounds:
+        raise refuse("no_round_left", "every round has started: no lineup is left to name")
     members = {e.player for e in state.entrants if e.team == command.team
                and e.status in ("registered", "active")}  # fmt: skip
     chosen = set(command.players)
@@ -567,7 +582,10 @@ def _lineup(command: m.NameLineup, state: Tournament) -> m.LineupNamed:
         raise refuse("bad_lineup", f"a lineup names {rules.playing} different players")
     if not chosen <= members:
         raise refuse("bad_lineup", f"a lineup names players of team {command.team} in the field")
-    return m.LineupNamed(at=command.at, team=command.team, players=command.players)
+    return m.LineupNamed(
+        at=command.at, team=command.team, players=command.players, by=command.by,
+        for_round=len(state.rounds) + 1,
+    )  # fmt: skip
 
 
 def _robot_run(command: m.StartRobotRun, state: Tournament) -> m.RobotRunStarted:

@@ -85,10 +85,12 @@ class RevealDeals(Command, frozen=True, tag="reveal_deals"):
 
 
 class NameLineup(Command, frozen=True, tag="name_lineup"):
-    """A team names the members who play from the next round on (three of its 3–5)."""
+    """A team names the members who play from the next round to start on (three of its 3–5);
+    ``by`` is who named it (its captain or the arbiter: the service checks which)."""
 
     team: str
     players: tuple[str, ...]
+    by: str | None = None
 
 
 class StartRobotRun(Command, frozen=True, tag="start_robot_run"):
@@ -255,6 +257,10 @@ class DealsRevealed(Event, frozen=True, tag="deals_revealed"):
 class LineupNamed(Event, frozen=True, tag="lineup_named"):
     team: str
     players: tuple[str, ...]
+    by: str | None = None
+    """The captain or the arbiter who named it."""
+    for_round: int = 0
+    """The round it is first played in (0: not recorded)."""
 
 
 class RobotRunStarted(Event, frozen=True, tag="robot_run_started"):

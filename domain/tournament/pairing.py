@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Literal
 
 import msgspec
@@ -219,16 +219,27 @@ def swiss(
         best = min(combinations(rest[:window], table_size - 1), key=lambda o: cost((head, *o)))
         tables.append([head, *best])
         free = [p for p in rest if p not in best]
+    # Each table's cost is kept, and a pair of tables is skipped when no swap between them can
+    # cost less: two tables' spans sum to at least the reach of their players' ranks less its
+    # widest gap (the two spans cover every rank but at most one gap), and repeats cost >= 0.
+    # Skipping changes nothing (such a pair never swaps), but round 1 of 1,000 players went
+    # from 2,000,000 calls of `cost` (about 10 s) to none (docs/tournaments.md, the start).
+    costs = [cost(t) for t in tables]
     improved = True
     while improved:
         improved = False
         for a, b in combinations(range(len(tables)), 2):
+            ranks = sorted([rank[p] for p in tables[a]] + [rank[p] for p in tables[b]])
+            widest = max(y - x for x, y in pairwise(ranks))
+            if penalty >= 0 and costs[a] + costs[b] <= ranks[-1] - ranks[0] - widest:
+                continue
             for i in range(len(tables[a])):
                 for j in range(len(tables[b])):
                     ta, tb = list(tables[a]), list(tables[b])
                     ta[i], tb[j] = tb[j], ta[i]
-                    if cost(ta) + cost(tb) < cost(tables[a]) + cost(tables[b]):
-                        tables[a], tables[b] = ta, tb
+                    ca, cb = cost(ta), cost(tb)
+                    if ca + cb < costs[a] + costs[b]:
+                        tables[a], tables[b], costs[a], costs[b] = ta, tb, ca, cb
                         improved = True
     return Pairing(
         tables=tuple(tuple(sorted(t, key=rank.__getitem__)) for t in tables),

@@ -61,6 +61,63 @@ def test_swiss_seats_every_player_of_the_field_exactly_once(n, seed):
     assert sorted(seen) == sorted(ranked)
 
 
+def plain_swiss(ranked, met, size, uneven, byes_had, penalty=100, window=8):
+    """`swiss` as it was first written: every pair of tables tried for a swap, no skipping."""
+    from itertools import combinations
+
+    from domain.tournament.pairing import Pairing, pairs_of, table_sizes
+
+    sizes, bye_count = table_sizes(len(ranked), size, uneven)
+    rank = {p: i for i, p in enumerate(ranked)}
+    byes = set(sorted(reversed(ranked), key=lambda p: byes_had.get(p, 0))[:bye_count])
+    free = [p for p in ranked if p not in byes]
+
+    def cost(table):
+        repeats = sum(met[pair] for pair in pairs_of(table))
+        return penalty * repeats + max(rank[p] for p in table) - min(rank[p] for p in table)
+
+    tables = []
+    for table_size in sorted(sizes):
+        head, rest = free[0], free[1:]
+        best = min(combinations(rest[:window], table_size - 1), key=lambda o: cost((head, *o)))
+        tables.append([head, *best])
+        free = [p for p in rest if p not in best]
+    improved = True
+    while improved:
+        improved = False
+        for a, b in combinations(range(len(tables)), 2):
+            for i in range(len(tables[a])):
+                for j in range(len(tables[b])):
+                    ta, tb = list(tables[a]), list(tables[b])
+                    ta[i], tb[j] = tb[j], ta[i]
+                    if cost(ta) + cost(tb) < cost(tables[a]) + cost(tables[b]):
+                        tables[a], tables[b] = ta, tb
+                        improved = True
+    return Pairing(
+        tables=tuple(tuple(sorted(t, key=rank.__getitem__)) for t in tables),
+        byes=tuple(sorted(byes, key=rank.__getitem__)),
+    )
+
+
+@settings(max_examples=examples(ci=40))
+@given(
+    n=st.integers(3, 40), seed=seeds, rounds=st.integers(0, 3),
+    uneven=st.sampled_from(["mixed", "byes"]), penalty=st.sampled_from([0, 1, 7, 100]),
+)  # fmt: skip
+def test_swiss_skipping_hopeless_swaps_pairs_exactly_as_trying_every_swap(
+    n, seed, rounds, uneven, penalty
+):
+    field = [f"p{i}" for i in range(n)]
+    draw = Draw(seed)
+    played = [swiss(draw.shuffle(field), meetings([]), 3, uneven, {}) for _ in range(rounds)]
+    met = meetings(played)
+    ranked = draw.shuffle(field)
+    byes_had = {p: 1 for r in played for p in r.byes}
+    assert swiss(ranked, met, 3, uneven, byes_had, penalty) == plain_swiss(
+        ranked, met, 3, uneven, byes_had, penalty
+    )
+
+
 def zero_sum(size: int) -> st.SearchStrategy[tuple[int, ...]]:
     return st.lists(st.integers(-300, 300), min_size=size - 1, max_size=size - 1).map(
         lambda xs: (*xs, -sum(xs))

@@ -151,14 +151,23 @@ def test_a_team_of_four_plays_three_its_lineup_names_and_only_they_count():
     refused(state, m.NameLineup(team="A", players=("a1", "a2")), "illegal.bad_lineup")
     refused(state, m.NameLineup(team="A", players=("a1", "a2", "b1")), "illegal.bad_lineup")
     state, _ = run(state, m.NameLineup(team="A", players=("a4", "a2", "a3")))
+    assert d.captain(live(state), "A") == "a1" and d.lineup(live(state), "A") == ("a2", "a3", "a4")
     state, _ = start(state)
-    refused(state, m.NameLineup(team="A", players=("a1", "a2", "a3")), "illegal.round_running")
     seated = {p for t in live(state).rounds[0].tables for p in t.seating}
     assert "a1" not in seated and "a4" in seated and len(seated) == 9
+    # Named while round 1 is played (the next round starts as soon as it ends), it counts from
+    # round 2; the last round's lineup is the last one named.
+    state, events = run(state, m.NameLineup(team="A", players=("a1", "a2", "a3"), by="a1"))
+    assert events == [m.LineupNamed(team="A", players=("a1", "a2", "a3"), by="a1", for_round=2)]
+    state = finish_round(state)
+    state, _ = start(state)
+    assert "a4" not in {p for t in live(state).rounds[1].tables for p in t.seating}
+    refused(state, m.NameLineup(team="A", players=("a4", "a2", "a3")), "illegal.no_round_left")
     state = finish_round(state)
     table = team_standings(d.teams(live(state)), d.results(live(state)), live(state).format)
     singles = {s.player: s.points for s in d.current_standings(live(state))}
-    assert singles["a1"] == 0
+    played = {s.player: s.rounds for s in d.current_standings(live(state))}
+    assert played["a1"] == played["a4"] == 1 and played["a2"] == 2
     assert next(t for t in table if t.team == "A").points == sum(
-        singles[p] for p in ("a2", "a3", "a4")
+        singles[p] for p in ("a1", "a2", "a3", "a4")
     )
