@@ -17,14 +17,16 @@ WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 """The reference web client's files, served as they are at ``/``."""
 WEB_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
         "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; "
         "frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-"""The client runs under a strict policy: no inline script or style, nothing from elsewhere."""
+"""The client runs under a strict policy: no inline script or style, nothing from elsewhere.
+Images may be ``blob:`` URLs the client made itself: the pool sheet's drawing is fetched with the
+player's token (a duplicate table's is shown to its own players only) and shown from a Blob."""
 
 
 def web_client() -> list[ASGIRouteHandler]:

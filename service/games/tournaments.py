@@ -67,6 +67,8 @@ TOURNAMENT_DECIDER: Decider[tm.TournamentCommand, td.State, tm.TournamentEvent] 
 """The tournaments' decider, for `service.eventlog.handler.CommandHandler`."""
 
 DAY_MS = 86_400_000
+TABLES_AT_ONCE = 4
+"""How many tables of a round are created at the same time."""
 
 
 def tournament_stream(tournament_id: uuid.UUID | str) -> str:
@@ -284,6 +286,20 @@ class TournamentService:
         if await self.organiser(tid) != caller:
             raise Forbidden("only the tournament's organiser is its arbiter", code="not_arbiter")
 
+    async def name_lineup(
+        self, tid: uuid.UUID, caller: str, team: str, players: tuple[str, ...]
+    ) -> CommandResult[td.State, tm.TournamentEvent]:
+        """``team``'s lineup from the next round on, named by its captain (`decider.captain`)
+        or the arbiter; anyone else is refused (`Forbidden`, ``not_captain``)."""
+        _, state = await self.state(tid)
+        if caller != td.captain(state, team) and caller != await self.organiser(tid):
+            raise Forbidden(
+                "a team's lineup is named by its captain (its first member registered) or the "
+                "arbiter",
+                code="not_captain",
+            )
+        return await self.command(tid, tm.NameLineup(team=team, players=players, by=caller), caller)
+
     async def command(
         self, tid: uuid.UUID, command: tm.TournamentCommand, actor: str | None
     ) -> CommandResult[td.State, tm.TournamentEvent]:
@@ -371,14 +387,20 @@ class TournamentService:
             layouts = duplicate_layouts(
                 secret, round_no, fmt.duplicate.deals_per_round, rotate=False
             )
-        for t in r.tables:
-            if t.result is not None or t.annulled:
-                continue
+        organiser = await self.organiser(tid)
+        # A few tables at a time: each is a handful of round trips, which overlap; more would
+        # only queue for the pool and the CPU (docs/tournaments.md, The start of an event).
+        lanes = asyncio.Semaphore(TABLES_AT_ONCE)
+
+        async def one(t: td.Table) -> None:
             dealer = 0 if fmt.duplicate is not None else t.first_dealer
-            await self._open_table(
-                tid, state, round_no, t.table, t.seating, dealer, layouts,
-                embargoed=fmt.duplicate is not None,
-            )  # fmt: skip
+            async with lanes:
+                await self._open_table(
+                    tid, state, round_no, t.table, t.seating, dealer, layouts,
+                    embargoed=fmt.duplicate is not None, organiser=organiser,
+                )  # fmt: skip
+
+        await asyncio.gather(*(one(t) for t in r.tables if t.result is None and not t.annulled))
 
     async def _open_run(self, tid: uuid.UUID, state: td.Tournament, run: int) -> None:
         fmt = state.format
@@ -386,7 +408,10 @@ class TournamentService:
         table = state.runs[run - 1]
         secret = await self._secret(tid, "deals")
         layouts = duplicate_layouts(secret, 0, fmt.duplicate.deals_per_round, rotate=True)
-        await self._open_table(tid, state, 0, run, table.seating, 0, layouts, embargoed=True)
+        await self._open_table(
+            tid, state, 0, run, table.seating, 0, layouts, embargoed=True,
+            organiser=await self.organiser(tid),
+        )  # fmt: skip
 
     def _seat_id(self, player: str) -> str:
         """A seating's player as the game seats him: ``bot:<level>:<n>`` is the service's bot."""
@@ -406,6 +431,7 @@ class TournamentService:
         layouts: Sequence[Layout],
         *,
         embargoed: bool,
+        organiser: str | None,
     ) -> uuid.UUID:
         """The table's game: its row claimed first (a second call finds it), then the game
         created with every player seated, so that it is dealt at once; its players told."""
@@ -419,11 +445,12 @@ class TournamentService:
             " api.tournament_tables.game_id RETURNING game_id",
             claimed, tid, round_no, table_no, ids, embargoed,
         )  # fmt: skip
-        try:
-            await self.games.state(game_id)
-            return game_id  # created already
-        except GameNotFound:
-            pass
+        if game_id != claimed:  # the row was claimed before: its game may exist already
+            try:
+                await self.games.state(game_id)
+                return game_id  # created already
+            except GameNotFound:
+                pass
         fmt = state.format
         rules = table_rules(fmt, len(ids))
         spec = GameSpec(
@@ -439,8 +466,7 @@ class TournamentService:
         seated = [
             (seat, known.get(pid) or Player(id=pid, name=pid)) for seat, pid in enumerate(ids)
         ]
-        organiser = await self.organiser(tid) or ids[0]
-        creator = Player(id=organiser, name="organiser")
+        creator = Player(id=organiser or ids[0], name="organiser")
         try:
             await self.games.create(
                 creator, spec, key=None, fingerprint=b"", bots=seated, game_id=game_id

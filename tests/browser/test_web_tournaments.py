@@ -2,7 +2,10 @@
 first), registers, sees the others' registrations arrive live, starts round 1, sees the
 standings and the round's protocol with its table, pauses the table from the arbiter's console
 and reads the decision, with its reason, in the log; the list and a player's profile show the
-event. A robot duplicate's "play my run" opens the run's table. Every screen is checked with
+event. A robot duplicate's "play my run" opens the run's table, whose pool sheet is drawn (fetched
+with the player's token past the duplicate embargo). In a team event a captain registers his
+team and names its lineup from the page, and the arbiter starts a round with his own pairing
+(a refused one first) and picks a substitute from the entrants. Every screen is checked with
 axe (no serious or critical violation)."""
 
 from __future__ import annotations
@@ -140,9 +143,9 @@ async def test_a_robot_duplicate_run_is_played_from_the_page(
                               headers=organiser.auth)  # fmt: skip
     assert created.status_code == 201, created.text
     tid = created.json()["id"]
-    # The table page draws the pool sheet as an image, fetched without the bearer token, which
-    # the embargo of a duplicate table refuses (403) until the event ends.
-    page = await open_page(token=player.token, lang="ru", expected=("status of 403",))
+    # No request of the page is refused: the pool sheet's drawing of a duplicate table (which
+    # the embargo shows to its own players only) is fetched with the player's token.
+    page = await open_page(token=player.token, lang="ru")
     await page.goto(f"{web}/#/tournaments/{tid}")
     await page.wait_for_selector(f"{EVENT}[data-loading=false] [data-panel=runs]")
     assert await page.locator(f"{EVENT} [data-panel=arbiter]").count() == 0  # not his event
@@ -150,6 +153,20 @@ async def test_a_robot_duplicate_run_is_played_from_the_page(
     await page.click(f"{EVENT} button[data-key=play-run]")
     await page.wait_for_selector("[data-screen=table]")
     game = (await page.evaluate("location.hash")).split("/")[2]
+    # The sheet's drawing is shown from the SVG fetched with the token; without it, refused.
+    drawn = await page.wait_for_function(
+        "() => { const img = document.querySelector('[data-screen=table] img.sheet-svg');"
+        " return img && img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0"
+        " && img.src; }",
+        timeout=15_000,
+    )
+    assert (await drawn.json_value()).startswith("blob:")
+    refused = await http.get(f"/v1/games/{game}/sheet.svg")
+    assert refused.status_code == 403 and refused.json()["code"] == "duplicate_embargo"
+    drawing = page.locator("[data-screen=table] summary[data-key=sheet-drawing]")
+    if await drawing.count():  # a narrow table page keeps the drawing folded
+        await drawing.first.click()
+    await shoot(page, "tournament-robot-table")
     view = (await http.get(f"/v1/tournaments/{tid}")).json()
     assert [r["game_id"] for r in view["runs"]] == [game]
     await page.goto(f"{web}/#/tournaments/{tid}")
@@ -158,3 +175,92 @@ async def test_a_robot_duplicate_run_is_played_from_the_page(
     await page.wait_for_selector(f"{EVENT} li[data-log-type=robot_run_started]")
     await assert_accessible(page, "a robot duplicate with a run")
     await shoot(page, "tournament-robot")
+
+
+async def test_a_team_event_lineups_and_the_arbiters_own_pairing_through_the_page(
+    web: str, http: httpx.AsyncClient, open_page: Any, shoot: Any
+) -> None:
+    organiser = await register(http, "Arbiter")
+    captain = await register(http, "Captain")
+    now = int(time.time() * 1000)
+    fmt = {"rounds": 2, "length": {"kind": "deals", "deals": 1}, "teams": {},
+           "registration": {"opens_at": now - 1000, "closes_at": now + HOUR}}  # fmt: skip
+    created = await http.post("/v1/tournaments", json={"name": "Teams", "format": fmt},
+                              headers=organiser.auth)  # fmt: skip
+    assert created.status_code == 201, created.text
+    tid = created.json()["id"]
+
+    # The captain registers his team through the page; the rest join by the API.
+    page = await open_page(token=captain.token, expected=("status of 409",))
+    await page.goto(f"{web}/#/tournaments/{tid}")
+    await page.wait_for_selector(f"{EVENT}[data-loading=false] [data-panel=teams]")
+    await page.fill("#register-team", "North")
+    await page.click(f"{EVENT} button[data-key=register]")
+    await page.wait_for_selector(f"{EVENT} [data-panel=teams] tr[data-team=North]")
+    north = [captain] + [await register(http, f"North {i}") for i in (2, 3, 4)]
+    south = [await register(http, f"South {i}") for i in (1, 2, 3)]
+    east = [await register(http, f"East {i}") for i in (1, 2, 3)]
+    for team, members in (("North", north[1:]), ("South", south), ("East", east)):
+        for p in members:
+            joined = await http.post(
+                f"/v1/tournaments/{tid}/registrations", json={"team": team}, headers=p.auth
+            )
+            assert joined.status_code == 200, joined.text
+    form = f"{EVENT} form[data-lineup-form=North]"
+    await page.wait_for_selector(f"{form} input[value='{north[3].id}']", timeout=10_000)
+    assert await page.locator(f"{EVENT} form[data-lineup-form]").count() == 1  # his team only
+    # Two ticked is refused in the form; then the fourth member in for the second.
+    await page.uncheck(f"{form} input[value='{north[1].id}']")
+    await page.click(f"{form} button[type=submit]")
+    await page.wait_for_selector(f"{form} [data-problem='illegal.bad_lineup']")
+    await page.check(f"{form} input[value='{north[3].id}']")
+    await page.click(f"{form} button[type=submit]")
+    playing = f"{EVENT} tr[data-team=North] li[data-member='{north[3].id}'][data-playing=true]"
+    await page.wait_for_selector(playing, timeout=10_000)
+    await page.wait_for_selector(f"{EVENT} li[data-log-type=lineup_named]")
+    await assert_accessible(page, "a team event with the captain's lineup form")
+    view = (await http.get(f"/v1/tournaments/{tid}")).json()
+    lineup = next(t["lineup"] for t in view["teams"] if t["team"] == "North")
+    assert set(lineup) == {north[0].id, north[2].id, north[3].id}
+
+    # The arbiter's own pairing: everyone at one table is refused, in the service's words.
+    arbiter = await open_page(token=organiser.token, expected=("status of 409",))
+    await arbiter.goto(f"{web}/#/tournaments/{tid}")
+    await arbiter.wait_for_selector(f"{EVENT}[data-loading=false] [data-panel=arbiter]")
+    await arbiter.click(f"{EVENT} details[data-decision=pairing] summary")
+    field = [north[0], north[2], north[3], *south, *east]
+    assert await arbiter.locator(f"{EVENT} [data-pairing-player]").count() == 9
+    for p in field:
+        await arbiter.select_option(f"{EVENT} [data-pairing-player='{p.id}']", "1")
+    await arbiter.click(f"{EVENT} button[data-key=start-pairing]")
+    await arbiter.wait_for_selector(
+        f"{EVENT} [data-arbiter-form=pairing] [data-problem='illegal.bad_pairing']"
+    )
+    # Then each team's players spread over three tables, one of each team at every table.
+    tables = [[north[0], south[0], east[0]], [north[2], south[1], east[1]],
+              [north[3], south[2], east[2]]]  # fmt: skip
+    for n, members in enumerate(tables, start=1):
+        for p in members:
+            await arbiter.select_option(f"{EVENT} [data-pairing-player='{p.id}']", str(n))
+    await arbiter.click(f"{EVENT} button[data-key=start-pairing]")
+    await arbiter.wait_for_selector(f"{EVENT}[data-status=running] [data-round='1']")
+    view = (await http.get(f"/v1/tournaments/{tid}")).json()
+    seated = [sorted(t["seating"]) for t in view["rounds"][0]["tables"]]
+    assert sorted(seated) == sorted(sorted(p.id for p in members) for members in tables)
+    log = (await http.get(f"/v1/tournaments/{tid}/log")).json()["items"]
+    assert [i["event"]["pairing"] for i in log if i["type"] == "round_started"] == ["arbiter"]
+
+    # A substitute is chosen from the entrants: North's fourth, who sits out, for its captain.
+    await arbiter.click(f"{EVENT} details[data-decision=replace_player] summary")
+    await arbiter.select_option("#arb-replace_player-player", north[0].id)
+    await arbiter.select_option("#arb-replace_player-substitute", north[1].id)
+    await arbiter.fill("#arb-replace_player-reason", "the captain was called away")
+    await arbiter.click(f"{EVENT} button[data-key='decide:replace_player']")
+    await arbiter.wait_for_selector(f"{EVENT} li[data-log-type=player_replaced]", timeout=10_000)
+    replaced = next(
+        i["event"] for i in (await http.get(f"/v1/tournaments/{tid}/log")).json()["items"]
+        if i["type"] == "player_replaced"
+    )  # fmt: skip
+    assert (replaced["player"], replaced["substitute"]) == (north[0].id, north[1].id)
+    await assert_accessible(arbiter, "the arbiter's console of a team event")
+    await shoot(arbiter, "tournament-teams")

@@ -8,6 +8,7 @@ Routes (under /v1):
     POST /tournaments/{id}/registrations      register the caller (DELETE: withdraw)
     POST /tournaments/{id}/check-ins          check the caller in
     POST /tournaments/{id}/rounds             the organiser starts the next round
+    POST /tournaments/{id}/lineups            a team's lineup (its captain, or the arbiter)
     POST /tournaments/{id}/decisions          an arbiter's decision, with its reason
     POST /tournaments/{id}/runs               robot duplicate: the caller's run
     GET  /tournaments/{id}/log                the tournament's events, paged
@@ -37,6 +38,7 @@ from litestar.response import Stream
 
 from domain.tournament import decider as td
 from domain.tournament import messages as tm
+from domain.tournament.points import team_standings
 from service.api.auth import SECURITY
 from service.api.common import PRIVATE
 from service.api.errors import etag, problem_responses
@@ -48,6 +50,7 @@ from service.api.tournaments.schemas import (
     CheckInBody,
     EntrantView,
     GiveCardBody,
+    LineupBody,
     LogItem,
     NewTournament,
     PauseTableBody,
@@ -62,6 +65,7 @@ from service.api.tournaments.schemas import (
     StartBody,
     TableResultView,
     TableView,
+    TeamView,
     TournamentItem,
     TournamentLog,
     TournamentPage,
@@ -161,6 +165,22 @@ def standings_of(state: td.Tournament, names: dict[str, str]) -> list[StandingVi
     return out
 
 
+def teams_of(state: td.Tournament) -> list[TeamView]:
+    """A team event's standings by team sums, each team with its captain and next lineup."""
+    teams = td.teams(state)
+    if state.format.teams is None or not teams:
+        return []
+    shown = disclosed(state)
+    return [
+        TeamView(
+            team=s.team, place=s.place, points=_text(s.points), whists=_text(s.whists),
+            members=tuple(teams[s.team]), captain=td.captain(state, s.team),
+            lineup=td.lineup(state, s.team),
+        )
+        for s in team_standings(teams, td.results(shown), state.format)
+    ]  # fmt: skip
+
+
 async def tournament_view(
     tournaments: TournamentService, players: Players, tid: uuid.UUID
 ) -> tuple[int, TournamentView]:
@@ -181,6 +201,7 @@ async def tournament_view(
             for e in state.entrants
         ],
         standings=standings_of(state, names),
+        teams=teams_of(state),
         rounds=[
             RoundView(
                 round_no=r.round_no, commitment=r.commitment, secret=r.secret, byes=r.byes,
@@ -257,6 +278,12 @@ def export_text(view: TournamentView) -> str:
     for s in view.standings:
         extra = f"  {s.duplicate}" if s.duplicate is not None else ""
         lines.append(f"  {s.place}. {who(s.player)}  {s.points} pts  {s.whists} whists{extra}")
+    if view.teams:
+        lines.append("Teams")
+        for team in view.teams:
+            members = ", ".join(who(p) for p in team.members)
+            lines.append(f"  {team.place}. {team.team}  {team.points} pts  {team.whists} whists"
+                         f"  ({members})")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -489,6 +516,33 @@ class TournamentsController(Controller):
     ) -> Response[TournamentView]:
         await tournaments.as_arbiter(tournament_id, caller.id)
         await tournaments.start_round(tournament_id, caller.id, data.pairing if data else None)
+        version, view = await tournament_view(tournaments, players, tournament_id)
+        return Response(view, headers={"ETag": etag(version), **PRIVATE})
+
+    @post(
+        "/{tournament_id:uuid}/lineups",
+        status_code=200,
+        operation_id="nameTeamLineup",
+        summary="Name a team's lineup",
+        description=(
+            "Team events: the three members of `team` who play from the next round to start "
+            "on (named before round 1 or while a round is played; a team that names none plays "
+            "its first three). Only the team's captain (its first member registered still in "
+            "the field) or the organiser names it."
+        ),
+        security=SECURITY,
+        responses=problem_responses(*_WRITE, "forbidden"),
+    )
+    async def name_lineup(
+        self,
+        tournament_id: FromPath[uuid.UUID],
+        data: Annotated[LineupBody, Body()],
+        caller: NamedDependency[Caller],
+        tournaments: NamedDependency[TournamentService],
+        players: NamedDependency[Players],
+    ) -> Response[TournamentView]:
+        caller.may_play()
+        await tournaments.name_lineup(tournament_id, caller.id, data.team, data.players)
         version, view = await tournament_view(tournaments, players, tournament_id)
         return Response(view, headers={"ETag": etag(version), **PRIVATE})
 

@@ -45,6 +45,13 @@ class StartBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     """The arbiter's own pairing of the round (checked: every player of the field once)."""
 
 
+class LineupBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A team's lineup from the next round to start on: three of its members."""
+
+    team: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    players: Annotated[tuple[PlayerId, ...], msgspec.Meta(min_length=1, max_length=5)]
+
+
 class _Decision(
     msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
 ):
@@ -144,6 +151,22 @@ class StandingView(msgspec.Struct, frozen=True, kw_only=True):
     """Duplicate: the total on the event's scale (matchpoints, percent or IMP-like)."""
 
 
+class TeamView(msgspec.Struct, frozen=True, kw_only=True):
+    """A team of a team event: its sums (its playing members' points and counted whists, round
+    by round) and who plays next."""
+
+    team: str
+    place: int
+    points: str
+    whists: str
+    members: tuple[str, ...]
+    """In order of registration (withdrawn ones too)."""
+    captain: str | None
+    """Names the lineup (so may the arbiter): the first member registered still in the field."""
+    lineup: tuple[str, ...]
+    """Who is paired in the next round to start: the named lineup, or the first three."""
+
+
 class TableResultView(msgspec.Struct, frozen=True, kw_only=True):
     whists: tuple[int, ...]
     pool: tuple[int, ...] = ()
@@ -191,6 +214,8 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     """A duplicate's deals' secret, published when the event has ended."""
     entrants: list[EntrantView]
     standings: list[StandingView]
+    teams: list[TeamView]
+    """Team events: the team standings (team sums); empty otherwise."""
     rounds: list[RoundView]
     runs: list[TableView]
     """Robot duplicate: each entrant's run."""

@@ -257,9 +257,20 @@ export class Api extends EventTarget {
     const answer = await this.request("GET", `/v1/games/${gameId}/sheet`);
     return { sheet: answer.data, version: Number(/\d+/.exec(answer.etag ?? "")?.[0] ?? 0) };
   }
-  /** The drawn sheet, worded in ``lang`` (the service draws English and Russian). */
-  sheetSvgUrl(gameId, version, lang = "en") {
-    return `${this.base}/v1/games/${gameId}/sheet.svg?min_version=${version}&lang=${lang}`;
+  /**
+   * The drawn sheet, worded in ``lang`` (the service draws English and Russian), as a Blob.
+   * Fetched with the token as every other read, not by an <img>'s URL: a duplicate table's
+   * sheet is shown to its own players only until the event ends (docs/tournaments.md).
+   */
+  async sheetSvg(gameId, version, lang = "en") {
+    const path = `/v1/games/${gameId}/sheet.svg?min_version=${version}&lang=${lang}`;
+    const response = await fetch(this.base + path, { headers: this.headers({ Accept: "image/svg+xml" }) });
+    if (!response.ok) {
+      const type = response.headers.get("Content-Type") ?? "";
+      const problem = type.includes("json") ? await response.json() : { title: response.statusText };
+      throw new ApiError(response.status, problem);
+    }
+    return response.blob();
   }
   /** A finished deal at step ``at``; its analysis' sentences worded in ``lang``. */
   async replay(gameId, dealNo, at, lang = "en") {
@@ -329,7 +340,14 @@ export class Api extends EventTarget {
   }
   async createTournament(body) { return (await this.request("POST", "/v1/tournaments", { body })).data; }
   async tournament(id) { return (await this.request("GET", `/v1/tournaments/${id}`)).data; }
-  async registerFor(id) { return (await this.request("POST", `/v1/tournaments/${id}/registrations`, { body: {} })).data; }
+  /** Register the caller; in a team event with ``team`` (a team's name). */
+  async registerFor(id, team = null) {
+    return (await this.request("POST", `/v1/tournaments/${id}/registrations`, { body: team ? { team } : {} })).data;
+  }
+  /** A team's lineup from the next round on (its captain, or the arbiter). */
+  async nameLineup(id, team, players) {
+    return (await this.request("POST", `/v1/tournaments/${id}/lineups`, { body: { team, players } })).data;
+  }
   async withdrawFrom(id, reason = "") {
     const query = new URLSearchParams({ reason });
     return (await this.request("DELETE", `/v1/tournaments/${id}/registrations?${query}`)).data;
@@ -338,7 +356,10 @@ export class Api extends EventTarget {
     return (await this.request("POST", `/v1/tournaments/${id}/check-ins`, { body: { client_seed: clientSeed } })).data;
   }
   /** The organiser starts the next round (round 1, or one an arbiter's hold kept waiting). */
-  async startRound(id) { return (await this.request("POST", `/v1/tournaments/${id}/rounds`, { body: {} })).data; }
+  /** Start the next round; ``pairing`` (``{tables, byes}``) is the arbiter's own. */
+  async startRound(id, pairing = null) {
+    return (await this.request("POST", `/v1/tournaments/${id}/rounds`, { body: pairing ? { pairing } : {} })).data;
+  }
   /** An arbiter's decision ``{type, reason, …}``: the tournament's view after it. */
   async decide(id, body) { return (await this.request("POST", `/v1/tournaments/${id}/decisions`, { body })).data; }
   /** Robot duplicate: the caller's run (``{run, game_id, game}``). */

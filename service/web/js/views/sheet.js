@@ -4,6 +4,25 @@ import { lang, t } from "../i18n.js";
 import { bidText } from "../cards.js";
 
 const ZOOMS = [1, 1.5, 2, 3];
+// The drawings fetched (with the reader's token) as object URLs, by game, version, language
+// and token; the last few kept, older ones released.
+const drawings = new Map();
+
+function drawingUrl(api, gameId, version, lng) {
+  const key = [gameId, version, lng, api.token ?? ""].join("|");
+  let made = drawings.get(key);
+  if (!made) {
+    made = api.sheetSvg(gameId, version, lng).then((blob) => URL.createObjectURL(blob));
+    made.catch(() => drawings.delete(key));
+    drawings.set(key, made);
+    while (drawings.size > 8) {
+      const [oldest, url] = drawings.entries().next().value;
+      drawings.delete(oldest);
+      url.then((gone) => URL.revokeObjectURL(gone), () => {});
+    }
+  }
+  return made;
+}
 // The sheet is redrawn on every event: a part the reader opened stays open.
 const opened = new Set();
 const keptOpen = (key, props, ...children) => h("details", {
@@ -36,12 +55,14 @@ export function sheetPanel({ api, gameId, view, sheet, version, names, compact =
       h("td", {}, seats.filter((other) => other !== seat).map((other) => h("span", { class: "whist-on" },
         t("sheet.on", { p: name(other), n: totals.whists[seat][other] })))),
       result ? h("td", { class: "result" }, signed(result[seat])) : null))));
-  const src = api.sheetSvgUrl(gameId, Math.max(version, 0), lang());
+  const src = drawingUrl(api, gameId, Math.max(version, 0), lang());
+  const img = h("img", { class: "sheet-svg", alt: t("sheet.alt") });
   const drawing = h("button", {
     type: "button", class: "sheet-open", dataset: { key: "sheet-open" },
     "aria-label": t("sheet.open"), "aria-haspopup": "dialog",
-    onclick: () => openDrawing(src),
-  }, h("img", { class: "sheet-svg", src, alt: t("sheet.alt") }), h("span", { class: "sheet-open-label" }, t("sheet.open")));
+    onclick: async () => openDrawing(await src),
+  }, img, h("span", { class: "sheet-open-label" }, t("sheet.open")));
+  src.then((url) => { img.src = url; }, () => { drawing.hidden = true; });
   const deals = (sheet?.deals ?? []).slice().reverse();
   return h("section", { class: ["panel", "sheet", compact && "compact"], "aria-labelledby": `sheet-${gameId}`, dataset: { screen: "sheet" } },
     h("h2", { id: `sheet-${gameId}` }, t("sheet.title")),

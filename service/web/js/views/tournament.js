@@ -8,7 +8,7 @@ import { h, mount } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { LiveStream } from "../sse.js";
 import { arbiterConsole } from "./arbiter.js";
-import { when } from "./tournaments.js";
+import { problemText, when } from "./tournaments.js";
 
 const ARBITER_EVENTS = new Set(["table_paused", "table_resumed", "player_replaced", "result_adjusted",
   "result_annulled", "appeal_recorded"]);
@@ -22,6 +22,7 @@ export function tournamentScreen(root, ctx, id) {
   let again = false; // another was asked for while it ran
   const boxes = {};
   let consoleKey = null;
+  let lineupKey = null;
 
   const stream = new LiveStream({
     open: (lastEventId, signal) => ctx.api.tournamentStream(id, lastEventId, signal),
@@ -88,16 +89,17 @@ export function tournamentScreen(root, ctx, id) {
   // --- the page ------------------------------------------------------------------------------
   function render() {
     if (!alive) return;
-    for (const key of ["head", "actions", "rules", "standings", "rounds", "log", "console"]) {
+    for (const key of ["head", "actions", "rules", "standings", "teams", "lineup", "rounds", "log", "console"]) {
       boxes[key] = h("div", { class: "box", dataset: { box: key } });
     }
     consoleKey = null;
+    lineupKey = null;
     mount(root, h("section", {
       class: "screen tournament", "aria-labelledby": "tournament-title", dataset: { screen: "tournament", tournament: id },
     },
     boxes.head,
     h("div", { class: "tournament-layout" },
-      h("div", { class: "tournament-main" }, boxes.actions, boxes.standings, boxes.rounds, boxes.log),
+      h("div", { class: "tournament-main" }, boxes.actions, boxes.lineup, boxes.standings, boxes.teams, boxes.rounds, boxes.log),
       h("div", { class: "side" }, boxes.console, boxes.rules))));
     renderData();
   }
@@ -118,12 +120,20 @@ export function tournamentScreen(root, ctx, id) {
     mount(boxes.head, head(v));
     mount(boxes.actions, actions(v));
     mount(boxes.standings, standings(v));
+    mount(boxes.teams, teamsPanel(v));
+    const lineups = [lang(), v.status, v.rounds.length, ctx.me()?.id ?? "",
+      v.teams.map((tm) => `${tm.team}:${tm.captain}:${tm.lineup}:${tm.members}`).join()].join("|");
+    if (lineups !== lineupKey) { // rebuilt only when the teams change: a half-made choice survives updates
+      lineupKey = lineups;
+      mount(boxes.lineup, lineupForms(v));
+    }
     mount(boxes.rounds, v.kind === "robot" ? runs(v) : rounds(v));
     mount(boxes.log, logPanel());
     mount(boxes.rules, rules(v));
     const me = ctx.me();
     const key = me && v.organiser === me.id
-      ? [lang(), v.status, v.rounds.length, v.entrants.map((e) => `${e.player}:${nameOf(e.player)}`).join()].join("|") : "";
+      ? [lang(), v.status, v.rounds.length, Boolean(v.rounds.at(-1)?.secret), v.teams.map((tm) => tm.lineup).join(),
+        v.entrants.map((e) => `${e.player}:${e.status}:${nameOf(e.player)}`).join()].join("|") : "";
     if (key !== consoleKey) { // built anew only when what it offers changed: typing survives updates
       consoleKey = key;
       mount(boxes.console, key ? arbiterConsole(ctx, v, { nameOf, done: took }) : null);
@@ -175,7 +185,8 @@ export function tournamentScreen(root, ctx, id) {
         entrant.checked_in ? ` · ${t("tournament.checked_in")}` : "",
         entrant.cards ? ` · ${t("tournament.cards", { n: entrant.cards })}` : ""));
     }
-    if (!entrant && open) out.push(button("register", t("tournament.register"), () => act("register", () => ctx.api.registerFor(id))));
+    if (!entrant && open && v.format.teams) out.push(teamRegistration(v));
+    else if (!entrant && open) out.push(button("register", t("tournament.register"), () => act("register", () => ctx.api.registerFor(id))));
     if (entrant && !entrant.checked_in && reg.check_in_opens_at != null && v.status === "registering") {
       out.push(button("check-in", t("tournament.check_in"), () => act("check_in", () => ctx.api.checkIn(id))));
     }
@@ -211,6 +222,84 @@ export function tournamentScreen(root, ctx, id) {
     if (!out.length) return null;
     return h("section", { class: "panel", "aria-labelledby": "tactions-title", dataset: { panel: "actions" } },
       h("h2", { id: "tactions-title" }, t("tournament.you")), h("div", { class: "row actions-row" }, out));
+  }
+
+  /** A team event's registration: the team's name, one of those registered or a new one. */
+  function teamRegistration(v) {
+    const team = h("input", { id: "register-team", maxlength: "64", required: true, list: "register-teams", autocomplete: "off" });
+    const known = v.teams.filter((tm) => tm.members.length < v.format.teams.max_size).map((tm) => tm.team);
+    return h("form", {
+      class: "row register-team",
+      onsubmit: (event) => {
+        event.preventDefault();
+        const name = team.value.trim();
+        if (name) act("register", () => ctx.api.registerFor(id, name));
+      },
+    },
+    h("label", { for: "register-team" }, t("tournament.team.name")), team,
+    h("datalist", { id: "register-teams" }, known.map((name) => h("option", { value: name }))),
+    h("button", { type: "submit", class: "primary", dataset: { key: "register" }, disabled: state.busy }, t("tournament.register")));
+  }
+
+  /** Team standings (team sums) with each team's members and who plays next. */
+  function teamsPanel(v) {
+    if (!v.format.teams) return null;
+    const cols = ["tournament.place", "tournament.team.title", "tournament.points", "tournament.whists", "tournament.team.members"];
+    return h("section", { class: "panel", "aria-labelledby": "teams-title", dataset: { panel: "teams" } },
+      h("h2", { id: "teams-title" }, t("tournament.teams.standings")),
+      h("p", { class: "muted" }, t("tournament.teams.intro")),
+      !v.teams.length ? h("p", { class: "muted" }, t("tournament.teams.none"))
+        : h("div", { class: "scroll" }, h("table", { class: "grid-table team-standings" },
+          h("caption", { class: "visually-hidden" }, t("tournament.teams.standings")),
+          h("thead", {}, h("tr", {}, cols.map((key) => h("th", { scope: "col" }, t(key))))),
+          h("tbody", {}, v.teams.map((tm) => h("tr", { dataset: { team: tm.team, place: String(tm.place) } },
+            h("td", {}, String(tm.place)), h("th", { scope: "row" }, tm.team),
+            h("td", {}, tm.points), h("td", {}, tm.whists),
+            h("td", {}, h("ul", { class: "team-members" }, tm.members.map((p) => h("li", {
+              dataset: { member: p, playing: String(tm.lineup.includes(p)) },
+            }, playerLink(p),
+            p === tm.captain ? h("span", { class: "muted" }, ` (${t("tournament.team.captain")})`) : null,
+            tm.lineup.includes(p) ? h("span", { class: "chip" }, t("tournament.team.plays")) : null))))))))));
+  }
+
+  /** The lineup form: a team's captain names his team's three, the arbiter any team's. */
+  function lineupForms(v) {
+    const me = ctx.me();
+    if (!me || !v.format.teams || v.status === "finished" || v.rounds.length >= v.format.rounds) return null;
+    const mine = v.teams.filter((tm) => tm.captain === me.id || v.organiser === me.id);
+    if (!mine.length) return null;
+    const playing = v.format.teams.playing;
+    return h("section", { class: "panel", "aria-labelledby": "lineup-title", dataset: { panel: "lineup" } },
+      h("h2", { id: "lineup-title" }, t("tournament.lineup.title")),
+      h("p", { class: "muted" }, t("tournament.lineup.intro", { n: playing, round: v.rounds.length + 1 })),
+      mine.map((tm, ti) => {
+        const error = h("div", { class: "form-error", role: "alert" });
+        const inField = new Set(v.entrants.filter((e) => ["registered", "active"].includes(e.status)).map((e) => e.player));
+        const checks = tm.members.filter((p) => inField.has(p)).map((p, i) => {
+          const boxId = `lineup-${ti}-${i}`;
+          return h("label", { class: "check", for: boxId },
+            h("input", { type: "checkbox", id: boxId, name: "player", value: p, checked: tm.lineup.includes(p) }), " ", nameOf(p));
+        });
+        const el = h("form", {
+          class: "lineup-form", dataset: { lineupForm: tm.team }, novalidate: true,
+          onsubmit: async (event) => {
+            event.preventDefault();
+            mount(error);
+            const players = [...el.querySelectorAll("input[name=player]:checked")].map((box) => box.value);
+            try {
+              const after = await ctx.api.nameLineup(id, tm.team, players);
+              ctx.announce(t("tournament.lineup.done", { team: tm.team }));
+              took(after);
+            } catch (failure) {
+              mount(error, h("p", { dataset: { problem: failure?.problem?.code ?? "" } }, problemText(failure)));
+            }
+          },
+        },
+        h("fieldset", {}, h("legend", {}, t("tournament.team", { team: tm.team })), checks),
+        error,
+        h("button", { type: "submit", class: "primary", dataset: { key: `lineup:${tm.team}` } }, t("tournament.lineup.name")));
+        return el;
+      }));
   }
 
   function standings(v) {
@@ -301,7 +390,7 @@ export function tournamentScreen(root, ctx, id) {
     const vars = {
       ...e, player: e.player ? nameOf(e.player) : "", substitute: e.substitute ? nameOf(e.substitute) : "",
       round: e.round_no, table: e.table, whists: (e.whists ?? []).map(signed).join(" / "),
-      names: (e.no_shows ?? e.finalists ?? []).map(nameOf).join(", "),
+      names: (e.no_shows ?? e.finalists ?? e.players ?? []).map(nameOf).join(", "),
       decision: e.decision ? t(`appeal.${e.decision}`) : "",
       card: e.reason && item.type === "yellow_card" ? t(`card.${e.reason}`) : "",
     };
