@@ -236,6 +236,8 @@ async def test_a_team_event_lineups_and_the_arbiters_own_pairing_through_the_pag
     await arbiter.wait_for_selector(
         f"{EVENT} [data-arbiter-form=pairing] [data-problem='illegal.bad_pairing']"
     )
+    await assert_accessible(arbiter, "the arbiter's own pairing, refused")
+    await shoot(arbiter, "tournament-pairing", element=f"{EVENT} [data-panel=arbiter]")
     # Then each team's players spread over three tables, one of each team at every table.
     tables = [[north[0], south[0], east[0]], [north[2], south[1], east[1]],
               [north[3], south[2], east[2]]]  # fmt: skip
