@@ -67,11 +67,14 @@ async def test_the_finished_game_its_sheet_drawing_and_settlement_fit_and_read_i
     for lang in LANGS:
         for width in WIDTHS:
             page = await open_page(viewport=(width, 900), token=players[0].token, lang=lang)
+            drawings: list[str] = []  # the sheet.svg the page fetched (it shows them as Blobs)
+            page.on("response", lambda r, d=drawings: "/sheet.svg" in r.url and d.append(r.url))
             await page.goto(f"{web}/#/game/{game_id}")
             await page.wait_for_selector("[data-screen=settlement] .settlement-steps li")
             await page.wait_for_selector(".sheet .deal-lines > li", state="attached")
-            await page.wait_for_function(
-                "() => document.querySelector('.sheet img.sheet-svg')?.complete"
+            await page.wait_for_function(  # fetched with the token, shown from a Blob
+                "() => { const img = document.querySelector('.sheet img.sheet-svg');"
+                " return img?.src.startsWith('blob:') && img.complete; }"
             )
             # Neither the sheet nor the settlement is wider than its panel; nor is the page.
             for panel in (".panel.sheet", ".panel.settlement"):
@@ -98,8 +101,11 @@ async def test_the_finished_game_its_sheet_drawing_and_settlement_fit_and_read_i
             box = await dialog.bounding_box()
             assert box["width"] >= width * 0.95 and box["height"] >= 900 * 0.9
             src = await page.get_attribute("dialog.sheet-dialog img", "src")
-            assert f"lang={lang}" in src
-            drawn = await page.evaluate("(src) => fetch(src).then((r) => r.text())", src)
+            assert src.startswith("blob:")
+            # The drawing the page fetched is in the page's language.
+            fetched = [url for url in drawings if f"lang={lang}" in url]
+            assert fetched, drawings
+            drawn = (await http.get(fetched[-1], headers=players[0].auth)).text
             words = (
                 ("Расчёт, в вистах", "висты, пуля, гора")
                 if lang == "ru"
@@ -143,6 +149,8 @@ async def test_a_table_reopened_mid_deal_shows_the_log_and_bids_by_the_grid(
     for lang in LANGS:
         for width in WIDTHS:
             page = await open_page(viewport=(width, 900), token=players[0].token, lang=lang)
+            drawings: list[str] = []  # the sheet.svg the page fetched (it shows them as Blobs)
+            page.on("response", lambda r, d=drawings: "/sheet.svg" in r.url and d.append(r.url))
             await page.goto(f"{web}/#/game/{game_id}")
             await page.wait_for_selector(f"{TABLE}[data-my-turn=true] .bid-grid")
             # The log of the deal so far, rebuilt from the game's events.
@@ -233,6 +241,8 @@ async def test_the_lobby_and_the_table_in_play_are_accessible_and_sign_up_focuse
     for lang in LANGS:
         for width in WIDTHS:
             page = await open_page(viewport=(width, 900), token=players[0].token, lang=lang)
+            drawings: list[str] = []  # the sheet.svg the page fetched (it shows them as Blobs)
+            page.on("response", lambda r, d=drawings: "/sheet.svg" in r.url and d.append(r.url))
             await page.goto(f"{web}/#/game/{game_id}")
             await page.wait_for_selector(
                 f"{TABLE}[data-my-turn=true] .hand.mine button.card:not(:disabled)"
@@ -274,6 +284,8 @@ async def test_the_lobby_and_the_table_in_play_are_accessible_and_sign_up_focuse
     for lang in LANGS:
         for width in WIDTHS:
             page = await open_page(viewport=(width, 900), token=players[0].token, lang=lang)
+            drawings: list[str] = []  # the sheet.svg the page fetched (it shows them as Blobs)
+            page.on("response", lambda r, d=drawings: "/sheet.svg" in r.url and d.append(r.url))
             await page.goto(f"{web}/#/game/{game_id}")
             await page.wait_for_selector(f"{TABLE} .claim-panel")
             await page.wait_for_selector(f"{TABLE} button[data-action-type=answer_claim]")
