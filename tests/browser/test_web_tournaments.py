@@ -3,7 +3,8 @@ first), registers, sees the others' registrations arrive live, starts round 1, s
 standings and the round's protocol with its table, pauses the table from the arbiter's console
 and reads the decision, with its reason, in the log; the list and a player's profile show the
 event. A robot duplicate's "play my run" opens the run's table, whose pool sheet is drawn (fetched
-with the player's token past the duplicate embargo). In a team event a captain registers his
+with the player's token past the duplicate embargo). A team event is created by the form, a
+captain registers his
 team and names its lineup from the page, and the arbiter starts a round with his own pairing
 (a refused one first) and picks a substitute from the entrants. Every screen is checked with
 axe (no serious or critical violation)."""
@@ -182,13 +183,21 @@ async def test_a_team_event_lineups_and_the_arbiters_own_pairing_through_the_pag
 ) -> None:
     organiser = await register(http, "Arbiter")
     captain = await register(http, "Captain")
-    now = int(time.time() * 1000)
-    fmt = {"rounds": 2, "length": {"kind": "deals", "deals": 1}, "teams": {},
-           "registration": {"opens_at": now - 1000, "closes_at": now + HOUR}}  # fmt: skip
-    created = await http.post("/v1/tournaments", json={"name": "Teams", "format": fmt},
-                              headers=organiser.auth)  # fmt: skip
-    assert created.status_code == 201, created.text
-    tid = created.json()["id"]
+    # The organiser creates a team event through the list's form.
+    arbiter = await open_page(token=organiser.token, expected=("status of 409",))
+    await arbiter.goto(f"{web}/#/tournaments")
+    await arbiter.wait_for_selector(f"{LIST}[data-loading=false]")
+    await arbiter.fill("#t-name", "Teams")
+    await arbiter.fill("#t-rounds", "2")
+    await arbiter.fill("#t-amount", "1")
+    await arbiter.fill("#t-closes", "2099-01-01T12:00")
+    await arbiter.check("input[name=t-teams]")
+    await arbiter.click("button[data-key=create-tournament]")
+    await arbiter.wait_for_selector(f"{EVENT}[data-loading=false] [data-rule=teams]")
+    tid = (await arbiter.evaluate("location.hash")).split("/")[2]
+    assert (await http.get(f"/v1/tournaments/{tid}")).json()["format"]["teams"] == {
+        "min_size": 3, "max_size": 5, "playing": 3,
+    }  # fmt: skip
 
     # The captain registers his team through the page; the rest join by the API.
     page = await open_page(token=captain.token, expected=("status of 409",))
@@ -224,9 +233,9 @@ async def test_a_team_event_lineups_and_the_arbiters_own_pairing_through_the_pag
     assert set(lineup) == {north[0].id, north[2].id, north[3].id}
 
     # The arbiter's own pairing: everyone at one table is refused, in the service's words.
-    arbiter = await open_page(token=organiser.token, expected=("status of 409",))
-    await arbiter.goto(f"{web}/#/tournaments/{tid}")
-    await arbiter.wait_for_selector(f"{EVENT}[data-loading=false] [data-panel=arbiter]")
+    await arbiter.wait_for_selector(  # the console, rebuilt with the lineups as they are now
+        f"{EVENT} [data-pairing-player='{north[3].id}']", state="attached"
+    )
     await arbiter.click(f"{EVENT} details[data-decision=pairing] summary")
     field = [north[0], north[2], north[3], *south, *east]
     assert await arbiter.locator(f"{EVENT} [data-pairing-player]").count() == 9

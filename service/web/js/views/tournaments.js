@@ -157,6 +157,7 @@ export function tournamentsScreen(root, ctx) {
         ["matchpoints", t("tournaments.scale.matchpoints")], ["imp", t("tournaments.scale.imp")]], "matchpoints")),
       field("t-level", t("bots.level"), select("t-level", LEVELS.map((l) => [l, t(`bots.${l}`)]), "basic"))),
     h("label", { class: "check" }, h("input", { type: "checkbox", name: "t-damping", value: "1" }), t("tournaments.damping")),
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "t-teams", value: "1", dataset: { key: "t-teams" } }), t("tournaments.teams")),
     h("p", { class: "muted" }, t("tournaments.dup_note")),
     error,
     h("button", { type: "submit", class: "primary", dataset: { key: "create-tournament" } }, t("tournaments.create.go")));
@@ -192,6 +193,7 @@ export function tournamentsScreen(root, ctx) {
     };
     if (data.get("t-damping")) fmt.points.damping = [{ above: 50, factor: "1/2" }, { above: 100, factor: "1/10" }];
     if (num("t-card-below") > 0) fmt.discipline = { card_below: num("t-card-below") };
+    if (data.get("t-teams")) fmt.teams = { min_size: 3, max_size: 5, playing: 3 }; // team sums
     if (duplicate) {
       // A duplicate round is its deals, and an odd field gets byes (docs/tournaments.md).
       const deals = num("t-deals");
