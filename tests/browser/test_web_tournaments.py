@@ -86,6 +86,8 @@ async def test_an_event_is_created_run_and_arbitrated_through_the_page(
         "as => as.map(a => a.dataset.player)",
     )
     assert seated == table["seating"]
+    # While the round's table plays, the console offers no start (the service would refuse it).
+    assert await page.locator(f"{EVENT} button[data-key=start-round]").count() == 0
 
     # The arbiter pauses the table, with a reason; the log shows the decision and the reason.
     await page.click(f"{EVENT} details[data-decision=pause_table] summary")
@@ -217,6 +219,8 @@ async def test_a_team_event_lineups_and_the_arbiters_own_pairing_through_the_pag
             assert joined.status_code == 200, joined.text
     form = f"{EVENT} form[data-lineup-form=North]"
     await page.wait_for_selector(f"{form} input[value='{north[3].id}']", timeout=10_000)
+    # Every registration shown first: a change of the teams rebuilds the lineup forms.
+    await page.wait_for_selector(f"{EVENT} li[data-member='{east[2].id}']", timeout=10_000)
     assert await page.locator(f"{EVENT} form[data-lineup-form]").count() == 1  # his team only
     # Two ticked is refused in the form; then the fourth member in for the second.
     await page.uncheck(f"{form} input[value='{north[1].id}']")

@@ -150,9 +150,11 @@ export function arbiterConsole(ctx, view, { nameOf, done }) {
     return h("details", { dataset: { decision: "pairing" } }, h("summary", {}, t("arbiter.pairing")), el);
   }
 
-  const canStart = !robot && view.status !== "finished";
+  // Only between rounds: the service refuses a start while a round's tables still play.
+  const last = view.rounds.at(-1);
+  const canStart = !robot && view.status !== "finished" && (!last || last.secret != null);
   // A round is started by hand before round 1 and after a hold (the round before has ended).
-  const canPair = canStart && view.rounds.length < view.format.rounds && (!view.rounds.length || view.rounds.at(-1).secret);
+  const canPair = canStart && view.rounds.length < view.format.rounds;
   return h("section", { class: "panel arbiter", "aria-labelledby": "arbiter-title", dataset: { panel: "arbiter" } },
     h("h2", { id: "arbiter-title" }, t("arbiter.title")),
     h("p", { class: "muted" }, t("arbiter.intro")),
