@@ -17,7 +17,7 @@ from service.api.auth import app_scopes
 from service.api.errors import etag, problem_response
 from service.api.games.schemas import GameOutcome
 from service.eventlog.store import STREAM_EXISTS
-from service.exceptions import BadRequest
+from service.exceptions import BadRequest, Unauthenticated
 from service.games.service import Done
 
 IdempotencyKeyHeader = Annotated[
@@ -158,8 +158,18 @@ async def check_request(request: Request[Any, Any, Any]) -> None:
     """The ``before_request`` hook: an app's token within its scopes (`app_scopes`), then what
     Litestar's own parsing lets through."""
     await app_scopes(request)
+    refuse_anonymous(request)
     refuse_unknown_query_parameters(request)
     await refuse_lax_bodies(request)
+
+
+def refuse_anonymous(request: Request[Any, Any, Any]) -> None:
+    """401 before anything about the request is judged, when the route needs a caller (a
+    ``caller`` parameter) and no token came: without it a malformed body was a 400 first, and
+    an anonymous client learnt what the route accepts."""
+    needed = request.route_handler.parsed_fn_signature.parameters.get("caller")
+    if needed is not None and not needed.is_optional and "authorization" not in request.headers:
+        raise Unauthenticated("this needs a bearer token: 'Authorization: Bearer <token>'")
 
 
 async def refuse_lax_bodies(request: Request[Any, Any, Any]) -> None:

@@ -38,6 +38,7 @@ from litestar._openapi.schema_generation.schema import SchemaCreator
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import game, rules
+from projections import ppn
 from service.api import oauth
 from service.api.actions import schemas as wire_actions
 from service.api.games import schemas as wire_games
@@ -112,6 +113,8 @@ _COMMANDS = {
 """Operations answered by `service.api.common.send`: an outcome with its ETag, replayable."""
 _VERSIONED_READS = {"readGame", "readSheet", "drawSheet", "exportGame"}
 _DOWNLOADS = {"drawSheet", "exportGame", "exportPlayerGames"}
+_PPN_DOWNLOADS = {"exportGame", "exportPlayerGames"}
+"""Downloads that ``format=ppn`` turns into PPN text (docs/ppn.md)."""
 _OPTIONAL_BODIES = {"takeSeat", "seatBot", "createInvite", "joinByInvite"}
 _SPARSE = {"Problem", "FieldError", "OAuthError", "Introspection"}
 """Response schemas whose unset fields are left out (``omit_defaults``): not all required."""
@@ -135,7 +138,7 @@ def finish(document: Schema) -> Schema:
             operation["requestBody"]["required"] = False
         _headers(path, operation)
         if operation.get("operationId") in _DOWNLOADS:
-            _downloads(operation)
+            _downloads(operation, ppn_text=operation.get("operationId") in _PPN_DOWNLOADS)
         form = oauth.FORMS.get(operation.get("operationId", ""))
         if form is not None:
             operation["requestBody"] = _form_body(schemas, form)
@@ -267,8 +270,10 @@ def _headers(path: str, operation: Schema) -> None:
             del response["headers"]
 
 
-def _downloads(operation: Schema) -> None:
+def _downloads(operation: Schema, *, ppn_text: bool) -> None:
     content = operation["responses"]["200"]["content"]
+    if ppn_text:
+        content[ppn.MEDIA_TYPE] = {"schema": {"type": "string"}}
     content[OCTET_STREAM] = {"schema": {"type": "string", "format": "binary"}}
 
 

@@ -131,8 +131,9 @@ async def test_a_lone_visitor_plays_a_whole_pulka_against_bots_from_the_lobby(
     assert len(rows) == 3 and sum(rows) == 0
     await shoot(page, "bots-settlement-1280")
     # Every move of Anna's seat was made here (the table has no clock: nobody else moves for
-    # her), the bidding of every deal at least.
-    assert played.get("bid", 0) + played.get("pass", 0) >= 2, played
+    # her), the bidding of every deal at least (one deal can end a pool of 2: a bot's misère
+    # writes 10).
+    assert played.get("bid", 0) + played.get("pass", 0) >= 1, played
 
 
 async def test_a_seated_player_fills_the_table_with_bots_and_sees_his_time_run_out(

@@ -49,7 +49,9 @@ class LineupBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     """A team's lineup from the next round to start on: three of its members."""
 
     team: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-    players: Annotated[tuple[PlayerId, ...], msgspec.Meta(min_length=1, max_length=5)]
+    # Plain strings: the spec cannot carry a length on an array's items (Litestar drops it), so
+    # the body takes any and the decider refuses a name that is not the team's member (409).
+    players: Annotated[tuple[str, ...], msgspec.Meta(min_length=1, max_length=5)]
 
 
 class _Decision(
