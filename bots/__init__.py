@@ -10,6 +10,9 @@
     budget      Budget: what a decision may spend, solver nodes and wall-clock seconds
     strong      ``strong``: sampled layouts weighed by the auction and play, decided by the
                 double-dummy solver within a budget
+    learned     the learned evaluators: small networks shipped as package data (numpy)
+    expert      ``expert``: learned auction, discard and whisting, strong card play at twice
+                the layouts
     inference   the weight of a layout given the auction and the whisting
     rollout     fast all-pass play-outs with every hand known
     table       Table: a pulka played by one strategy per seat (harnesses, benchmarks)
@@ -26,7 +29,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from bots import basic, claims, random_bot, strong
+from bots import basic, claims, expert, random_bot, strong
 from bots.budget import Budget
 from bots.common import default_action
 from bots.view import BotView, SeatFeed, seat_input
@@ -62,6 +65,7 @@ LEVELS: dict[str, Strategy] = {
     "random": guarded(random_bot.decide),
     "basic": guarded(basic.decide),
     "strong": guarded(strong.decide),
+    "expert": guarded(expert.decide),
 }
 """The strategies by level, weakest first."""
 

@@ -682,8 +682,14 @@ def _pass_or(fallback: SeatCommand, legal: tuple[SeatCommand, ...]) -> SeatComma
 
 
 def discard(
-    k: Knowledge, legal: tuple[SeatCommand, ...], rng: random.Random, clock: Clock
+    k: Knowledge,
+    legal: tuple[SeatCommand, ...],
+    rng: random.Random,
+    clock: Clock,
+    candidates: list[tuple[str, tuple[str, ...]]] | None = None,
 ) -> SeatCommand:
+    """The discard of the best mean worth over layouts among ``candidates`` (strain, pair): by
+    default the rule-of-thumb best pairs (the expert level passes the learned model's)."""
     fallback = basic.discard(k, legal)
     if isinstance(fallback, DeclareTotus):
         return fallback
@@ -691,7 +697,9 @@ def discard(
     if len(hand) != 12:
         return fallback
     minimum = k.deal.bid
-    if minimum == MISER:
+    if candidates is not None:
+        pass
+    elif minimum == MISER:
         pairs = _miser_pairs(hand, 5)
         candidates = [(MISER, p) for p in pairs]
     else:
