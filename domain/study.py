@@ -28,7 +28,7 @@ from domain.deal.state import DealState
 from domain.errors import DealOver, IllegalAction, NotYourTurn, WrongPhase, refuse
 from domain.rules import Rules
 
-BotLevel = Literal["random", "basic", "strong"]
+BotLevel = Literal["random", "basic", "strong", "expert"]
 """A bot that moves a seat of the study (the service's strategies, `bots.LEVELS`)."""
 BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)
 

@@ -70,8 +70,10 @@ _NAMED_SETS = {
     "SheetLanguage": _closed_set("SheetLanguage", ["en", "ru"], "The drawn sheet's language."),
     "LeaderboardPlayers": _closed_set("LeaderboardPlayers", ["humans", "computers"],
                                       "Whose leaderboard: the people's or the programs'."),
-    "BotLevel": _closed_set("BotLevel", ["random", "basic", "strong"], "One of the service's "
-                            "bots: random legal moves, rules of thumb, or the solver's search."),
+    "BotLevel": _closed_set("BotLevel", ["random", "basic", "strong", "expert"],
+                            "One of the service's bots: random legal moves, rules of thumb, the "
+                            "solver's search, or that search with learned bidding, discard and "
+                            "whisting."),
     "TournamentStatus": _closed_set("TournamentStatus", ["registering", "running", "finished"],
                                     "A tournament's stage (docs/tournaments.md)."),
     "PuzzleTheme": _closed_set("PuzzleTheme", ["declarer", "defence", "misere_escape",

@@ -314,7 +314,7 @@ class StudyService:
         start = _deal_start(source, state.deal_no)
         view = seat_input([*source[:start], *state.events], seat)
         seed = self._rng.getrandbits(64)
-        if level == "strong":  # a search: off the event loop
+        if level in ("strong", "expert"):  # a search: off the event loop
             return await asyncio.to_thread(think, level, view, seed, BOT_BUDGET)
         return LEVELS[level](view, random.Random(seed), BOT_BUDGET)
 

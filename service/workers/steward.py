@@ -425,7 +425,7 @@ class Steward:
         seed = self._rng.getrandbits(64)
         rng = random.Random(seed)
         with BOT_THINK_SECONDS.labels(level).time():
-            if level == "strong":  # search off the event loop: it takes up to the budget
+            if level in ("strong", "expert"):  # a search off the event loop, up to the budget
                 move = await self._think(level, view, seed, budget)
             else:
                 move = decide(view, rng, budget)

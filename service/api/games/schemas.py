@@ -67,7 +67,7 @@ class LayoutIn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 class BotSeat(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One of the service's computer players for a seat."""
 
-    level: Literal["random", "basic", "strong"] = "basic"
+    level: Literal["random", "basic", "strong", "expert"] = "basic"
     seat: SeatNumber | None = None
     """The seat to give the bot; the first free one if omitted."""
 

@@ -110,8 +110,8 @@ class TableController(Controller):
         summary="Seat one of the service's bots",
         description=(
             "Gives a free seat (the first, or the one named) to a bot of the level asked: "
-            "`random`, `basic` or `strong`. Only the game's creator or a player seated at it "
-            "may. The bot plays from exactly what its seat sees; it is shown and rated as a "
+            "`random`, `basic`, `strong` or `expert`. Only the game's creator or a player seated "
+            "at it may. The bot plays from exactly what its seat sees; it is shown and rated as a "
             "bot. The response is the caller's view; when the last seat is taken the cards "
             "are dealt."
         ),

@@ -13,7 +13,7 @@ from projections.replay import ReplayState
 from service.api.actions.schemas import Action
 from service.api.text import SeatNumber
 
-BotLevel = Literal["random", "basic", "strong"]
+BotLevel = Literal["random", "basic", "strong", "expert"]
 Step = Annotated[int, msgspec.Meta(ge=1, le=1_000)]
 
 
@@ -25,8 +25,8 @@ class NewStudy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     deal_no: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
     step: Step = 1
     bots: Annotated[list[BotLevel | None], msgspec.Meta(max_length=4)] = []
-    """By seat: the bot that moves it (``random``, ``basic``, ``strong``), or null for your
-    own hand; empty: you move every seat."""
+    """By seat: the bot that moves it (``random``, ``basic``, ``strong``, ``expert``), or null
+    for your own hand; empty: you move every seat."""
 
 
 class StudyMove(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

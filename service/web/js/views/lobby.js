@@ -195,7 +195,7 @@ export function lobbyScreen(root, ctx) {
       h("div", { class: "row" },
         h("label", { for: "bot_level" }, t("bots.level")),
         h("select", { id: "bot_level", name: "bot_level" },
-          ["random", "basic", "strong"].map((level) => h("option", { value: level, selected: level === "basic" },
+          ["random", "basic", "strong", "expert"].map((level) => h("option", { value: level, selected: level === "basic" },
             t(`bots.${level}`)))),
         h("button", { type: "submit", class: "primary", name: "mode", value: "bots", dataset: { key: "play-now" } },
           t("create.bots.go")))));

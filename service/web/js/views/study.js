@@ -9,7 +9,7 @@ import { bidGrid, inBidGrid } from "./bidding.js";
 import { cardText, eventText, openFelt } from "./board.js";
 import { actionLabel } from "./table.js";
 
-const LEVELS = ["random", "basic", "strong"];
+const LEVELS = ["random", "basic", "strong", "expert"];
 
 export function studyScreen(root, ctx, studyId, at) {
   const state = { study: null, names: [], compare: null, compared: -1, loading: true, busy: false, discard: [] };

@@ -14,7 +14,7 @@ const POSITIONS = { 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top",
 const ACTION_ORDER = ["answer_claim", "look_at_cards", "bid", "pass", "take_talon", "declare", "declare_totus",
   "concede", "whist", "choose_play"];
 const LOG_LINES = 80; // a whole deal: the bidding, ten tricks of three or four cards
-const BOT_LEVELS = ["random", "basic", "strong"];
+const BOT_LEVELS = ["random", "basic", "strong", "expert"];
 const GRID_LEVELS = ["6", "7", "8", "9", "10"];
 const GRID_STRAINS = ["S", "C", "D", "H", "NT"];
 const TICK_MS = 250;

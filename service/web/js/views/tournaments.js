@@ -8,7 +8,7 @@ import { lang, t } from "../i18n.js";
 
 const STATUSES = ["", "registering", "running", "finished"];
 const PRESETS = ["sochi", "leningrad", "rostov"];
-const LEVELS = ["random", "basic", "strong"];
+const LEVELS = ["random", "basic", "strong", "expert"];
 const HOUR = 3_600_000;
 
 /** ``ms`` as the page's language writes a date and time. */
