@@ -511,6 +511,54 @@ async def test_a_whole_pulka_of_three_bots_ends_and_settles(client: httpx.AsyncC
     assert (await client.get(f"/v1/players/{some_bot}/rating")).json()["kind"] == "bot"
 
 
+async def test_an_expert_bot_plays_a_whole_game_through_the_api(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    """The expert level is seated like any other, plays every decision of a game to its end
+    from its seat's view, and its calls are thought again from the log."""
+    host = await register(client, "host")
+    rules = {"pool": {"target": 2, "max_deals": 2}}
+    created = await client.post("/v1/games", json={"overrides": rules}, headers=host.auth)
+    game_id = created.json()["id"]
+    for level in ("expert", "basic", "basic"):
+        seated = await client.post(
+            f"/v1/games/{game_id}/bots", json={"level": level}, headers=host.auth
+        )
+        assert seated.status_code == 200, seated.text
+    for _ in range(2400):
+        body = (await client.get(f"/v1/games/{game_id}")).json()
+        if body["view"]["status"] == "finished":
+            break
+        await asyncio.sleep(0.05)
+    assert body["view"]["status"] == "finished"
+    assert sum(body["view"]["settlement"]["result"]) == 0
+    assert [s["name"].split()[0] for s in body["seated"]] == ["Expert", "Basic", "Basic"]
+    log = game_log(pool, announce=False)
+    stored = await log.store.read_stream(f"game-{game_id}")
+    events = [log.decode(r) for r in stored]
+    experts: dict[str, Any] = {}  # a command's first event: its version follows the seat's view
+    for r in stored:
+        if r.metadata.get("thought", "").startswith("expert "):
+            experts.setdefault(r.metadata["idempotency_key"], r)
+    assert len(experts) >= 10
+    # the auction and the whisting are the learned evaluators' (no wall-clock cap can cut them)
+    learned = [
+        r for r in experts.values()
+        if type(events[r.version - 1]).__name__ in ("BidMade", "Passed", "WhistCalled")
+    ]  # fmt: skip
+    assert learned
+    for record in learned:
+        level, seed, *limits = record.metadata["thought"].split()
+        again = LEVELS[level](
+            seat_input(events[: record.version - 1], record.metadata["seat"]),
+            random.Random(int(seed[5:], 16)),
+            Budget.parse(" ".join(limits)),
+        )  # fmt: skip
+        at = record.version - 1
+        produced = game.decide(again, game.fold(events[:at]))
+        assert produced == events[at : at + len(produced)], record.metadata
+
+
 async def test_a_game_created_with_bots_at_its_seats_starts_and_the_bots_play_at_once(
     client: httpx.AsyncClient,
 ) -> None:

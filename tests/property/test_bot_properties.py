@@ -17,7 +17,7 @@ from _hypothesis import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from bots import basic, random_bot, strong
+from bots import basic, expert, random_bot, strong
 from bots.budget import Budget
 from bots.view import BotView, seat_input
 from domain import game as g
@@ -56,7 +56,10 @@ RULESETS: tuple[Rules, ...] = (
         },
     ),
 )
-STRATEGIES = {"random": random_bot.decide, "basic": basic.decide, "strong": strong.decide}
+STRATEGIES = {
+    "random": random_bot.decide, "basic": basic.decide, "strong": strong.decide,
+    "expert": expert.decide,
+}  # fmt: skip
 _CARDS = frozenset(DECK)
 _BID_FIELDS = frozenset({"bid", "contract", "call", "highest", "explanation", "rules"})
 

@@ -1,6 +1,6 @@
-"""Clear-cut decisions, made alike by the basic and the strong level: bid a big hand, bid
-misère with a perfect misère hand, pass a poor one, pass a whist against ten sure tricks, and,
-with every card in view, never lead the card that sinks the contract."""
+"""Clear-cut decisions, made alike by the basic, the strong and the expert level: bid a big
+hand, bid misère with a perfect misère hand, pass a poor one, pass a whist against ten sure
+tricks, and, with every card in view, never lead the card that sinks the contract."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 from bot_helpers import Game
 
-from bots import basic, strong
+from bots import basic, expert, strong
 from bots.budget import Budget
 from bots.view import seat_input
 from domain.deal.messages import (
@@ -23,7 +23,7 @@ from domain.deal.messages import (
     TakeTalon,
 )
 
-LEVELS = {"basic": basic.decide, "strong": strong.decide}
+LEVELS = {"basic": basic.decide, "strong": strong.decide, "expert": expert.decide}
 BUDGET = Budget.of_nodes(15_000)
 """Solver work, not seconds: the same decision on any machine (docs/bots.md §6)."""
 STANDARD = (

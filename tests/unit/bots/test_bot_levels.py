@@ -9,7 +9,7 @@ from collections import Counter
 import msgspec
 from bot_helpers import Game
 
-from bots import LEVELS, basic, claims, guarded, random_bot, strong
+from bots import LEVELS, basic, claims, expert, guarded, random_bot, strong
 from bots.budget import Budget
 from bots.table import Table
 from bots.view import BotView, seat_input
@@ -17,7 +17,10 @@ from domain.deal.messages import AnswerClaim, Claim, Command, PlayCard, SeatComm
 from domain.rules import LENINGRAD, ROSTOV, SOCHI, Rules, rules_for
 from domain.simulation import random_deal
 
-RAW = {"random": random_bot.decide, "basic": basic.decide, "strong": strong.decide}
+RAW = {
+    "random": random_bot.decide, "basic": basic.decide, "strong": strong.decide,
+    "expert": expert.decide,
+}  # fmt: skip
 BUDGET = Budget.of_nodes(200)
 """A short think in solver nodes: the strong bot steers the same deals on any machine."""
 RULESETS: dict[str, Rules] = {
@@ -57,8 +60,8 @@ class Unheard(Command, frozen=True, tag="unheard"):
     """An action the bots have never heard of (the rules keep growing)."""
 
 
-def test_the_levels_are_random_basic_and_strong() -> None:
-    assert list(LEVELS) == ["random", "basic", "strong"]
+def test_the_levels_are_random_basic_strong_and_expert() -> None:
+    assert list(LEVELS) == ["random", "basic", "strong", "expert"]
 
 
 def test_an_action_of_an_unknown_kind_still_gets_a_legal_answer() -> None:
@@ -142,10 +145,16 @@ def test_every_level_meets_every_kind_of_decision_and_answers_it_legally() -> No
         "ChoosePlay", "PlayCard game", "PlayCard all-pass",
     )  # fmt: skip
     strong_lineups = [("strong", "strong", "basic", "random")] * 4
-    deals([("basic", "basic", "basic", "basic")] * 6 + [("random", "basic")] * 6 + strong_lineups)
+    expert_lineups = [("expert", "strong", "basic", "random")] * 3
+    deals(
+        [("basic", "basic", "basic", "basic")] * 6 + [("random", "basic")] * 6 + strong_lineups
+        + expert_lineups
+    )  # fmt: skip
     for level in ("basic", "strong"):
         for kind in kinds:
             assert met[f"{kind} ({level})"], f"{level} never met {kind}"
+    for kind in ("LookAtCards", "MakeBid", "Pass", "PlayCard game", "PlayCard all-pass"):
+        assert met[f"{kind} (expert)"], f"expert never met {kind}"
     for kind in ("PlayCard misère", "DeclareTotus", "Concede", "MakeBid dark"):
         assert met[f"{kind} (basic)"] or met[f"{kind} (random)"], kind
 
