@@ -157,7 +157,7 @@ def run_pair(
         margin.append(ma - mb)
     ra, rb, rm = interval(per_a), interval(per_b), interval(margin)
     spend = budget.describe() if isinstance(budget, Budget) else f"seconds={budget:g}"
-    strong_note = f", strong budget {spend}" if "strong" in (a, b) else ""
+    strong_note = f", strong budget {spend}" if {"strong", "expert"} & {a, b} else ""
     print(
         f"{preset}, {players} players: {a} vs {b}: {len(done)} deals × "
         f"{len(rotations(players, 0, full))} rotations{strong_note} ({wall:.0f} s wall)"

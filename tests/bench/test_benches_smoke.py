@@ -30,7 +30,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "bench_bot_tables.py": ("baseline (no bots)", "with bot tables", "p99 with the bots"),
     "bench_collusion.py": ("colluders", "per 1,000 deals", "baseline: fold alone",
                            "report build", "false-positive rate at z >= ", "report over"),
-    "bench_bots.py": ("random:", "basic:", "strong:", "layouts solved per decision"),
+    "bench_bots.py": ("random:", "basic:", "strong:", "expert:", "layouts solved per decision"),
     "bench_conditional_get.py": ("baseline: read the log every time", "known heads", "svc ms"),
     "bench_domain.py": ("play", "fold", "baseline", "decode"),
     "bench_dumps.py": ("baseline: COPY of the events", "baseline: COPY + gzip", "dump",
@@ -56,6 +56,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
     "crossings.py": ("a card played:", "its replay:", "the card's key row:"),
     "duplicate_match.py": ("basic vs random", "margin basic − random"),
     "make_event_fixtures.py": ("fixtures written, 0 event types never occurred",),
+    "train_evaluators.py": ("declarer data:", "whist data:", "declarer model:", "whist model:",
+                            "total:"),
 }  # fmt: skip
 """Each bench's figures: labels its smoke run must print."""
 
