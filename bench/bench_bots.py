@@ -9,9 +9,10 @@ every decision of every seat is timed. It prints, per level, the decision time p
 over all decisions and per kind of decision (bidding, discard, contract, whisting, play), and
 for the searching levels the layouts (samples) solved per decision at each trick of the play and
 in the other phases, apart for decisions that sampled layouts and those that enumerated every
-one (a misère catcher or an open whister, late in the play, or when voids leave few). Contract and misère layouts are
-each solved double-dummy for every legal card; all-pass layouts are played out by rules of
-thumb for every legal card (`bots.rollout`), so many more fit in the budget.
+one (a misère catcher or an open whister, late in the play, or when voids leave few). Contract
+and misère layouts are each solved double-dummy for every legal card; all-pass layouts are
+played out by rules of thumb for every legal card (`bots.rollout`), so many more fit in the
+budget.
 
 The strong level's budget is its default layout counts per decision kind (`bots.budget.Layouts`,
 times ``--layouts``; 0: none, the wall clock alone) under the wall-clock cap of ``--budget``
@@ -112,9 +113,7 @@ def main() -> None:
         for searcher in searching:
             table = Table(rules, first_dealer=dealer)
             lineup = [searcher if s == strong_seat else "basic" for s in range(rules.players)]
-            strategies = [
-                (lambda v, r, b, lvl=lvl: timed(lvl, v, r, b)) for lvl in lineup
-            ]
+            strategies = [(lambda v, r, b, lvl=lvl: timed(lvl, v, r, b)) for lvl in lineup]
             table.play_deal(cards, strategies, random.Random(d), budget)
     for _ in range(random_deals):  # the random level's decisions, the floor of the scale
         table = Table(rules)
