@@ -3,7 +3,7 @@
     python bench/duplicate_match.py [--presets sochi,leningrad,rostov] [--players 3]
         [--deals 200] [--pairs strong:basic,basic:random] [--strong-layouts 1]
         [--strong-budget SECONDS] [--strong-nodes N]
-        [--jobs 2] [--seed 1] [--full] [--smoke]
+        [--jobs 2] [--seed 1] [--start 0] [--full] [--smoke]
 
 For each preset and each pair of levels (A against B) the same seeded deals are played in
 rotations: A in one active seat and B in the other two, in each of the three seats in turn
@@ -26,12 +26,18 @@ the means). The strong level plays by its layout counts per decision kind (docs/
 cap unless ``--strong-budget`` sets one: the match then plays the same on any machine, however
 loaded, and can be rerun exactly. ``--strong-layouts 0`` leaves the seconds alone (0.25 s
 unless ``--strong-budget`` says otherwise); ``--strong-nodes`` gives a budget of solver nodes
-instead. The report says which was used.
+instead. The report says which was used. The expert level (docs/bots.md §11) plays by the same
+budget (its card play at twice the counts).
+
+``--start`` plays the seed's deals from that index on, so a long match can run in parts (deals
+``start`` … ``start + deals − 1``), and ``--dump FILE`` writes each deal's results per level as
+JSON lines, so the parts can be pooled into the whole match's figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import os
@@ -126,8 +132,10 @@ def run_pair(
     seed: int,
     jobs: int,
     full: bool,
+    start: int = 0,
+    dump: str | None = None,
 ) -> None:
-    work = [(preset, players, i, a, b, budget, seed, full) for i in range(deals)]
+    work = [(preset, players, i, a, b, budget, seed, full) for i in range(start, start + deals)]
     t0 = time.perf_counter()
     if jobs > 1:
         with multiprocessing.Pool(jobs) as pool:
@@ -140,7 +148,7 @@ def run_pair(
     margin: list[float] = []
     kinds: dict[str, int] = {}
     by_role: dict[str, list[float]] = {}
-    for _, plays, _ in sorted(done):
+    for index, plays, _ in sorted(done):
         sa: list[Fraction] = []
         sb: list[Fraction] = []
         for assignment, results, kind, roles in plays:
@@ -152,6 +160,22 @@ def run_pair(
                 elif x == "B":
                     sb.append(results[seat])
         ma, mb = float(sum(sa) / len(sa)), float(sum(sb) / len(sb))
+        if dump is not None:
+            with open(dump, "a") as f:
+                f.write(
+                    json.dumps(
+                        {
+                            "preset": preset,
+                            "players": players,
+                            "a": a,
+                            "b": b,
+                            "index": index,
+                            "a_mean": ma,
+                            "b_mean": mb,
+                        }
+                    )
+                )
+                f.write("\n")
         per_a.append(ma)
         per_b.append(mb)
         margin.append(ma - mb)
@@ -187,6 +211,8 @@ def main() -> None:
     p.add_argument("--strong-nodes", type=int, default=None, help="solver nodes, not layouts")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--start", type=int, default=0, help="the first deal's index (runs in parts)")
+    p.add_argument("--dump", default=None, help="append each deal's results to this file")
     p.add_argument("--full", action="store_true", help="also two A's against one B")
     add_smoke(p)
     args = p.parse_args()
@@ -214,6 +240,8 @@ def main() -> None:
                 args.seed,
                 args.jobs,
                 args.full,
+                args.start,
+                args.dump,
             )
 
 

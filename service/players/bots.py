@@ -2,7 +2,7 @@
 
 Each level of `bots.LEVELS` has four players (a table has at most four seats), with ids derived
 from the level and number, so every process and every restart knows them without a lookup:
-``Basic bot 1`` … ``Strong bot 4``. They are ``bot`` players: no token, nobody logs in as one;
+``Random bot 1`` … ``Expert bot 4``. They are ``bot`` players: no token, nobody logs in as one;
 `service.workers.steward` moves for them, from exactly what their seat sees, when it is their turn.
 Views, the lobby, statistics and ratings show them with their kind.
 """
