@@ -433,7 +433,7 @@ def test_a_document_that_does_not_exist_fails(defined: dict[str, frozenset[str]]
         "# BOTS.md §2.2\n"
         "# see docs/nowhere.md §1\n"
         "# the notes in SOLVER-NOTES.md\n"
-        "# docs/bots.md §11 and §4.99\n"
+        "# docs/bots.md §12 and §4.99\n"
         "# docs/tables.md §2\n"
         "# README.md §3\n"
     )
@@ -444,7 +444,7 @@ def test_a_document_that_does_not_exist_fails(defined: dict[str, frozenset[str]]
     ]  # fmt: skip
     named = (
         "BOTS.md is not a document", "docs/nowhere.md is not a document",
-        "SOLVER-NOTES.md is not a document", "§11 is not a section of docs/bots.md",
+        "SOLVER-NOTES.md is not a document", "§12 is not a section of docs/bots.md",
         "§4.99 is not a section of docs/bots.md", "§2 is not a section of docs/tables.md",
         "§3 is not a section of README.md",
     )  # fmt: skip
