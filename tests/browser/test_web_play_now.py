@@ -92,6 +92,8 @@ async def test_a_lone_visitor_plays_a_whole_pulka_against_bots_from_the_lobby(
 
     # One click: the rules chosen in the form, a pool of 2, basic bots in both other seats.
     await page.fill("#target", str(POOL))
+    levels = await page.eval_on_selector_all("#bot_level option", "os => os.map(o => o.value)")
+    assert levels == ["random", "basic", "strong", "expert"]
     await page.select_option("#bot_level", "basic")
     await page.click("button[data-key=play-now]")
     await page.wait_for_selector(f"{TABLE}[data-status=playing]")
