@@ -62,6 +62,11 @@ TALONS = 24
 """Talon layouts an auction decision scores (each: 66 discards × 6 strains through the model)."""
 DISCARD_CANDIDATES = 4
 """Discards the model proposes for the double-dummy check, beside the rule of thumb's best."""
+PASS_WORTH = -4.0
+"""What passing in the auction is worth to the seat, in whists per deal: a seat that does not
+declare defends or plays the all-pass, and in the duplicate match of docs/bots.md §11.4 the
+expert's mean result as a defender or in an all-pass was about −4 per deal under Sochi. A
+contract is bid for when it is worth more than that (the strong bot compares with zero)."""
 WHIST_LAYOUTS = 24
 """Layouts of the other hands a whist decision averages the partner's call and share over."""
 
@@ -205,7 +210,7 @@ def bid(
     worth = _worth_table(k)
     floor = BID_RANK[lowest.bid] if lowest is not None else len(BID_RANK)
     best, miser = _contract_values(p, worth, floor)
-    best_value, best_call = 0.0, None
+    best_value, best_call = PASS_WORTH, None
     if miser_bid is not None:
         v = float(miser.max(axis=1).mean())
         if v > best_value:
