@@ -6,7 +6,7 @@ discard and the whisting judged by the learned evaluators (`bots.learned`, docs/
   is scored by the declarer model's trick distribution turned into whists by the preset's
   scoring; a contract's worth is the mean over the talons of the best discard's best contract
   at or above it. The bot bids the next step while some contract there is worth more than
-  passing (zero), misère when that is worth more still.
+  passing (`PASS_WORTH`), misère when that is worth more still.
 - Discard: all 66 pairs in every strain scored by the model; the best few, and the rule of
   thumb's best, are then solved double-dummy over layouts of the other hands, as the strong bot
   solves its own candidates (`bots.strong.discard`).
