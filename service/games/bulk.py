@@ -15,6 +15,7 @@ header line); ``ppn`` is each game's PPN text, separated by a blank line
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
@@ -139,7 +140,10 @@ async def stream(
     async for batch in pages(log, found, limit):
         for listed, records in batch:
             try:
-                chunk = game_bytes(log, listed, records, fmt)
+                if fmt == "ppn":  # a pulka's fold and text, tens of ms: not on the loop
+                    chunk = await asyncio.to_thread(game_bytes, log, listed, records, fmt)
+                else:
+                    chunk = game_bytes(log, listed, records, fmt)
             except StreamUnreadable:  # quarantined (and alerted on): left out, not a 500
                 continue
             yield chunk
