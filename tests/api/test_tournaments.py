@@ -453,7 +453,7 @@ async def test_the_standings_stream_sends_the_standings_at_once_and_after_each_c
     server: str,
 ) -> None:
     async with httpx.AsyncClient(base_url=server, timeout=10) as client:
-        organiser, player = await _players(client, 2)
+        organiser, player, *others = await _players(client, 4)
         tid = (await _create(client, organiser))["id"]
         log = SseLog()
         async with client.stream("GET", f"/v1/tournaments/{tid}/stream") as response:
@@ -466,7 +466,38 @@ async def test_the_standings_stream_sends_the_standings_at_once_and_after_each_c
             second = await asyncio.wait_for(anext(frames), 5)
             body = json.loads(second.data)
             assert second.id == body["version"] == first.id + 1
+            # everything changed (one standing, new): the whole standings again
+            assert second.event == "standings"
             assert [s["player"] for s in body["standings"]] == [player.id]
+            # after that, only what changed; applied in order they give the view's standings
+            standings = {s["player"]: s for s in body["standings"]}
+            version = body["version"]
+            for other in others:
+                joined = await client.post(
+                    f"/v1/tournaments/{tid}/registrations", headers=other.auth
+                )
+                assert joined.status_code == 200
+                frame = await asyncio.wait_for(anext(frames), 5)
+                change = json.loads(frame.data)
+                assert frame.event == "standings-changes" and change["since"] == version
+                assert other.id in [s["player"] for s in change["changed"]]
+                assert len(change["changed"]) < len(standings) + 1 and change["left"] == []
+                standings.update((s["player"], s) for s in change["changed"])
+                version = change["version"]
+            left = await client.delete(
+                f"/v1/tournaments/{tid}/registrations", headers=others[0].auth
+            )
+            assert left.status_code in (200, 204), left.text
+            frame = await asyncio.wait_for(anext(frames), 5)
+            change = json.loads(frame.data)
+            for s in change.get("changed", change.get("standings", [])):
+                standings[s["player"]] = s
+            for gone in change.get("left", []):
+                standings.pop(gone)
+            view = (await client.get(f"/v1/tournaments/{tid}")).json()
+            assert view["version"] == change["version"]
+            shown = sorted(standings.values(), key=lambda s: (s["place"], s["player"]))
+            assert shown == sorted(view["standings"], key=lambda s: (s["place"], s["player"]))
         missing = await client.get("/v1/tournaments/01900000-0000-7000-8000-000000000000/stream")
         assert missing.status_code == 404
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Annotated, Any, Literal
 
@@ -81,9 +82,25 @@ from service.players.accounts import Caller, Players
 _LIST_CURSOR = "tournaments"
 _WRITE = ("validation", "unauthenticated", "not-found", "illegal-action", "payload-too-large")
 _encoder = msgspec.json.Encoder()
-_frames: Lru[tuple[uuid.UUID, int], bytes] = Lru(256)
-"""The standings frame of a tournament's version, rendered once for all its followers."""
-_rendering: dict[tuple[uuid.UUID, int], asyncio.Future[bytes]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _Standings:
+    """A tournament's standings at one version, rendered once for all its followers: the whole
+    frame, and each player's standing encoded alone (for the frames of what changed)."""
+
+    version: int
+    status: str
+    rounds: int
+    entries: dict[str, bytes]
+    """Player → his encoded standing, in the standings' order."""
+    frame: bytes
+
+
+_frames: Lru[tuple[uuid.UUID, int], _Standings] = Lru(256)
+_rendering: dict[tuple[uuid.UUID, int], asyncio.Future[_Standings]] = {}
+_changes: Lru[tuple[uuid.UUID, int, int], bytes] = Lru(256)
+"""The ``standings-changes`` frame from one version to another, made once for all followers."""
 
 
 def _text(value: Fraction) -> str:
@@ -290,23 +307,29 @@ def export_text(view: TournamentView) -> str:
 async def _standings_frames(
     tournaments: TournamentService, players: Players, tid: uuid.UUID, sse: SseSettings
 ) -> AsyncIterator[bytes]:
+    """The standings whole at once, then only what changed at each new version: at a round's
+    start a thousand followers are sent a few hundred bytes each, not every player's standing
+    again (docs/tournaments.md, The start of an event)."""
     yield f"retry: {sse.retry_ms}\n\n".encode()
-    seen = -1
+    sent: _Standings | None = None
     async for version in tournaments.follow(tid, sse.ping_interval):
         if version is None:
             yield b": ping\n\n"
             continue
-        if version == seen:
+        if sent is not None and version <= sent.version:
             continue
-        seen = version
-        yield await _frame(tournaments, players, tid, version)
+        now = await _standings(tournaments, players, tid, version)
+        if sent is not None and now.version <= sent.version:
+            continue
+        yield now.frame if sent is None else _changes_frame(tid, sent, now)
+        sent = now
 
 
-async def _frame(
+async def _standings(
     tournaments: TournamentService, players: Players, tid: uuid.UUID, version: int
-) -> bytes:
-    """The standings frame of ``version`` (or later), rendered once however many followers
-    ask at the same moment (a start wakes them all together)."""
+) -> _Standings:
+    """The standings of ``version`` (or later), rendered once however many followers ask at
+    the same moment (a start wakes them all together)."""
     key = (tid, version)
     made = _frames.get(key)
     if made is not None:
@@ -316,16 +339,41 @@ async def _frame(
         pending = asyncio.ensure_future(_render(tournaments, players, tid))
         _rendering[key] = pending
         pending.add_done_callback(lambda _: _rendering.pop(key, None))
-    frame = await asyncio.shield(pending)
-    _frames.put(key, frame)
-    return frame
+    standings = await asyncio.shield(pending)
+    _frames.put(key, standings)
+    return standings
 
 
-async def _render(tournaments: TournamentService, players: Players, tid: uuid.UUID) -> bytes:
+async def _render(tournaments: TournamentService, players: Players, tid: uuid.UUID) -> _Standings:
     _, view = await tournament_view(tournaments, players, tid)
-    body = {"version": view.version, "status": view.status, "standings": view.standings,
-            "rounds": len(view.rounds)}  # fmt: skip
-    return b"id: %d\nevent: standings\ndata: %s\n\n" % (view.version, _encoder.encode(body))
+    entries = {s.player: _encoder.encode(s) for s in view.standings}
+    head = b'{"version":%d,"status":%s' % (view.version, _encoder.encode(view.status))
+    data = b'%s,"standings":[%s],"rounds":%d}' % (head, b",".join(entries.values()),
+                                                   len(view.rounds))  # fmt: skip
+    frame = b"id: %d\nevent: standings\ndata: %s\n\n" % (view.version, data)
+    return _Standings(view.version, view.status, len(view.rounds), entries, frame)
+
+
+def _changes_frame(tid: uuid.UUID, before: _Standings, after: _Standings) -> bytes:
+    """``event: standings-changes`` from ``before`` to ``after``: the standings that differ or
+    are new (in the standings' order) and the players no longer standing. When everything
+    changed it would carry no less than the whole, which goes instead."""
+    key = (tid, before.version, after.version)
+    made = _changes.get(key)
+    if made is not None:
+        return made
+    changed = [e for p, e in after.entries.items() if before.entries.get(p) != e]
+    left = [p for p in before.entries if p not in after.entries]
+    if not left and len(changed) == len(after.entries):
+        frame = after.frame
+    else:
+        data = b'{"version":%d,"since":%d,"status":%s,"changed":[%s],"left":%s,"rounds":%d}' % (
+            after.version, before.version, _encoder.encode(after.status), b",".join(changed),
+            _encoder.encode(left), after.rounds,
+        )  # fmt: skip
+        frame = b"id: %d\nevent: standings-changes\ndata: %s\n\n" % (after.version, data)
+    _changes.put(key, frame)
+    return frame
 
 
 class TournamentsController(Controller):
@@ -665,7 +713,11 @@ class TournamentsController(Controller):
         summary="Follow the standings live (Server-Sent Events)",
         description=(
             "`text/event-stream`: `retry:`, then `event: standings` (`id:` the tournament's "
-            "version) with the standings at once and after every change, and a `: ping` "
+            "version; data: `version`, `status`, every player's standing, `rounds`) at once, "
+            "then `event: standings-changes` after every change (data: `version`, `since` "
+            "(the version it applies to), `status`, `changed`: the standings that differ or "
+            "are new, in the standings' order, `left`: the players no longer standing, "
+            "`rounds`); a whole `standings` frame again where everything changed; a `: ping` "
             "comment after a silence."
         ),
         media_type="text/event-stream",

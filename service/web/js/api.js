@@ -369,7 +369,7 @@ export class Api extends EventTarget {
   }
   /** The pairings and results to download: ``format`` "json" or "text". */
   exportUrl(id, format) { return `${this.base}/v1/tournaments/${id}/export?format=${format}`; }
-  /** The standings live (SSE): ``event: standings`` at once and after every change. */
+  /** The standings live (SSE): ``event: standings`` at once, ``standings-changes`` after each change. */
   tournamentStream(id, _lastEventId, signal) {
     const headers = this.headers({ Accept: "text/event-stream" });
     return fetch(`${this.base}/v1/tournaments/${id}/stream`, { headers, signal, cache: "no-store" });

@@ -27,7 +27,8 @@ export function tournamentScreen(root, ctx, id) {
   const stream = new LiveStream({
     open: (lastEventId, signal) => ctx.api.tournamentStream(id, lastEventId, signal),
     onEvent: (message) => {
-      if (message.event !== "standings") return;
+      // a whole "standings" frame, or "standings-changes": either names the version reached
+      if (message.event !== "standings" && message.event !== "standings-changes") return;
       const { version } = JSON.parse(message.data);
       if (!state.view || version > state.view.version) refresh();
     },
