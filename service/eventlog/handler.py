@@ -39,6 +39,7 @@ Example, with the domain's functions::
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import logging
@@ -207,8 +208,13 @@ class CommandHandler(Generic[C, S, E]):
         effects: Effects | None = None,
         key_ttl: float = 86_400.0,
         snapshots: Snapshots[S] | None = None,
+        decide_apart: bool = False,
     ) -> None:
         self.log = log
+        self.decide_apart = decide_apart
+        """Decide in a worker thread: for a decider whose commands may take tens of milliseconds
+        (a tournament pairing a thousand players), so that the event loop keeps answering
+        meanwhile (the GIL passes between the two every few milliseconds)."""
         self.snapshots = snapshots
         self.key_ttl = key_ttl
         self.store = log.store
@@ -401,7 +407,11 @@ class CommandHandler(Generic[C, S, E]):
                 fresh = True  # perhaps only our cache is behind
                 continue
             try:
-                events = list(self.decider.decide(command, loaded.state))
+                if self.decide_apart:
+                    decided = await asyncio.to_thread(self.decider.decide, command, loaded.state)
+                else:
+                    decided = self.decider.decide(command, loaded.state)
+                events = list(decided)
             except self.rejections as exc:
                 if key is None:
                     raise

@@ -67,8 +67,10 @@ TOURNAMENT_DECIDER: Decider[tm.TournamentCommand, td.State, tm.TournamentEvent] 
 """The tournaments' decider, for `service.eventlog.handler.CommandHandler`."""
 
 DAY_MS = 86_400_000
-TABLES_AT_ONCE = 4
-"""How many tables of a round are created at the same time."""
+WAKE_AT_ONCE = 16
+"""How many followers of a tournament are woken at a time (see `TournamentService._wake`)."""
+WAKE_PAUSE = 0.002
+"""Seconds between two slices of a tournament's followers woken."""
 
 
 def tournament_stream(tournament_id: uuid.UUID | str) -> str:
@@ -239,12 +241,15 @@ class TournamentService:
         self.clock = clock
         self.embargo = Embargo(self.pool)
         self.handler: CommandHandler[tm.TournamentCommand, td.State, tm.TournamentEvent] = (
-            CommandHandler(log, TOURNAMENT_DECIDER, cache_size=cache_size)
+            CommandHandler(log, TOURNAMENT_DECIDER, cache_size=cache_size, decide_apart=True)
         )
         self._locks: Lru[uuid.UUID, asyncio.Lock] = Lru(cache_size)
         self._changed: dict[uuid.UUID, set[asyncio.Event]] = {}
         """Each followed tournament's followers, woken by a hint."""
         self._hinted: dict[uuid.UUID, int] = {}
+        self._waking: dict[uuid.UUID, bool] = {}
+        """The tournaments whose followers are being woken, and whether once more after."""
+        self._wakers: set[asyncio.Task[None]] = set()
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -388,19 +393,18 @@ class TournamentService:
                 secret, round_no, fmt.duplicate.deals_per_round, rotate=False
             )
         organiser = await self.organiser(tid)
-        # A few tables at a time: each is a handful of round trips, which overlap; more would
-        # only queue for the pool and the CPU (docs/tournaments.md, The start of an event).
-        lanes = asyncio.Semaphore(TABLES_AT_ONCE)
-
-        async def one(t: td.Table) -> None:
-            dealer = 0 if fmt.duplicate is not None else t.first_dealer
-            async with lanes:
+        # One table after the other: each is a handful of round trips, and creating two or
+        # four at a time dealt a thousand players' round a little sooner (2.0-2.5 s against
+        # 3.1-3.4) but kept the event loop so busy that every other player's requests waited
+        # (their p99 during the start 3.7-4.6 times its idle value, against 1.5-1.8; bench/
+        # bench_tournament_start.py, docs/tournaments.md, The start of an event).
+        dealer_of = (lambda t: 0) if fmt.duplicate is not None else (lambda t: t.first_dealer)
+        for t in r.tables:
+            if t.result is None and not t.annulled:
                 await self._open_table(
-                    tid, state, round_no, t.table, t.seating, dealer, layouts,
+                    tid, state, round_no, t.table, t.seating, dealer_of(t), layouts,
                     embargoed=fmt.duplicate is not None, organiser=organiser,
                 )  # fmt: skip
-
-        await asyncio.gather(*(one(t) for t in r.tables if t.result is None and not t.annulled))
 
     async def _open_run(self, tid: uuid.UUID, state: td.Tournament, run: int) -> None:
         fmt = state.format
@@ -684,11 +688,34 @@ class TournamentService:
         empty ``stream_id``: look at every one followed)."""
         if stream_id and not stream_id.startswith(TOURNAMENT_PREFIX):
             return
-        for tid, waiting in list(self._changed.items()):
+        for tid in list(self._changed):
             if not stream_id or tournament_stream(tid) == stream_id:
-                self._hinted[tid] = version if stream_id else -1
-                for changed in waiting:
+                # the highest heard (hints may come out of order); -1: read it again
+                self._hinted[tid] = max(version, self._hinted.get(tid, -1)) if stream_id else -1
+                if tid in self._waking:
+                    self._waking[tid] = True  # once more when this wake is done
+                else:
+                    self._waking[tid] = False
+                    task = asyncio.get_running_loop().create_task(self._wake(tid))
+                    self._wakers.add(task)
+                    task.add_done_callback(self._wakers.discard)
+
+    async def _wake(self, tid: uuid.UUID) -> None:
+        """Wake the tournament's followers ``WAKE_AT_ONCE`` at a time, ``WAKE_PAUSE`` apart:
+        a thousand followers woken at once sent their frames back to back for a tenth of a
+        second, and every other request waited behind them; paced, they are all told within
+        a third of a second and the event loop answers others between the slices."""
+        try:
+            again = True
+            while again:
+                for n, changed in enumerate(list(self._changed.get(tid, ())), start=1):
                     changed.set()
+                    if n % WAKE_AT_ONCE == 0:
+                        await asyncio.sleep(WAKE_PAUSE)
+                again = self._waking.get(tid, False)
+                self._waking[tid] = False
+        finally:
+            self._waking.pop(tid, None)
 
     async def follow(self, tid: uuid.UUID, ping: float) -> AsyncIterator[int | None]:
         """The tournament's version now, then each newer one (hinted, or read every ``ping``
@@ -709,8 +736,12 @@ class TournamentService:
                         continue
                 else:
                     changed.clear()
+                    # A hint names the version reached (the same one may come twice: from this
+                    # process's append and from the channel): only a hint that names none
+                    # sends a follower to the database, or a start's thousand followers would
+                    # each read the tournament again.
                     hinted = self._hinted.get(tid, -1)
-                    now = hinted if hinted > version else (await self.state(tid))[0]
+                    now = hinted if hinted >= 0 else (await self.state(tid))[0]
                 if now > version:
                     version = now
                     yield version

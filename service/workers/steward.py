@@ -75,6 +75,10 @@ log = logging.getLogger(__name__)
 Duty = Literal["table", "bots"]
 WAITING_SWEEP = 5.0
 """Seconds between two looks for tables left waiting for their deal."""
+ROUND_PACE = 0.05
+"""Seconds at least between two rounds of the table's steward: every append hints it, and a
+tournament's start (333 tables created in three seconds) woke it for a round per append, each
+a few queries on the request path's process; a clock's deadline is late by 50 ms at most."""
 
 _COLUMN: dict[Duty, str] = {"table": "due_at", "bots": "bot_due_at"}
 
@@ -194,7 +198,10 @@ class Steward:
         self.think_processes = max(0, think_processes)
         self._thinkers: ProcessPoolExecutor | None = None
         """The pool the strong bots think in, started at the first strong move."""
-        self.worker = Worker(f"steward-{duty}", self._round, interval=poll_interval)
+        self.worker = Worker(
+            f"steward-{duty}", self._round, interval=poll_interval,
+            pace=ROUND_PACE if duty != "bots" else 0.0,
+        )  # fmt: skip
         """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
         self._logs: Lru[uuid.UUID, _Log] = Lru(256)
         self._rng = entropy.generator()
