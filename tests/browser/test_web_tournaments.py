@@ -224,6 +224,20 @@ async def test_a_team_event_lineups_and_the_arbiters_own_pairing_through_the_pag
     assert await page.locator(f"{EVENT} form[data-lineup-form]").count() == 1  # his team only
     # Two ticked is refused in the form; then the fourth member in for the second.
     await page.uncheck(f"{form} input[value='{north[1].id}']")
+    # Another team's change (a fourth member for South, who then withdraws) reaches the page
+    # and leaves the captain's half-made choice alone.
+    fourth = await register(http, "South 4")
+    joined = await http.post(
+        f"/v1/tournaments/{tid}/registrations", json={"team": "South"}, headers=fourth.auth
+    )
+    assert joined.status_code == 200, joined.text
+    await page.wait_for_selector(f"{EVENT} li[data-member='{fourth.id}']", timeout=10_000)
+    assert not await page.is_checked(f"{form} input[value='{north[1].id}']")
+    left = await http.delete(f"/v1/tournaments/{tid}/registrations", headers=fourth.auth)
+    assert left.status_code in (200, 204), left.text
+    version = (await http.get(f"/v1/tournaments/{tid}")).json()["version"]
+    await page.wait_for_selector(f"{EVENT}[data-version='{version}']", timeout=10_000)
+    assert not await page.is_checked(f"{form} input[value='{north[1].id}']")
     await page.click(f"{form} button[type=submit]")
     await page.wait_for_selector(f"{form} [data-problem='illegal.bad_lineup']")
     await page.check(f"{form} input[value='{north[3].id}']")

@@ -122,9 +122,13 @@ export function tournamentScreen(root, ctx, id) {
     mount(boxes.actions, actions(v));
     mount(boxes.standings, standings(v));
     mount(boxes.teams, teamsPanel(v));
+    // keyed by what the forms show (the caller's own teams, and which of their members are in
+    // the field): another team's change leaves a half-made choice alone
+    const inField = new Set(v.entrants.filter((e) => ["registered", "active"].includes(e.status)).map((e) => e.player));
     const lineups = [lang(), v.status, v.rounds.length, ctx.me()?.id ?? "",
-      v.teams.map((tm) => `${tm.team}:${tm.captain}:${tm.lineup}:${tm.members}`).join()].join("|");
-    if (lineups !== lineupKey) { // rebuilt only when the teams change: a half-made choice survives updates
+      ownTeams(v).map((tm) => `${tm.team}:${tm.captain}:${tm.lineup}:${tm.members.filter((p) => inField.has(p))}`)
+        .join()].join("|");
+    if (lineups !== lineupKey) { // rebuilt only when its teams change: a half-made choice survives updates
       lineupKey = lineups;
       mount(boxes.lineup, lineupForms(v));
     }
@@ -263,11 +267,16 @@ export function tournamentScreen(root, ctx, id) {
             tm.lineup.includes(p) ? h("span", { class: "chip" }, t("tournament.team.plays")) : null))))))))));
   }
 
+  /** The teams the signed-in player may name a lineup for: his own as captain, all as organiser. */
+  function ownTeams(v) {
+    const me = ctx.me();
+    if (!me || !v.format.teams || v.status === "finished" || v.rounds.length >= v.format.rounds) return [];
+    return v.teams.filter((tm) => tm.captain === me.id || v.organiser === me.id);
+  }
+
   /** The lineup form: a team's captain names his team's three, the arbiter any team's. */
   function lineupForms(v) {
-    const me = ctx.me();
-    if (!me || !v.format.teams || v.status === "finished" || v.rounds.length >= v.format.rounds) return null;
-    const mine = v.teams.filter((tm) => tm.captain === me.id || v.organiser === me.id);
+    const mine = ownTeams(v);
     if (!mine.length) return null;
     const playing = v.format.teams.playing;
     return h("section", { class: "panel", "aria-labelledby": "lineup-title", dataset: { panel: "lineup" } },
