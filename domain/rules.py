@@ -233,6 +233,10 @@ class TableRules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True
     abandon_rating: Literal["last", "as_played"] = "last"
     """How ratings count a player who abandoned the game: as finishing last, or by the result
     of his seat as it was played for him to the end."""
+    rating_weight: Annotated[int, Meta(ge=0, le=300)] = 100
+    """How much the game moves its players' ratings, in percent of an ordinary game: 0 leaves
+    them as they are (a friendly, не на рейтинг), 100 is an ordinary game, more counts more (a
+    tournament's tables take the event's weight, docs/tournaments.md)."""
 
 
 class Rules(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):

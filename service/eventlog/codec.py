@@ -215,6 +215,14 @@ def _game_created_v3(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     return "game_created", 4, {"fairness": 1, **data}
 
 
+def _game_created_v4(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """Schema 5's table rules say how much the game counts toward the ratings
+    (``table.rating_weight``); every game created before counted as an ordinary one."""
+    rules = dict(data["rules"])
+    rules["table"] = {"rating_weight": 100, **rules.get("table", {})}
+    return "game_created", 5, {**data, "rules": rules}
+
+
 def _player_seated_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
     """Schema 2 carries the seat's client seed; none was given before."""
     return "player_seated", 2, {"client_seed": None, **data}
@@ -223,7 +231,7 @@ def _player_seated_v1(data: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
 SCHEMA_VERSIONS: dict[str, int] = {
     "hands_opened": 2,
     "deal_ended": 2,
-    "game_created": 4,
+    "game_created": 5,
     "player_seated": 2,
 }
 """The current schema version of each domain event type reshaped since its first release (else 1).
@@ -238,6 +246,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("game_created", 1): _game_created_v1,
     ("game_created", 2): _game_created_v2,
     ("game_created", 3): _game_created_v3,
+    ("game_created", 4): _game_created_v4,
     ("player_seated", 1): _player_seated_v1,
 }
 """The domain's upcasters, keyed by the (type, schema_version) they upgrade."""

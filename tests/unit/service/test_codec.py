@@ -229,3 +229,11 @@ def test_a_game_created_before_commitments_reads_as_dealt_without_one() -> None:
         assert (event.dealing, event.commitment, event.fixed_deals) == (None, None, 0)
     seated = json.loads((FIXTURES / "player_seated@1.json").read_text("utf-8"))
     assert domain_codec().decode("player_seated", 1, seated).client_seed is None  # type: ignore[attr-defined]
+
+
+def test_a_game_created_before_rating_weights_counts_as_an_ordinary_game() -> None:
+    for version in (1, 2, 3, 4):
+        stored = json.loads((FIXTURES / f"game_created@{version}.json").read_text("utf-8"))
+        event = domain_codec().decode("game_created", version, stored)
+        assert isinstance(event, GameCreated)
+        assert event.rules.table.rating_weight == 100
