@@ -17,7 +17,14 @@ to the same player. So a tie is rated as the average of the strict orderings of 
 players, each equally likely: ``μ'`` is the mean of the μ's and ``σ'²`` the mean of the σ²'s over
 those orderings (at most 4! = 24 of them). With this, a better result in a game never gives a
 player a lower change of ``mu`` or of ``ordinal`` than a worse result in the same game
-(tests/unit/projections/test_ratings.py checks it with hypothesis over random priors).
+(tests/unit/projections/test_projection_ratings.py checks it with hypothesis over random priors).
+
+A game counts by its table's ``table.rating_weight`` (percent of an ordinary game; a
+tournament's tables take the event's weight). With ``w`` that weight over 100 and ``μₙ, σₙ`` the
+update above, ``μ' = μ + w·(μₙ − μ)`` and ``σ'² = σ²·(σₙ²/σ²)^w``: weight 1 is the update itself,
+0 no change at all (the game is not rated), 2 about two games' worth of the same result. The
+variance shrinks by the same factor raised to ``w``, so it never goes below zero, however large
+the weight.
 
 A player who abandoned the game (`SeatAbandoned`) is rated by the table's
 ``table.abandon_rating``: ``last`` (the default) ranks him below every player who stayed,
@@ -73,11 +80,16 @@ def places(results: Sequence[int | float]) -> list[int]:
     return [1 + sum(1 for other in results if other > mine) for mine in results]
 
 
-def rate_game(prior: Sequence[Rating], results: Sequence[int | float]) -> list[Rating]:
-    """The ratings after a game in which player ``i`` (rated ``prior[i]``) got ``results[i]``."""
+def rate_game(
+    prior: Sequence[Rating], results: Sequence[int | float], weight: float = 1.0
+) -> list[Rating]:
+    """The ratings after a game in which player ``i`` (rated ``prior[i]``) got ``results[i]``,
+    the game counting ``weight`` times an ordinary one."""
     n = len(prior)
     if n != len(results) or n < 2:
         raise ValueError("a rated game needs two or more players, one result each")
+    if weight < 0:
+        raise ValueError("a game's weight is not negative")
     groups: dict[int | float, list[int]] = {}
     for i, value in enumerate(results):
         groups.setdefault(value, []).append(i)
@@ -93,12 +105,12 @@ def rate_game(prior: Sequence[Rating], results: Sequence[int | float]) -> list[R
             mu_sum[i] += rated[i][0].mu
             var_sum[i] += rated[i][0].sigma ** 2
         orders += 1
-    return [
-        Rating(
-            mu=mu_sum[i] / orders, sigma=math.sqrt(var_sum[i] / orders), games=prior[i].games + 1
-        )
-        for i in range(n)
-    ]
+    mu = [total / orders for total in mu_sum]
+    sigma = [math.sqrt(total / orders) for total in var_sum]
+    if weight != 1:
+        mu = [r.mu + weight * (m - r.mu) for r, m in zip(prior, mu, strict=True)]
+        sigma = [r.sigma * (s / r.sigma) ** weight for r, s in zip(prior, sigma, strict=True)]
+    return [Rating(mu=mu[i], sigma=sigma[i], games=r.games + 1) for i, r in enumerate(prior)]
 
 
 # ---- the read model ------------------------------------------------------------------------------
@@ -115,7 +127,10 @@ class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
     abandoner_last: bool = True
     """``table.abandon_rating == "last"``."""
     rated: bool = True
-    """False for a seeded or fixed game: its creator could know every hand (docs/fairness.md)."""
+    """False for a seeded or fixed game: its creator could know every hand (docs/fairness.md);
+    and for a game of weight 0."""
+    weight: int = 100
+    """``table.rating_weight``: percent of an ordinary game."""
 
 
 def is_rated(dealing: str | None) -> bool:
@@ -130,7 +145,8 @@ def apply_game(game: RatedGame, event: Event) -> RatedGame:
             return RatedGame(
                 players=(None,) * rules.players,
                 abandoner_last=rules.table.abandon_rating == "last",
-                rated=is_rated(dealing),
+                rated=is_rated(dealing) and rules.table.rating_weight > 0,
+                weight=rules.table.rating_weight,
             )
         case PlayerSeated(seat=seat, player=player):
             if seat in game.abandoned:
@@ -162,6 +178,8 @@ class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
     """1 for the best result of the game; equal results share a place (a player who abandoned
     it ranks last when the table says so)."""
     players: int
+    weight: int = 100
+    """How much the game counted, in percent of an ordinary game (``table.rating_weight``)."""
     mu_before: float
     sigma_before: float
     mu: float
@@ -203,7 +221,7 @@ def rate_finished(
         raise ValueError(f"game {game_id} ended with a free seat")
     prior = [ratings.get(p, Rating()) for p in players]
     ranked = ranking_results(game)
-    after = rate_game(prior, ranked)
+    after = rate_game(prior, ranked, game.weight / 100)
     place = places(ranked)
     return [
         (
@@ -215,6 +233,7 @@ def rate_finished(
                 result=game.result[i],
                 place=place[i],
                 players=len(players),
+                weight=game.weight,
                 mu_before=prior[i].mu,
                 sigma_before=prior[i].sigma,
                 mu=after[i].mu,

@@ -233,7 +233,7 @@ class RatingsReadModel(ReadModel):
     """`projections.ratings`: seats per game, a rating per player and each player's history."""
 
     name = "ratings"
-    code_version = 2  # 2: a player who abandoned ranks last (table.abandon_rating)
+    code_version = 3  # 2: a player who abandoned ranks last (table.abandon_rating); 3: weights
     handled = ratings.HANDLED
     tables = ("rating_games", "ratings", "rating_history")
 

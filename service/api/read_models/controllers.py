@@ -386,6 +386,7 @@ def _line(at: Any, change: RatingChange) -> RatingHistoryLine:
         result=change.result,
         place=change.place,
         players=change.players,
+        weight=change.weight,
         rating_before=change.ordinal_before,
         rating=change.ordinal,
         mu=change.mu,

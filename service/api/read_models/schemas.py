@@ -15,6 +15,9 @@ class RatingHistoryLine(msgspec.Struct, frozen=True, kw_only=True):
     result: int
     place: int
     players: int
+    weight: int
+    """How much the game counted, in percent of an ordinary game (``table.rating_weight``: a
+    tournament's tables take the event's weight)."""
     rating_before: float
     rating: float
     mu: float

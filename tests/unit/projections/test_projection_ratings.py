@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import msgspec
 import pytest
@@ -43,18 +44,20 @@ def game_and_two_results(draw):
     # Results near the others' make ties likely, the delicate case.
     near = st.sampled_from(results) | st.integers(-300, 300)
     worse, better = sorted((draw(near), draw(near)))
-    return prior, results, player, worse, better
+    weight = draw(st.sampled_from([1.0, 0.5, 1.5, 2.0, 3.0]) | st.floats(0.0, 3.0))
+    return prior, results, player, worse, better, weight
 
 
 @settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game_and_two_results())
 def test_a_better_result_never_gives_a_lower_rating_change(case):
-    prior, results, player, worse, better = case
+    """Whatever the game's weight (a tournament's tables count more or less)."""
+    prior, results, player, worse, better, weight = case
 
     def change(result):
         mine = list(results)
         mine[player] = result
-        after = rate_game(prior, mine)[player]
+        after = rate_game(prior, mine, weight)[player]
         return after.mu - prior[player].mu, after.ordinal - prior[player].ordinal
 
     (mu_worse, ordinal_worse), (mu_better, ordinal_better) = change(worse), change(better)
@@ -161,3 +164,52 @@ def test_a_player_who_abandoned_ranks_last_unless_the_table_rates_the_seat_as_pl
     as_played = {p: change for p, _, change in rate_finished("g", played, {})}
     assert [as_played[p].place for p in "abc"] == [2, 1, 3]
     assert last["b"].mu < as_played["b"].mu
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.lists(priors, min_size=3, max_size=3),
+    st.lists(st.integers(-300, 300), min_size=3, max_size=3),
+    st.floats(0.0, 3.0),
+)
+def test_a_games_weight_scales_the_move_and_never_the_direction(prior, results, weight):
+    ordinary = rate_game(prior, results)
+    weighed = rate_game(prior, results, weight)
+    for r, one, w in zip(prior, ordinary, weighed, strict=True):
+        assert w.mu - r.mu == pytest.approx(weight * (one.mu - r.mu), abs=EPS)
+        assert w.sigma > 0
+        # The variance shrinks by the same factor raised to the weight.
+        assert math.log(w.sigma / r.sigma) == pytest.approx(weight * math.log(one.sigma / r.sigma))
+        assert w.games == one.games == r.games + 1
+
+
+def test_weight_one_is_the_ordinary_update_exactly_and_weight_zero_changes_nothing():
+    prior = [Rating(mu=27, sigma=5), Rating(), Rating(mu=20, sigma=3)]
+    assert rate_game(prior, [40, -10, -30], 1) == rate_game(prior, [40, -10, -30])
+    still = rate_game(prior, [40, -10, -30], 0)
+    assert [(r.mu, r.sigma) for r in still] == [(r.mu, r.sigma) for r in prior]
+    with pytest.raises(ValueError, match="not negative"):
+        rate_game(prior, [40, -10, -30], -1)
+
+
+def _weighed_rules(weight: int):
+    rules = small_rules(target=2)
+    table = msgspec.structs.replace(rules.table, rating_weight=weight)
+    return msgspec.structs.replace(rules, table=table)
+
+
+def test_the_board_rates_a_game_by_its_tables_weight_and_leaves_a_friendly_out():
+    seats = ["ann", "bob", "cid"]
+    boards = {}
+    for weight in (100, 200, 0):
+        board = Board()
+        _, appends = play_pulka(_weighed_rules(weight), 3, seats)
+        for event in flat(appends):
+            board = ratings.apply(board, "game", event)
+        boards[weight] = board
+    assert boards[0].ratings == {} and boards[0].history == {}  # a friendly is not rated
+    for player in seats:
+        one, two = boards[100].history[player][0], boards[200].history[player][0]
+        assert (one.weight, two.weight) == (100, 200)
+        assert two.mu - MU == pytest.approx(2 * (one.mu - MU))
+        assert two.sigma < one.sigma < SIGMA
