@@ -153,12 +153,21 @@ class Format(_Options, frozen=True, kw_only=True, forbid_unknown_fields=True):
     cuts: tuple[Cut, ...] = ()
     teams: Teams | None = None
     duplicate: Duplicate | None = None
+    rating_weight: int = 100
+    """How much each table moves its players' ratings, in percent of an ordinary game (0 to
+    300; 0: the event is not rated). Every table's ``table.rating_weight``. A duplicate table is
+    never rated, whatever this says: it plays laid-out deals (`projections.ratings.is_rated`)."""
 
 
 def validate(fmt: Format) -> None:
     """Refuse a format that cannot be run, and unknown game rules."""
     if fmt.rounds < 1:
         raise InvalidTournament("a tournament has at least one round")
+    if not 0 <= fmt.rating_weight <= 300:
+        raise InvalidTournament("rating_weight is a percent of an ordinary game, 0 to 300")
+    table = fmt.overrides.get("table")
+    if isinstance(table, dict) and "rating_weight" in table:
+        raise InvalidTournament("the event's rating_weight sets its tables', not an override")
     for size in (3, 4):
         table_rules(fmt, size)
     reg = fmt.registration
@@ -195,6 +204,8 @@ def validate(fmt: Format) -> None:
 def table_rules(fmt: Format, size: int) -> Rules:
     """The game rules of a table of ``size`` in this tournament."""
     overrides = dict(fmt.overrides)
+    if not all(isinstance(overrides.get(part, {}), dict) for part in ("pool", "table")):
+        raise InvalidTournament("overrides.pool and overrides.table are objects of options")
     pool = dict(overrides.get("pool", {}))
     table = dict(overrides.get("table", {}))
     if fmt.length.kind == "pool":
@@ -206,5 +217,6 @@ def table_rules(fmt: Format, size: int) -> Rules:
         pool["last_round"] = False  # the deal in progress ends the game
     if fmt.personal_time_seconds:
         table["bank_seconds"] = fmt.personal_time_seconds
+    table["rating_weight"] = fmt.rating_weight
     overrides.update(players=size, pool=pool, table=table)
     return rules_for(fmt.preset, overrides)  # InvalidRules for an unknown preset or option

@@ -107,9 +107,10 @@ async def test_a_whole_swiss_event_of_nine_in_two_rounds(app: Litestar) -> None:
     async with AsyncTestClient(app) as client:
         organiser, *field = await _players(client, 10)
         by_id = {p.id: p for p in field}
-        created = await _create(client, organiser)
+        created = await _create(client, organiser, rating_weight=150)
         tid = created["id"]
         assert created["status"] == "registering" and created["organiser"] == organiser.id
+        assert created["format"]["rating_weight"] == 150
         listed = (await client.get("/v1/tournaments")).json()["items"]
         assert any(t["id"] == tid and t["kind"] == "swiss" for t in listed)
         for p in field:
@@ -135,6 +136,7 @@ async def test_a_whole_swiss_event_of_nine_in_two_rounds(app: Litestar) -> None:
             assert game["view"]["players"] == t["seating"]
             assert game["view"]["status"] == "playing"
             assert game["view"]["rules"]["pool"]["max_deals"] == 1
+            assert game["view"]["rules"]["table"]["rating_weight"] == 150  # the event's
         notes = (await client.get("/v1/players/me/notifications", headers=field[0].auth)).json()
         assert any(n["kind"] == "tournament_table" for n in notes["items"]), notes
         for t in round1["tables"]:
@@ -175,6 +177,14 @@ async def test_a_whole_swiss_event_of_nine_in_two_rounds(app: Litestar) -> None:
         assert exported["standings"] == standings
         history = (await client.get(f"/v1/players/{field[0].id}/tournaments")).json()
         assert [t["id"] for t in history["items"]] == [tid]
+        # Both of his tables are rated at the event's weight.
+        games = {t["game"].rsplit("/", 1)[-1] for r in view["rounds"] for t in r["tables"]
+                 if field[0].id in t["seating"]}  # fmt: skip
+        rating = await _until(
+            client, f"/v1/players/{field[0].id}/rating", lambda b: b["games"] == 2, app
+        )
+        assert {line["game_id"] for line in rating["history"]} == games
+        assert [line["weight"] for line in rating["history"]] == [150, 150]
 
 
 async def _deal_hands(client: httpx.AsyncClient, game: str, player: Player) -> list[list[str]]:
@@ -287,6 +297,14 @@ async def test_bad_input_is_a_problem(app: Litestar) -> None:
             headers=organiser.auth,
         )  # fmt: skip
         assert duplicate.status_code == 422, duplicate.text  # its length is not its deals
+        for over in ({"rating_weight": 301}, {"overrides": {"table": {"rating_weight": 0}}},
+                     {"overrides": {"table": 3}}):  # fmt: skip
+            weighed = await client.post(
+                "/v1/tournaments", json={"name": "x", "format": _format(**over)},
+                headers=organiser.auth,
+            )  # fmt: skip
+            assert weighed.status_code == 422, weighed.text
+            assert weighed.json()["code"] == "invalid_tournament"
         anonymous = await client.post("/v1/tournaments", json={"name": "x", "format": _format()})
         assert anonymous.status_code == 401
         missing = await client.get("/v1/tournaments/01900000-0000-7000-8000-000000000000")

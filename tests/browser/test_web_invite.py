@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 from axetools import assert_accessible
-from webtools import TABLE, sign_up
+from webtools import TABLE, page_token, sign_up
 
 pytestmark = pytest.mark.integration
 
@@ -20,9 +21,16 @@ async def test_a_friend_without_an_account_joins_a_private_table_from_its_invite
     await host.goto(web)
     await sign_up(host, "Anna")
     await host.check("form.create input[name=private]")
+    await host.check("form.create input[name=friendly]")  # не на рейтинг
     await host.click("form.create button[data-key=open-table]")
     await host.wait_for_selector(f"{TABLE} .panel.seating")
     game_url = host.url
+    async with httpx.AsyncClient(base_url=web) as http:
+        seen = await http.get(
+            f"/v1/games/{game_url.rsplit('/', 1)[1]}",
+            headers={"Authorization": f"Bearer {await page_token(host)}"},
+        )
+    assert seen.json()["view"]["rules"]["table"]["rating_weight"] == 0  # a friendly
     await host.click("button[data-key=invite-make]")
     link = await host.input_value("input.invite-link")
     assert "#/invite/" in link

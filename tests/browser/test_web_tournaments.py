@@ -48,6 +48,7 @@ async def test_an_event_is_created_run_and_arbitrated_through_the_page(
     await refusal.wait_for()
     assert "close after it opens" in (await refusal.text_content() or "")
     await page.fill("#t-closes", "2099-01-01T12:00")
+    await page.fill("#t-weight", "150")
     await page.click("button[data-key=create-tournament]")
     await page.wait_for_selector(f"{EVENT}[data-loading=false][data-status=registering]")
     tid = (await page.evaluate("location.hash")).split("/")[2]
@@ -57,6 +58,8 @@ async def test_an_event_is_created_run_and_arbitrated_through_the_page(
         "kind": "deals", "deals": 1, "pool_target": 10, "minutes": 0, "on_time": "finish_deal",
     }  # fmt: skip
     assert await page.locator(f"{EVENT} [data-rule=length]").text_content() == "deals: 1"
+    assert view["format"]["rating_weight"] == 150
+    assert "150%" in (await page.locator(f"{EVENT} [data-rule=rating]").text_content() or "")
     assert await page.locator(f"{EVENT} [data-panel=arbiter]").count() == 1
 
     # The organiser registers by the page; the others by the API arrive through the stream.

@@ -129,3 +129,21 @@ def test_each_tables_game_rules_carry_the_round_length_and_personal_time_at_its_
     assert rules.table.bank_seconds == 600
     assert table_rules(fmt(length=RoundLength(kind="deals", deals=24)), 3).pool.max_deals == 24
     assert table_rules(fmt(length=RoundLength(kind="pool", pool_target=20)), 3).pool.target == 20
+
+
+def test_each_tables_rating_weight_is_the_events_and_is_set_nowhere_else():
+    from domain.tournament.format import table_rules
+
+    assert table_rules(fmt(), 3).table.rating_weight == 100
+    assert table_rules(fmt(rating_weight=150), 4).table.rating_weight == 150
+    assert table_rules(fmt(rating_weight=0), 3).table.rating_weight == 0  # not rated
+    for weight in (-1, 301):
+        with pytest.raises(InvalidTournament, match="0 to 300"):
+            validate(fmt(rating_weight=weight))
+    with pytest.raises(InvalidTournament, match="not an override"):
+        validate(fmt(overrides={"table": {"rating_weight": 50}}))
+    refused(
+        d.INITIAL_STATE,
+        m.CreateTournament(format=fmt(overrides={"table": 5}), commitment="00"),
+        "invalid_tournament",
+    )

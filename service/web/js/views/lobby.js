@@ -149,6 +149,7 @@ export function lobbyScreen(root, ctx) {
           const seconds = Number(data.get(field));
           if (seconds > 0) option("table", field, seconds);
         }
+        if (data.get("friendly")) option("table", "rating_weight", 0); // не на рейтинг
         const seats = Number(data.get("seats"));
         const body = { preset: data.get("preset"), seats, overrides };
         if (withBots) {
@@ -183,6 +184,8 @@ export function lobbyScreen(root, ctx) {
     h("label", { class: "check" }, h("input", { type: "checkbox", name: "sit", checked: true }), t("create.sit")),
     h("label", { class: "check" }, h("input", { type: "checkbox", name: "private", dataset: { key: "private" } }),
       t("create.private")),
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "friendly", dataset: { key: "friendly" } }),
+      t("create.friendly")),
     h("details", {}, h("summary", {}, t("create.more")),
       h("label", { for: "seed" }, t("create.seed")),
       h("input", { id: "seed", name: "seed", maxlength: "128", autocomplete: "off" }),

@@ -125,7 +125,9 @@ export function profileScreen(root, ctx, playerId) {
   function gamesPanel() {
     // The rated games, newest first, with their place; one's own unrated finished games after.
     const rated = [...(state.rating?.history ?? [])].reverse().map((line) => ({
-      id: line.game_id, text: t("profile.game.line", { n: line.game_no, place: line.place, of: line.players, result: line.result }),
+      id: line.game_id,
+      text: t("profile.game.line", { n: line.game_no, place: line.place, of: line.players, result: line.result })
+        + (line.weight !== 100 ? ` · ${t("profile.game.weight", { weight: line.weight })}` : ""),
     }));
     const known = new Set(rated.map((g) => g.id));
     const unrated = (state.mine?.finished ?? []).filter(({ game }) => !known.has(game.id)).map(({ game }) => ({

@@ -448,6 +448,8 @@ export function tournamentScreen(root, ctx, id) {
         row(t("tournaments.rounds"), String(f.rounds), "rounds"),
         row(t("tournaments.length"), length, "length"),
         f.personal_time_seconds ? row(t("tournaments.personal"), String(f.personal_time_seconds), "personal") : null,
+        row(t("tournament.rating"), dup ? t("tournament.rating.duplicate")
+          : f.rating_weight ? t("tournament.rating.weight", { weight: f.rating_weight }) : t("tournament.rating.none"), "rating"),
         row(t("tournament.pairing"), t(`tournament.kind.${f.pairing}`), "pairing"),
         row(t("tournaments.uneven"), t(`tournaments.uneven.${f.uneven}`), "uneven"),
         row(t("tournament.registration"), `${when(reg.opens_at)} – ${when(reg.closes_at)}`, "registration"),

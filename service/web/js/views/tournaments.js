@@ -142,6 +142,7 @@ export function tournamentsScreen(root, ctx) {
         ["finish_deal", t("tournaments.on_time.finish_deal")], ["void_positive", t("tournaments.on_time.void_positive")]],
       "finish_deal")),
       field("t-personal", t("tournaments.personal"), number("t-personal", 0)),
+      field("t-weight", t("tournaments.weight"), number("t-weight", 100, { min: "0", max: "300" })),
       field("t-opens", t("tournaments.opens"), h("input", { id: "t-opens", name: "t-opens", type: "datetime-local",
         value: localInput(now) })),
       field("t-closes", t("tournaments.closes"), h("input", { id: "t-closes", name: "t-closes", type: "datetime-local",
@@ -185,6 +186,7 @@ export function tournamentsScreen(root, ctx) {
       pairing: kind === "schedule" ? "schedule" : "swiss",
       uneven: String(data.get("t-uneven")),
       personal_time_seconds: num("t-personal"),
+      rating_weight: num("t-weight"),
       registration,
       length: lengthKind === "deals" ? { kind: "deals", deals: amount }
         : lengthKind === "pool" ? { kind: "pool", pool_target: amount }
