@@ -596,6 +596,8 @@ async def _close(services: Services) -> None:
         services.notes_hub.close()
     if services.lobby_hub is not None:
         services.lobby_hub.close()
+    if services.tournaments is not None:
+        await services.tournaments.stop()
     for task in services.background:
         await stop_task(task)
     if services.replica_pool is not None:

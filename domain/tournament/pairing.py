@@ -219,9 +219,13 @@ def swiss(
     tables: list[list[str]] = []
     for table_size in sorted(sizes):  # tables of 3 at the top, of 4 at the bottom
         head = free[0]
-        best = min(
-            combinations(free[1 : window + 1], table_size - 1), key=lambda o: cost((head, *o))
-        )
+        if met:
+            best = min(
+                combinations(free[1 : window + 1], table_size - 1),
+                key=lambda o: cost((head, *o)),
+            )
+        else:  # no meetings: the cost is the spread, least for the next ones (and first tried)
+            best = tuple(free[1:table_size])
         tables.append([head, *best])
         del free[0]
         for p in best:  # within the first few: removed without copying the rest
@@ -231,16 +235,21 @@ def swiss(
     # least the reach of their players' ranks less its widest gap (the two spans cover every
     # rank but at most one gap), and repeats cost >= 0. Skipping changes nothing (such a pair
     # never swaps); the bound of two tables whose ranks do not interleave comes from each
-    # table's own lowest, highest and widest gap, without sorting the six ranks. Round 1 of
-    # 1,000 players: no call of `cost` and 55,000 pairs looked at in some 30 ms of CPU, where
-    # trying every swap took 10 s (docs/tournaments.md, The start of an event).
+    # table's own lowest, highest and widest gap, without sorting the six ranks. And a table's
+    # cost is at least its size less one (distinct ranks; repeats cost >= 0): two tables both
+    # at that floor never swap. A first round's tables, of consecutive ranks, all are, so its
+    # swap pass is over at once: 1,000 players are paired in some 3 ms of CPU, where trying
+    # every swap took 10 s (docs/tournaments.md, The start of an event).
     costs = [cost(t) for t in tables]
     shapes = [_shape(t, rank) for t in tables]
-    improved = True
+    tight = [penalty >= 0 and c == len(t) - 1 for c, t in zip(costs, tables, strict=True)]
+    improved = not all(tight)
     while improved:
         improved = False
         for a in range(len(tables)):
             for b in range(a + 1, len(tables)):
+                if tight[a] and tight[b]:
+                    continue
                 if penalty >= 0 and costs[a] + costs[b] <= _reach(shapes[a], shapes[b]):
                     continue
                 for i in range(len(tables[a])):
@@ -251,6 +260,8 @@ def swiss(
                         if ca + cb < costs[a] + costs[b]:
                             tables[a], tables[b], costs[a], costs[b] = ta, tb, ca, cb
                             shapes[a], shapes[b] = _shape(ta, rank), _shape(tb, rank)
+                            tight[a] = penalty >= 0 and ca == len(ta) - 1
+                            tight[b] = penalty >= 0 and cb == len(tb) - 1
                             improved = True
     return Pairing(
         tables=tuple(tuple(sorted(t, key=rank.__getitem__)) for t in tables),

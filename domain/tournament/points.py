@@ -10,6 +10,7 @@ the players still tied only. Exact rationals throughout (`fractions.Fraction`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
@@ -150,11 +151,11 @@ def _key(
     whists: Mapping[str, Fraction],
     bula: Mapping[str, int],
     fmt: Format,
-) -> Mapping[str, Fraction]:
+) -> Mapping[str, Fraction] | Mapping[str, int]:
     if tiebreak == "whists":
         return whists
     if tiebreak == "bula":
-        return {p: Fraction(v) for p, v in bula.items()}
+        return bula
     return head_to_head(group, results)
 
 
@@ -170,14 +171,18 @@ def head_to_head(group: Sequence[str], results: Iterable[Result]) -> dict[str, F
     return score
 
 
-def _split(group: list[str], key: Mapping[str, Fraction | int]) -> list[list[str]]:
+def _split(group: list[str], key: Mapping[str, Fraction] | Mapping[str, int]) -> list[list[str]]:
     """``group`` (in standing order) split into runs of equal ``key``, best first."""
     if len(group) == 1:
         return [group]
-    ordered = sorted(group, key=lambda p: -key[p])
+    # Compared as whole numbers over a common denominator: the same order, without a
+    # Fraction's comparison per step of the sort (a field of 1,000 took 10 ms).
+    scale = math.lcm(*(key[p].denominator for p in group))
+    whole = {p: key[p].numerator * (scale // key[p].denominator) for p in group}
+    ordered = sorted(group, key=lambda p: -whole[p])
     parts: list[list[str]] = []
     for player in ordered:
-        if parts and key[parts[-1][0]] == key[player]:
+        if parts and whole[parts[-1][0]] == whole[player]:
             parts[-1].append(player)
         else:
             parts.append([player])

@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -55,6 +57,7 @@ from service.games.dealing import Layout, database_source
 from service.games.service import GameService, GameSpec
 from service.games.streams import game_stream
 from service.platform.clock import SYSTEM_CLOCK, Clock
+from service.platform.leadership import Leadership
 from service.platform.lru import Lru
 from service.players.accounts import Player, Players
 from service.players.bots import BotPlayers, bot_id
@@ -66,11 +69,20 @@ TOURNAMENT_DECIDER: Decider[tm.TournamentCommand, td.State, tm.TournamentEvent] 
 )
 """The tournaments' decider, for `service.eventlog.handler.CommandHandler`."""
 
+log = logging.getLogger(__name__)
+
 DAY_MS = 86_400_000
 WAKE_AT_ONCE = 16
 """How many followers of a tournament are woken at a time (see `TournamentService._wake`)."""
-WAKE_PAUSE = 0.002
+WAKE_PAUSE = 0.005
 """Seconds between two slices of a tournament's followers woken."""
+ROUND_SPREAD = 8.0
+"""Seconds a round's tables are spread over: after each table the opening rests as long as the
+table took, but never past that table's share of these seconds (`TournamentService._open_round`),
+and not at all once it is behind. The other players' requests get the time between; a round
+of 1,000 players is dealt in some 5 s, within the 10 s of its target, and where each table
+takes longer than its share it goes at full speed (docs/tournaments.md, The start of an
+event)."""
 
 
 def tournament_stream(tournament_id: uuid.UUID | str) -> str:
@@ -250,6 +262,8 @@ class TournamentService:
         self._waking: dict[uuid.UUID, bool] = {}
         """The tournaments whose followers are being woken, and whether once more after."""
         self._wakers: set[asyncio.Task[None]] = set()
+        self._opening: dict[uuid.UUID, asyncio.Task[None]] = {}
+        """The tournaments whose round's tables this process is opening (`_open_later`)."""
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -362,7 +376,7 @@ class TournamentService:
         for appended in result.appended:
             event = appended.event
             if isinstance(event, tm.RoundStarted):
-                await self._open_round(tid, state, event.round_no)
+                self._open_later(tid, state, event.round_no)
             elif isinstance(event, tm.RobotRunStarted):
                 await self._open_run(tid, state, event.run)
             elif isinstance(event, tm.TournamentEnded):
@@ -383,6 +397,34 @@ class TournamentService:
 
     # --- the tables -------------------------------------------------------------------------
 
+    def _open_later(self, tid: uuid.UUID, state: td.Tournament, round_no: int) -> None:
+        """Open the round's tables after the command's answer: spread over `ROUND_SPREAD`
+        seconds, they would hold the organiser's request (or the clerk's look) that long. The
+        round's view lists each table's game as it is created. One process opens a round at a
+        time, under a lock of the database's that a stopped process lets go of with its
+        connection; the clerk opens what a round still lacks (`settle`)."""
+        if tid in self._opening:
+            return
+
+        async def opening() -> None:
+            opener = Leadership(self.pool)
+            try:
+                if await opener.lead(f"preferans:tournament-tables:{tid}"):
+                    await self._open_round(tid, state, round_no)
+            except Exception:  # the clerk opens what is missing on its next look
+                log.exception("tournament %s: round %d's tables not all opened", tid, round_no)
+            finally:
+                del self._opening[tid]
+                await opener.resign_all()
+
+        self._opening[tid] = asyncio.get_running_loop().create_task(opening())
+
+    async def stop(self) -> None:
+        """Stop opening tables (the service closes): the clerk opens the rest later."""
+        for task in list(self._opening.values()):
+            task.cancel()
+        await asyncio.gather(*self._opening.values(), return_exceptions=True)
+
     async def _open_round(self, tid: uuid.UUID, state: td.Tournament, round_no: int) -> None:
         fmt = state.format
         r = state.rounds[round_no - 1]
@@ -399,12 +441,18 @@ class TournamentService:
         # (their p99 during the start 3.7-4.6 times its idle value, against 1.5-1.8; bench/
         # bench_tournament_start.py, docs/tournaments.md, The start of an event).
         dealer_of = (lambda t: 0) if fmt.duplicate is not None else (lambda t: t.first_dealer)
-        for t in r.tables:
-            if t.result is None and not t.annulled:
-                await self._open_table(
-                    tid, state, round_no, t.table, t.seating, dealer_of(t), layouts,
-                    embargoed=fmt.duplicate is not None, organiser=organiser,
-                )  # fmt: skip
+        todo = [t for t in r.tables if t.result is None and not t.annulled]
+        opening = time.perf_counter()
+        for n, t in enumerate(todo, start=1):
+            began = time.perf_counter()
+            await self._open_table(
+                tid, state, round_no, t.table, t.seating, dealer_of(t), layouts,
+                embargoed=fmt.duplicate is not None, organiser=organiser,
+            )  # fmt: skip
+            now = time.perf_counter()
+            share = opening + ROUND_SPREAD * n / len(todo) - now
+            if share > 0:
+                await asyncio.sleep(min(now - began, share))
 
     async def _open_run(self, tid: uuid.UUID, state: td.Tournament, run: int) -> None:
         fmt = state.format
@@ -512,8 +560,7 @@ class TournamentService:
                 if current.secret is None and len(
                     [k for k in rows if k[0] == current.round_no]
                 ) < len(current.tables):
-                    await self._open_round(tid, state, current.round_no)
-                    rows = {(r.round_no, r.table_no): r for r in await self.tables(tid)}
+                    self._open_later(tid, state, current.round_no)  # unless opened already
             for row in rows.values():
                 if not row.recorded and await self._record(tid, state, row):
                     sent += 1

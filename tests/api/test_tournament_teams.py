@@ -63,7 +63,8 @@ async def test_a_whole_team_event_of_three_teams_three_playing_each_round(app: L
 
         started = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
         assert started.status_code == 200, started.text
-        (round1,) = started.json()["rounds"]
+        view = await _until(client, f"/v1/tournaments/{tid}", _round_ready(1), app)
+        (round1,) = view["rounds"]
         seated = {p for t in round1["tables"] for p in t["seating"]}
         assert seated == {p.id for p in (*north[1:], *south, *east[1:])}
         for t in round1["tables"]:  # team-mates never share a table when they can be apart

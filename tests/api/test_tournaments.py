@@ -124,8 +124,9 @@ async def test_a_whole_swiss_event_of_nine_in_two_rounds(app: Litestar) -> None:
         assert refused.status_code == 403, refused.text
         started = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
         assert started.status_code == 200, started.text
-        view = started.json()
-        assert view["status"] == "running"
+        assert started.json()["status"] == "running"
+        # The tables are opened after the answer, one after another, each listed once created.
+        view = await _until(client, f"/v1/tournaments/{tid}", _round_ready(1), app)
         (round1,) = view["rounds"]
         assert len(round1["tables"]) == 3 and round1["secret"] is None
         seated = sorted(p for t in round1["tables"] for p in t["seating"])
@@ -211,7 +212,7 @@ async def test_a_whole_duplicate_event_and_its_embargo_door_by_door(app: Litesta
                                       headers=p.auth)).status_code == 200  # fmt: skip
         started = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
         assert started.status_code == 200, started.text
-        view = started.json()
+        view = await _until(client, f"/v1/tournaments/{tid}", _round_ready(1), app)
         one, two, three = view["rounds"][0]["tables"]
         a, b = by_id[one["seating"][0]], by_id[two["seating"][0]]
         # While the event runs nobody but a table's players sees it: not a player of the
