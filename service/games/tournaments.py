@@ -751,7 +751,7 @@ class TournamentService:
         """Wake the tournament's followers ``WAKE_AT_ONCE`` at a time, ``WAKE_PAUSE`` apart:
         a thousand followers woken at once sent their frames back to back for a tenth of a
         second, and every other request waited behind them; paced, they are all told within
-        a third of a second and the event loop answers others between the slices."""
+        half a second and the event loop answers others between the slices."""
         try:
             again = True
             while again:

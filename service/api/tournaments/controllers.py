@@ -548,8 +548,10 @@ class TournamentsController(Controller):
         description=(
             "The organiser starts round 1 (later rounds start by themselves once every table "
             "of the round before has a result, or by this call after an arbiter's hold). The "
-            "tables' games are created with the players seated and dealt, and the players "
-            "told (`tournament_table`). With a `pairing` the arbiter uploads his own."
+            "answer is the round started; its tables' games are created after it, one after "
+            "another (a round of 1,000 players within some 8 s), each with its players seated "
+            "and dealt and told (`tournament_table`), and listed in the tournament's view once "
+            "created. With a `pairing` the arbiter uploads his own."
         ),
         security=SECURITY,
         responses=problem_responses(*_WRITE, "forbidden"),
