@@ -2,8 +2,11 @@
 // withdraw, go to his table, play his robot duplicate run), the standings, every round with its
 // tables (links to each game and its replay) and its protocol, a robot duplicate's runs, the
 // log (the arbiter's decisions with their reasons) and the exports. The page follows the
-// tournament's standings stream: each new version reloads the view and the log's tail, so
-// nothing polls. The organiser also gets the arbiter's console (arbiter.js).
+// tournament's standings stream: each new version reloads the view and the log's tail. A round's
+// tables are created after its start (within some 8 s for a thousand players) without a new
+// version, so while the round shown lacks a table's game the view is read again every 2 s; the
+// players learn of their own table by a notification. The organiser also gets the arbiter's
+// console (arbiter.js).
 import { h, mount } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { LiveStream } from "../sse.js";
@@ -20,6 +23,7 @@ export function tournamentScreen(root, ctx, id) {
   let alive = true;
   let loading = null; // the refresh under way
   let again = false; // another was asked for while it ran
+  let opening = null; // the next look at a round whose tables are being opened
   const boxes = {};
   let consoleKey = null;
   let lineupKey = null;
@@ -54,6 +58,11 @@ export function tournamentScreen(root, ctx, id) {
     })();
     try { await loading; } finally { loading = null; }
     if (alive) renderData();
+    const current = state.view?.rounds.at(-1);
+    if (alive && !opening && state.view?.status === "running"
+      && current?.tables.some((table) => !table.game_id && !table.result && !table.annulled)) {
+      opening = setTimeout(() => { opening = null; if (alive) refresh(); }, 2000); // being opened
+    }
   }
 
   async function readLog() {
