@@ -191,6 +191,11 @@ export function tournamentScreen(root, ctx, id) {
     const entrant = v.entrants.find((e) => e.player === me.id);
     const reg = v.format.registration;
     const open = v.status !== "finished";
+    // As the service decides: a late entry while rounds allow it, else within the window (a
+    // robot duplicate's window is its play window).
+    const late = v.status === "running" && v.kind !== "robot";
+    const now = Date.now();
+    const joinable = open && (late ? v.rounds.length <= reg.late_entry_rounds : reg.opens_at <= now && now < reg.closes_at);
     const button = (key, text, onclick, primary = true) => h("button", {
       type: "button", class: primary ? "primary" : null, dataset: { key }, disabled: state.busy, onclick,
     }, text);
@@ -199,8 +204,8 @@ export function tournamentScreen(root, ctx, id) {
         entrant.checked_in ? ` · ${t("tournament.checked_in")}` : "",
         entrant.cards ? ` · ${t("tournament.cards", { n: entrant.cards })}` : ""));
     }
-    if (!entrant && open && v.format.teams) out.push(teamRegistration(v));
-    else if (!entrant && open) out.push(button("register", t("tournament.register"), () => act("register", () => ctx.api.registerFor(id))));
+    if (!entrant && joinable && v.format.teams) out.push(teamRegistration(v));
+    else if (!entrant && joinable) out.push(button("register", t("tournament.register"), () => act("register", () => ctx.api.registerFor(id))));
     if (entrant && !entrant.checked_in && reg.check_in_opens_at != null && v.status === "registering") {
       out.push(button("check-in", t("tournament.check_in"), () => act("check_in", () => ctx.api.checkIn(id))));
     }
