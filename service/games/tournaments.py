@@ -145,6 +145,9 @@ class TableRow:
     players: tuple[str, ...]
     embargoed: bool
     recorded: bool
+    created: bool = True
+    """Whether its game exists: a table's row is claimed before its game is created (a row
+    without one is a table still being opened, or one a stopped process left to the clerk)."""
 
 
 class Listed(msgspec.Struct, frozen=True, kw_only=True):
@@ -167,7 +170,10 @@ class Listed(msgspec.Struct, frozen=True, kw_only=True):
     """Entrants who have not withdrawn."""
 
 
-_TABLE_COLUMNS = "game_id, tournament_id, round_no, table_no, players, embargoed, recorded"
+_TABLE_COLUMNS = (
+    "t.game_id, t.tournament_id, t.round_no, t.table_no, t.players, t.embargoed, t.recorded,"
+    " EXISTS (SELECT 1 FROM api.games g WHERE g.game_id = t.game_id) AS created"
+)
 
 
 def _row(record: asyncpg.Record) -> TableRow:
@@ -175,7 +181,7 @@ def _row(record: asyncpg.Record) -> TableRow:
         game_id=record["game_id"], tournament_id=record["tournament_id"],
         round_no=record["round_no"], table_no=record["table_no"],
         players=tuple(str(p) for p in record["players"]), embargoed=record["embargoed"],
-        recorded=record["recorded"],
+        recorded=record["recorded"], created=record["created"],
     )  # fmt: skip
 
 
@@ -530,8 +536,8 @@ class TournamentService:
 
     async def tables(self, tid: uuid.UUID) -> list[TableRow]:
         rows = await self.pool.fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM api.tournament_tables WHERE tournament_id = $1"
-            " ORDER BY round_no, table_no",
+            f"SELECT {_TABLE_COLUMNS} FROM api.tournament_tables t WHERE t.tournament_id = $1"
+            " ORDER BY t.round_no, t.table_no",
             tid,
         )
         return [_row(r) for r in rows]
@@ -558,11 +564,11 @@ class TournamentService:
             if state.rounds:  # tables a process died before creating
                 current = state.rounds[-1]
                 if current.secret is None and len(
-                    [k for k in rows if k[0] == current.round_no]
+                    [k for k, row in rows.items() if k[0] == current.round_no and row.created]
                 ) < len(current.tables):
                     self._open_later(tid, state, current.round_no)  # unless opened already
             for row in rows.values():
-                if not row.recorded and await self._record(tid, state, row):
+                if row.created and not row.recorded and await self._record(tid, state, row):
                     sent += 1
             _, state = await self.state(tid)
         sent += await self._advance(tid, state)

@@ -8,15 +8,18 @@ import hashlib
 import json
 import random
 import time
+import uuid
 from fractions import Fraction
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 from apitools import PROBLEM, Player, SseLog, cards_in, choose, make_app, read_sse, register
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service.eventlog.store import uuid7
 from service.platform.clock import Clock
 
 pytestmark = pytest.mark.integration
@@ -580,3 +583,43 @@ async def test_check_in_no_shows_and_an_arbiters_uploaded_pairing(app: Litestar)
         log = (await client.get(f"/v1/tournaments/{tid}/log")).json()["items"]
         started_event = next(i["event"] for i in log if i["type"] == "round_started")
         assert started_event["pairing"] == "arbiter" and started_event["arbiter"] == organiser.id
+
+
+async def test_a_round_left_half_opened_is_opened_by_the_clerk(
+    app: Litestar, database_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that stops while it opens a round's tables (each table's row claimed, no game
+    created yet) leaves them to the clerk's next look, which opens them for their rows;
+    meanwhile the view links no game that is not there."""
+    async with AsyncTestClient(app) as client:
+        organiser, *field = await _players(client, 7)
+        by_id = {p.id: p for p in field}
+        tid = (await _create(client, organiser))["id"]
+        for p in field:
+            await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
+        service = app.state.tournaments
+        monkeypatch.setattr(service, "_open_later", lambda *_: None)  # the process stops
+        started = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
+        assert started.status_code == 200, started.text
+        claimed = []
+        conn = await asyncpg.connect(database_dsn)
+        try:
+            for t in started.json()["rounds"][0]["tables"]:
+                claimed.append(str(uuid7()))
+                await conn.execute(
+                    "INSERT INTO api.tournament_tables (game_id, tournament_id, round_no,"
+                    " table_no, players) VALUES ($1, $2, 1, $3, $4::uuid[])",
+                    uuid.UUID(claimed[-1]), uuid.UUID(tid), t["table"], t["seating"],
+                )  # fmt: skip
+        finally:
+            await conn.close()
+        shown = (await client.get(f"/v1/tournaments/{tid}")).json()["rounds"][0]["tables"]
+        assert [t["game"] for t in shown] == [None, None]  # no link to a game not there
+
+        monkeypatch.undo()  # the clerk's next look opens both
+        view = await _until(client, f"/v1/tournaments/{tid}", _round_ready(1), app, tries=400)
+        for t in view["rounds"][0]["tables"]:
+            game = await client.get(t["game"], headers=by_id[t["seating"][0]].auth)
+            assert game.status_code == 200, game.text
+            assert game.json()["view"]["players"] == t["seating"]
+        assert [t["game_id"] for t in view["rounds"][0]["tables"]] == claimed  # for their rows

@@ -157,6 +157,8 @@ def _table(t: td.Table, row: TableRow | None) -> TableView:
             whists=t.result.whists, pool=t.result.pool, timed_out=t.result.timed_out,
             deals=t.deals,
         )  # fmt: skip
+    if row is not None and not row.created:
+        row = None  # being opened: no link to a game that is not there yet
     return TableView(
         table=t.table, seating=t.seating, first_dealer=t.first_dealer,
         game_id=row.game_id if row else None,
