@@ -89,6 +89,12 @@ async def test_an_event_is_created_run_and_arbitrated_through_the_page(
         "as => as.map(a => a.dataset.player)",
     )
     assert seated == table["seating"]
+    # A visitor who did not register is offered no registration: the event takes no late entry.
+    visitor = await open_page(token=(await register(http, "Visitor")).token)
+    await visitor.goto(f"{web}/#/tournaments/{tid}")
+    await visitor.wait_for_selector(f"{EVENT}[data-loading=false][data-status=running]")
+    assert await visitor.locator(f"{EVENT} button[data-key=register]").count() == 0
+    await visitor.close()
     # While the round's table plays, the console offers no start (the service would refuse it).
     assert await page.locator(f"{EVENT} button[data-key=start-round]").count() == 0
 
