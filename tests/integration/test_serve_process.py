@@ -58,18 +58,25 @@ def test_a_signal_stops_serve_and_its_embedded_postgres(tmp_path, signum, when):
     data = tmp_path / "data"
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(PREFERANS_DATA_DIR=str(data), PREFERANS_PORT=str(port))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve"], env=env, cwd=tmp_path,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    # On SIGABRT, faulthandler writes every thread's stack to stderr: a stop that hangs says where.
+    env.update(PREFERANS_DATA_DIR=str(data), PREFERANS_PORT=str(port), PYTHONFAULTHANDLER="1")
+    # stderr to a file, not a pipe: a pipe nobody reads while the test waits fills at 64 KiB,
+    # and a process writing to a full pipe waits as long as the test does.
+    errors = tmp_path / "stderr"
+    with errors.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve"], env=env, cwd=tmp_path,
+            stdout=subprocess.DEVNULL, stderr=sink,
+        )  # fmt: skip
+    said = lambda: errors.read_text(errors="replace")[-6000:]  # noqa: E731
     try:
         if when == "serving":
             if not wait_for(lambda: healthy(port) or process.poll() is not None, 180) or (
                 process.poll() is not None
             ):
                 process.kill()
-                pytest.fail(f"the service did not come up: {process.communicate()[1][-3000:]!r}")
+                process.wait()
+                pytest.fail(f"the service did not come up: {said()!r}")
         else:  # the embedded server runs, the API does not yet
             postgres = lambda: any("postgres -D" in p for p in processes_using(data / "pg"))  # noqa: E731
             assert wait_for(postgres, 120), "the embedded server did not start"
@@ -78,13 +85,18 @@ def test_a_signal_stops_serve_and_its_embedded_postgres(tmp_path, signum, when):
         # Up to the service's own bound: a signal while the server is still coming up stops it
         # with pg_ctl (60 s at most), then SIGTERM (30 s): on a loaded machine (the whole suite
         # on 2 cores) the stop took longer than the 60 s this waited once.
-        process.wait(timeout=120)
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)
+            process.wait(timeout=30)
+            pytest.fail(f"serve did not stop in 120 s; what it wrote, its stacks last:\n{said()}")
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
     assert wait_for(lambda: not processes_using(data), 20), processes_using(data)
-    assert process.returncode in (0, 128 + signum), process.stderr.read() if process.stderr else ""
+    assert process.returncode in (0, 128 + signum), said()
 
 
 def test_a_refused_login_is_one_line_and_exits_6(tmp_path, pg_server_dsn):
