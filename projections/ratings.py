@@ -133,9 +133,10 @@ class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
     """``table.rating_weight``: percent of an ordinary game."""
 
 
-def is_rated(dealing: str | None) -> bool:
-    """Only games whose deals nobody could choose are rated: never a seeded or a fixed one."""
-    return dealing not in ("seeded", "fixed")
+def is_rated(dealing: str | None, weight: int) -> bool:
+    """Only games whose deals nobody could choose are rated (never a seeded or a fixed one), and
+    only those that count for something: a friendly (weight 0, не на рейтинг) is not."""
+    return dealing not in ("seeded", "fixed") and weight > 0
 
 
 def apply_game(game: RatedGame, event: Event) -> RatedGame:
@@ -145,7 +146,7 @@ def apply_game(game: RatedGame, event: Event) -> RatedGame:
             return RatedGame(
                 players=(None,) * rules.players,
                 abandoner_last=rules.table.abandon_rating == "last",
-                rated=is_rated(dealing) and rules.table.rating_weight > 0,
+                rated=is_rated(dealing, rules.table.rating_weight),
                 weight=rules.table.rating_weight,
             )
         case PlayerSeated(seat=seat, player=player):

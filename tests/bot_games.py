@@ -37,11 +37,16 @@ class Log:
 
 
 def bot_pulka(
-    seed: int, players: list[str], *, target: int = 3, stop_after: int | None = None
+    seed: int,
+    players: list[str],
+    *,
+    target: int = 3,
+    stop_after: int | None = None,
+    table: dict[str, object] | None = None,
 ) -> list[g.Event]:
     """A pulka of ``players`` played by the basic bots from ``seed`` (``stop_after``: only its
-    first events, a game still in play)."""
-    rules = rules_for("sochi", {"pool": {"target": target}})
+    first events, a game still in play; ``table``: overrides of the table's rules)."""
+    rules = rules_for("sochi", {"pool": {"target": target}, "table": table or {}})
     rng = random.Random(seed)
     state: g.GameState = g.INITIAL_STATE
     events: list[g.Event] = []

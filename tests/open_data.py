@@ -102,13 +102,14 @@ def finished_export(
     target: int = 3,
     names: Sequence[str] | None = None,
     fair: bool = False,
+    table: dict[str, object] | None = None,
 ) -> list[bytes]:
     """The NDJSON export of a pulka the bots play to its end (``fair``: dealt as the service
-    deals, `fair_pulka`)."""
+    deals, `fair_pulka`; ``table``: overrides of the table's rules)."""
     events = (
         fair_pulka(seed, players, target=target)
         if fair
-        else bot_pulka(seed, list(players), target=target)
+        else bot_pulka(seed, list(players), target=target, table=table)
     )
     game_id = uuid.UUID(int=random.Random(seed).getrandbits(128), version=4)
     named = [

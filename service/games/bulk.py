@@ -58,8 +58,8 @@ class Listed(msgspec.Struct, frozen=True):
 
 
 # The lobby row says finished in the transaction that appends the game's end, so a game listed
-# here has all its events. Rated: only games whose deals nobody could choose
-# (`projections.ratings.is_rated`).
+# here has all its events. Rated as the ratings say (`projections.ratings.is_rated`): deals
+# nobody could choose, and a weight above 0 (a friendly is not rated).
 _PAGE = """
 SELECT g.game_id,
        ARRAY(SELECT s.id::text FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
@@ -73,7 +73,8 @@ SELECT g.game_id,
    AND ($2::timestamptz IS NULL OR g.created_at >= $2)
    AND ($3::timestamptz IS NULL OR g.created_at < $3)
    AND ($4::text IS NULL OR g.preset = $4)
-   AND ($5::boolean IS NULL OR (g.dealing NOT IN ('seeded', 'fixed')) = $5)
+   AND ($5::boolean IS NULL
+        OR (g.dealing NOT IN ('seeded', 'fixed') AND g.rating_weight > 0) = $5)
    AND ($6 OR NOT g.private)
    AND ($7::uuid IS NULL OR g.game_id > $7)
    AND ($8::uuid IS NULL OR g.game_id <= $8)

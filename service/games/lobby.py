@@ -75,6 +75,10 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """How it is dealt (docs/fairness.md): ``random`` (committed, the players' seeds mixed
     in), ``seeded`` or ``fixed`` (the creator can know the hands: never rated), or ``legacy``
     (dealt before commitments)."""
+    rating_weight: int = 100
+    """How much the game moves its players' ratings, in percent of an ordinary game
+    (``table.rating_weight``): 0 is a friendly (не на рейтинг), never rated, like a game whose
+    deals were chosen."""
 
 
 Summary = dict[str, Any]
@@ -136,6 +140,7 @@ def new_game_summary(
         "layouts": msgspec.to_builtins(source.layouts),
         "secret": source.secret.hex() if source.secret is not None else None,
         "dealing": state.dealing or "legacy",
+        "rating_weight": state.rules.table.rating_weight,
         **_row(state, None),
     }
 
@@ -247,7 +252,7 @@ ARRAY(SELECT p.name FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
         LEFT JOIN api.players p ON p.player_id = s.id ORDER BY s.n) AS names,
 ARRAY(SELECT p.kind FROM unnest(g.players) WITH ORDINALITY AS s(id, n)
         LEFT JOIN api.players p ON p.player_id = s.id ORDER BY s.n) AS kinds,
-g.to_act, g.deadline, g.private, g.version, g.dealing"""
+g.to_act, g.deadline, g.private, g.version, g.dealing, g.rating_weight"""
 _LIST = f"""
 SELECT {_COLUMNS}
   FROM api.games g
@@ -405,4 +410,5 @@ def _summary(row: asyncpg.Record) -> GameSummary:
         private=row[11],
         version=row[12],
         dealing=row[13],
+        rating_weight=row[14],
     )

@@ -9,13 +9,13 @@ deployment writes a dump) and, every ``PREFERANS_DUMP_INTERVAL`` seconds, writes
     preferans-20261206T2000Z.heads             a line per game: its id and its chain's head
     preferans-20261206T2000Z.json              the manifest: counts, sizes, checksum, cut
 
-The games are those finished and rated (never seeded or fixed deals), not at a private table,
-not a duplicate table whose event is open, with an id up to the cut (the newest finished game
-when the dump began), finished when their page is read. They are read in pages of ids, each
-page's streams in one statement (`service.games.bulk.pages`): nothing holds a transaction open
-for the dump's length. The files are written under temporary names and renamed, the manifest
-last, so a listing never shows a dump half written; the oldest beyond ``PREFERANS_DUMP_KEEP``
-are deleted.
+The games are those finished and rated (never seeded or fixed deals, never a friendly), not at
+a private table, not a duplicate table whose event is open, with an id up to the cut (the newest
+finished game when the dump began), finished when their page is read. They are read in pages of
+ids, each page's streams in one statement (`service.games.bulk.pages`): nothing holds a
+transaction open for the dump's length. The files are written under temporary names and
+renamed, the manifest last, so a listing never shows a dump half written; the oldest beyond
+``PREFERANS_DUMP_KEEP`` are deleted.
 
 With ``PREFERANS_DUMP_PSEUDONYMS`` every player id, in the headers and in the events' data, is
 replaced by a pseudonym (the HMAC-SHA256 of the id under a key drawn for this dump, as a UUID)

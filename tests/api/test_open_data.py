@@ -59,6 +59,9 @@ async def test_a_players_games_in_bulk_are_the_public_record_filtered(client, po
         imported = await import_game(log, finished_export(seed, ids, target=1))
         games.append(imported.game_id)
     plain, unrated, private, embargoed, leningrad = games
+    # A friendly (table.rating_weight 0): dealt at random, and still not rated.
+    friendly = finished_export(6, ids, target=1, table={"rating_weight": 0})
+    games.append((await import_game(log, friendly)).game_id)
     await pool.execute("UPDATE api.games SET dealing = 'seeded' WHERE game_id = $1", unrated)
     await pool.execute("UPDATE api.games SET private = true WHERE game_id = $1", private)
     await pool.execute("UPDATE api.games SET preset = 'leningrad' WHERE game_id = $1", leningrad)
@@ -74,7 +77,7 @@ async def test_a_players_games_in_bulk_are_the_public_record_filtered(client, po
     assert whole.status_code == 200, whole.text
     assert whole.headers["content-type"].startswith("application/x-ndjson")
     found = _games_of(whole.content)
-    public = sorted([plain, unrated, leningrad])  # not the private, the embargoed, the live one
+    public = sorted([plain, unrated, leningrad, games[-1]])  # not private, embargoed or live
     assert [uuid.UUID(msgspec.json.decode(g[0])["game_id"]) for g in found] == public
     for game_id, lines in zip(public, found, strict=True):  # the single export's very bytes
         single = await client.get(f"/v1/games/{game_id}/export")
@@ -82,7 +85,7 @@ async def test_a_players_games_in_bulk_are_the_public_record_filtered(client, po
 
     mine = await client.get(url.replace(vera.id, anna.id), headers=anna.auth)
     theirs = await client.get(url.replace(vera.id, anna.id), headers=vera.auth)
-    assert len(_games_of(mine.content)) == 4 and len(_games_of(theirs.content)) == 3
+    assert len(_games_of(mine.content)) == 5 and len(_games_of(theirs.content)) == 4
 
     as_ppn = await client.get(url, params={"format": "ppn"})
     assert as_ppn.headers["content-type"].startswith(ppn.MEDIA_TYPE)
@@ -95,15 +98,15 @@ async def test_a_players_games_in_bulk_are_the_public_record_filtered(client, po
         assert response.status_code == 200, response.text
         return len(_games_of(response.content))
 
-    assert await count(rated="true") == 2 and await count(rated="false") == 1
+    assert await count(rated="true") == 2 and await count(rated="false") == 2
     assert await count(convention="leningrad") == 1 and await count(convention="rostov") == 0
     tomorrow = (datetime.now(UTC) + timedelta(days=1)).isoformat()
-    assert await count(since=tomorrow) == 0 and await count(until=tomorrow) == 3
+    assert await count(since=tomorrow) == 0 and await count(until=tomorrow) == 4
     await pool.execute(
         "UPDATE api.games SET created_at = now() - interval '10 days' WHERE game_id = $1", plain
     )
     week_ago = (datetime.now(UTC) - timedelta(days=7)).isoformat()
-    assert await count(since=week_ago) == 2 and await count(until=week_ago) == 1
+    assert await count(since=week_ago) == 3 and await count(until=week_ago) == 1
 
     for params in (
         {"since": tomorrow, "until": week_ago}, {"rated": "maybe"}, {"convention": "No Such!"},
@@ -185,6 +188,8 @@ async def test_dumps_are_written_listed_and_downloaded_with_ranges(
         for s in (21, 22, 23)
     ]
     await pool.execute("UPDATE api.games SET dealing = 'fixed' WHERE game_id = $1", ids[2])
+    friendly = finished_export(24, players, target=1, table={"rating_weight": 0})
+    await import_game(log, friendly)  # not rated: not dumped
     dumper = Dumper(
         game_log(projections_pool, announce=False), tmp_path, interval=3600, pseudonyms=False,
         page=2,

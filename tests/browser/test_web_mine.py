@@ -176,15 +176,19 @@ async def test_the_lobby_follows_its_stream_and_a_finished_table_leaves_it(
     await watcher.wait_for_selector(f"{LOBBY} [data-list=seating] p.muted:text('None just now.')")
     assert len(lists) == 3  # each list read once, at the stream's reset
 
-    # Another visitor opens a table in his own browser: it appears, no reload.
+    # Another visitor opens a friendly table in his own browser: it appears, no reload, and
+    # says it moves nobody's rating before anyone sits down.
     host = await open_page()
     await host.goto(f"{web}/#/")
     await sign_up(host, "Boris")
+    await host.check("form.create input[name=friendly]")
     await host.click("form.create button[data-key=open-table]")
     await host.wait_for_selector(TABLE)
     game_id = host.url.rsplit("/", 1)[1]
     await watcher.wait_for_selector(f"{LOBBY} [data-list=seating] li[data-game='{game_id}']")
     assert "Boris" in await watcher.text_content(f"{LOBBY} li[data-game='{game_id}']")
+    tag = f"{LOBBY} li[data-game='{game_id}'] [data-tag=friendly]"
+    assert (await watcher.text_content(tag)) == "friendly"
 
     # He leaves it before anyone joins: a table nobody sits at is abandoned, and leaves the list.
     left = await http.post(

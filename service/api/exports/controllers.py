@@ -63,8 +63,9 @@ Rated = Annotated[
     bool | None,
     QueryParameter(
         description=(
-            "`true`: rated games only (dealt at random, never from a chosen seed or layout); "
-            "`false`: unrated only; absent: both."
+            "`true`: rated games only (dealt at random, never from a chosen seed or layout, "
+            "and not a friendly: `table.rating_weight` above 0); `false`: unrated only; "
+            "absent: both."
         ),
     ),
 ]

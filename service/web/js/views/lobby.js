@@ -226,6 +226,10 @@ export function lobbyScreen(root, ctx) {
           return h("li", { dataset: { game: game.id } },
             h("div", {},
               h("strong", {}, t(`preset.${game.preset}`)), " · ", t("list.seats", { n: game.seats - free, of: game.seats }),
+              // Whether the game counts, before one sits down: a friendly moves nobody's rating.
+              game.rating_weight === 0 ? [" · ", h("span", { class: "tag", dataset: { tag: "friendly" } }, t("list.friendly"))]
+                : game.rating_weight && game.rating_weight !== 100
+                  ? [" · ", h("span", { class: "tag", dataset: { tag: "weight" } }, t("list.weight", { n: game.rating_weight }))] : null,
               h("br"), h("span", { class: "muted" }, who)),
             h("button", {
               type: "button", class: verb === "join" ? "primary" : "",
