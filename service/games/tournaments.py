@@ -148,6 +148,8 @@ class TableRow:
     created: bool = True
     """Whether its game exists: a table's row is claimed before its game is created (a row
     without one is a table still being opened, or one a stopped process left to the clerk)."""
+    finished: bool = False
+    """Whether its game has ended, as its lobby row says (written with the game's end)."""
 
 
 class Listed(msgspec.Struct, frozen=True, kw_only=True):
@@ -172,7 +174,7 @@ class Listed(msgspec.Struct, frozen=True, kw_only=True):
 
 _TABLE_COLUMNS = (
     "t.game_id, t.tournament_id, t.round_no, t.table_no, t.players, t.embargoed, t.recorded,"
-    " EXISTS (SELECT 1 FROM api.games g WHERE g.game_id = t.game_id) AS created"
+    " (SELECT g.status FROM api.games g WHERE g.game_id = t.game_id) AS game_status"
 )
 
 
@@ -181,7 +183,8 @@ def _row(record: asyncpg.Record) -> TableRow:
         game_id=record["game_id"], tournament_id=record["tournament_id"],
         round_no=record["round_no"], table_no=record["table_no"],
         players=tuple(str(p) for p in record["players"]), embargoed=record["embargoed"],
-        recorded=record["recorded"], created=record["created"],
+        recorded=record["recorded"], created=record["game_status"] is not None,
+        finished=record["game_status"] == "finished",
     )  # fmt: skip
 
 
@@ -567,8 +570,11 @@ class TournamentService:
                     [k for k, row in rows.items() if k[0] == current.round_no and row.created]
                 ) < len(current.tables):
                     self._open_later(tid, state, current.round_no)  # unless opened already
+            # Only the tables whose game has ended: a look comes with every append anywhere,
+            # and loading each table's game to see that it goes on took the API as much CPU as
+            # opening the tables, while a round of a thousand players was being opened.
             for row in rows.values():
-                if row.created and not row.recorded and await self._record(tid, state, row):
+                if row.finished and not row.recorded and await self._record(tid, state, row):
                     sent += 1
             _, state = await self.state(tid)
         sent += await self._advance(tid, state)

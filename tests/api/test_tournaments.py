@@ -623,3 +623,39 @@ async def test_a_round_left_half_opened_is_opened_by_the_clerk(
             assert game.status_code == 200, game.text
             assert game.json()["view"]["players"] == t["seating"]
         assert [t["game_id"] for t in view["rounds"][0]["tables"]] == claimed  # for their rows
+
+
+async def test_the_clerk_loads_only_the_games_that_have_ended(
+    app: Litestar, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clerk looks with every append anywhere: it turns to a table (loading its game) only
+    once the game's lobby row says it ended, never to the tables still in play (a round of a
+    thousand players had it load every table's game on every look)."""
+    rng = random.Random(31)
+    async with AsyncTestClient(app) as client:
+        organiser, *field = await _players(client, 7)
+        by_id = {p.id: p for p in field}
+        tid = (await _create(client, organiser))["id"]
+        for p in field:
+            await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
+        service = app.state.tournaments
+        looked: list[uuid.UUID] = []
+        real = service._record
+
+        async def spy(tid: uuid.UUID, state: Any, row: Any) -> bool:
+            looked.append(row.game_id)
+            return bool(await real(tid, state, row))
+
+        monkeypatch.setattr(service, "_record", spy)
+        started = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
+        assert started.status_code == 200, started.text
+        path = f"/v1/tournaments/{tid}"
+        first, second = (await _until(client, path, _round_ready(1), app))["rounds"][0]["tables"]
+        await _play_table(client, first["game"], by_id, rng)  # its every move: a look
+        done = await _until(
+            client, path, lambda b: b["rounds"][0]["tables"][0]["result"] is not None, app,
+            tries=400,
+        )  # fmt: skip
+        assert done["rounds"][0]["tables"][1]["result"] is None
+        assert set(looked) == {uuid.UUID(first["game_id"])}  # the one that ended, only
+        assert uuid.UUID(second["game_id"]) not in looked
