@@ -181,9 +181,14 @@ async def _spy(pid: int, out: str) -> asyncio.subprocess.Process:
     return spy
 
 
+def p99_of(latencies: list[float]) -> float:
+    ordered = sorted(latencies)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
 def summary(name: str, latencies: list[float]) -> float:
     ordered = sorted(latencies)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    p99 = p99_of(ordered)
     print(f"{name:<34} {len(ordered):6d} reads   p50 {statistics.median(ordered):7.2f} ms"
           f"   p99 {p99:7.2f} ms")  # fmt: skip
     return p99
@@ -282,7 +287,8 @@ async def main() -> None:
             await asyncio.sleep(1)  # the last followers' first frames sent
             await reading.measure()
             await asyncio.sleep(args.seconds)
-            idle = summary("idle (the followers following)", await reading.taken())
+            idle_reads = await reading.taken()
+            idle = summary("idle (the followers following)", idle_reads)
             conn = await asyncpg.connect(dsn)
             dealt_at = [0.0]
 
@@ -334,9 +340,15 @@ async def main() -> None:
             # tables dealt, the followers told and still following) brackets the spike.
             await reading.measure()
             await asyncio.sleep(args.seconds)
-            after = summary("idle after the start", await reading.taken())
+            after_reads = await reading.taken()
+            after = summary("idle after the start", after_reads)
+            # Before and after pooled: the idle value on either side of the spike, so that a
+            # drift of the machine's load during the run weighs on both sides alike.
+            around = p99_of(idle_reads + after_reads)
             print(f"p99 during the start / idle        {loaded / idle:9.2f}×   (target ≤ 2×)")
             print(f"p99 during the start / idle after  {loaded / after:9.2f}×")
+            print(f"p99 during the start / idle around {loaded / around:9.2f}×"
+                  f"   (idle before and after pooled: p99 {around:.2f} ms)")  # fmt: skip
             for task in follows:
                 task.cancel()
             await asyncio.gather(*follows, return_exceptions=True)

@@ -77,12 +77,14 @@ WAKE_AT_ONCE = 16
 WAKE_PAUSE = 0.005
 """Seconds between two slices of a tournament's followers woken."""
 ROUND_SPREAD = 8.0
-"""Seconds a round's tables are spread over: after each table the opening rests as long as the
-table took, but never past that table's share of these seconds (`TournamentService._open_round`),
-and not at all once it is behind. The other players' requests get the time between; a round
-of 1,000 players is dealt in some 5 s, within the 10 s of its target, and where each table
-takes longer than its share it goes at full speed (docs/tournaments.md, The start of an
-event)."""
+"""Seconds a round's tables are spread over: after each table the opening rests `ROUND_REST`
+times as long as the table took, but never past that table's share of these seconds
+(`TournamentService._open_round`), and not at all once it is behind. The other players'
+requests get the time between; a round of 1,000 players is dealt in some 8 s, within the 10 s
+of its target, and where each table takes longer than its share it goes at full speed
+(docs/tournaments.md, The start of an event)."""
+ROUND_REST = 2.0
+"""The rest after a table, in the table's own time: the opening takes a third of the time."""
 
 
 def tournament_stream(tournament_id: uuid.UUID | str) -> str:
@@ -452,6 +454,10 @@ class TournamentService:
         dealer_of = (lambda t: 0) if fmt.duplicate is not None else (lambda t: t.first_dealer)
         todo = [t for t in r.tables if t.result is None and not t.annulled]
         opening = time.perf_counter()
+        # The round's start wakes this process's followers of the standings, `WAKE_AT_ONCE` at
+        # a time: the first tables wait that out rather than share the event loop with it
+        # (together, they made most of the slow answers others got during a start).
+        await asyncio.sleep(len(self._changed.get(tid, ())) / WAKE_AT_ONCE * WAKE_PAUSE)
         for n, t in enumerate(todo, start=1):
             began = time.perf_counter()
             await self._open_table(
@@ -461,7 +467,7 @@ class TournamentService:
             now = time.perf_counter()
             share = opening + ROUND_SPREAD * n / len(todo) - now
             if share > 0:
-                await asyncio.sleep(min(now - began, share))
+                await asyncio.sleep(min(ROUND_REST * (now - began), share))
 
     async def _open_run(self, tid: uuid.UUID, state: td.Tournament, run: int) -> None:
         fmt = state.format
@@ -563,22 +569,44 @@ class TournamentService:
             _, state = await self.state(tid)
             if isinstance(state, td.Finished):
                 return 0
-            rows = {(r.round_no, r.table_no): r for r in await self.tables(tid)}
-            if state.rounds:  # tables a process died before creating
+            if state.rounds and tid not in self._opening:  # tables a process died before creating
                 current = state.rounds[-1]
-                if current.secret is None and len(
-                    [k for k, row in rows.items() if k[0] == current.round_no and row.created]
+                if current.secret is None and await self._created(
+                    tid, current.round_no
                 ) < len(current.tables):
                     self._open_later(tid, state, current.round_no)  # unless opened already
-            # Only the tables whose game has ended: a look comes with every append anywhere,
-            # and loading each table's game to see that it goes on took the API as much CPU as
-            # opening the tables, while a round of a thousand players was being opened.
-            for row in rows.values():
-                if row.finished and not row.recorded and await self._record(tid, state, row):
+            # Only the tables whose game has ended, asked of the database: a look comes with
+            # every append anywhere, and loading each table's game to see that it went on took
+            # the API as much CPU as opening the tables while a round of a thousand players was
+            # being opened; reading every table's row, a third of that.
+            ended = await self._to_record(tid)
+            for row in ended:
+                if await self._record(tid, state, row):
                     sent += 1
-            _, state = await self.state(tid)
+            if ended:  # what the recording changed
+                _, state = await self.state(tid)
         sent += await self._advance(tid, state)
         return sent
+
+    async def _created(self, tid: uuid.UUID, round_no: int) -> int:
+        """How many of the round's tables have their game."""
+        count: int = await self.pool.fetchval(
+            "SELECT count(*) FROM api.tournament_tables t JOIN api.games g USING (game_id)"
+            " WHERE t.tournament_id = $1 AND t.round_no = $2",
+            tid, round_no,
+        )  # fmt: skip
+        return count
+
+    async def _to_record(self, tid: uuid.UUID) -> list[TableRow]:
+        """The tables whose game has ended and whose result is not recorded yet."""
+        rows = await self.pool.fetch(
+            f"SELECT {_TABLE_COLUMNS} FROM api.tournament_tables t"
+            " JOIN api.games g USING (game_id)"
+            " WHERE t.tournament_id = $1 AND NOT t.recorded AND g.status = 'finished'"
+            " ORDER BY t.round_no, t.table_no",
+            tid,
+        )  # fmt: skip
+        return [_row(r) for r in rows]
 
     async def _record(self, tid: uuid.UUID, state: td.Tournament, row: TableRow) -> bool:
         """Record a finished table's result (once: the row is marked recorded)."""
