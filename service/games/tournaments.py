@@ -571,10 +571,10 @@ class TournamentService:
                 return 0
             if state.rounds and tid not in self._opening:  # tables a process died before creating
                 current = state.rounds[-1]
-                if current.secret is None and await self._created(tid, current.round_no) < len(
-                    current.tables
-                ):
-                    self._open_later(tid, state, current.round_no)  # unless opened already
+                if current.secret is None:
+                    opened = await self._created(tid, current.round_no)
+                    if opened < len(current.tables):
+                        self._open_later(tid, state, current.round_no)  # unless opened already
             # Only the tables whose game has ended, asked of the database: a look comes with
             # every append anywhere, and loading each table's game to see that it went on took
             # the API as much CPU as opening the tables while a round of a thousand players was
