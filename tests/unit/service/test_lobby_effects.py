@@ -38,6 +38,7 @@ def test_a_new_game_inserts_its_row_with_its_deal_source_and_checks_the_token() 
         "token": TOKEN.hex(), "op": "insert", "game_id": GAME_ID, "preset": "sochi",
         "seats": 3, "created_by": "anna", "imported": False, "private": True, "seed": None,
         "layouts": (), "secret": source.secret.hex(), "dealing": "random",
+        "rating_weight": 100,
         "status": "seating", "players": ["anna", None, None], "to_act": [],
         "deadline_ms": None, "due_ms": None,
     }  # fmt: skip
