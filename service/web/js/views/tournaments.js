@@ -11,9 +11,10 @@ const PRESETS = ["sochi", "leningrad", "rostov"];
 const LEVELS = ["random", "basic", "strong", "expert"];
 const HOUR = 3_600_000;
 
-/** ``ms`` as the page's language writes a date and time. */
+/** ``ms`` as the page's language writes a date and time, the year in full: an event's window
+ * may close years ahead, and "1/1/99" reads as 1999. */
 export function when(ms) {
-  return ms == null ? "—" : new Date(ms).toLocaleString(lang(), { dateStyle: "short", timeStyle: "short" });
+  return ms == null ? "—" : new Date(ms).toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" });
 }
 
 /** The value a ``datetime-local`` input shows for ``ms``, in the browser's time zone. */
