@@ -560,6 +560,15 @@ class TournamentService:
         )
         return [r["tournament_id"] for r in rows]
 
+    async def with_results_to_record(self) -> list[uuid.UUID]:
+        """The unfinished tournaments with a table whose game has ended unrecorded."""
+        rows = await self.pool.fetch(
+            "SELECT DISTINCT t.tournament_id FROM api.tournament_tables t"
+            " JOIN api.games g USING (game_id) JOIN api.tournaments x USING (tournament_id)"
+            " WHERE NOT t.recorded AND g.status = 'finished' AND x.status <> 'finished'"
+        )
+        return [r["tournament_id"] for r in rows]
+
     async def settle(self, tid: uuid.UUID) -> int:
         """One look at a tournament: every ended table's result recorded, a round whose tables
         all have one closed and the next started, a robot window that closed ended; how many
