@@ -5,11 +5,13 @@ ranges)."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
-import tracemalloc
+import sys
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -17,10 +19,11 @@ from apitools import PROBLEM, make_app, register
 from litestar.testing import AsyncTestClient
 from open_data import finished_export, import_copies
 
+from migrations import APP_ROLE
 from projections import ppn
 from service.eventlog.log import game_log
-from service.games import bulk
 from service.games.export import import_game
+from service.platform.database import with_user
 from service.workers.dumps import Dumper
 
 pytestmark = pytest.mark.integration
@@ -131,35 +134,38 @@ async def test_a_game_exports_as_ppn_and_imports_back(client, app_pool, other_da
     assert b"".join(from_ppn(text.text)) == nd.content
 
 
-async def _peak(log, found: bulk.GameFilter, fmt: bulk.Format) -> tuple[int, int, int]:
-    """The games streamed, their bytes, and the peak of memory allocated meanwhile."""
-    games = total = 0
-    tracemalloc.start()
-    try:
-        async for chunk in bulk.stream(log, found, fmt):
-            total += len(chunk)
-            games += 1
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+async def _peak(dsn: str, player: str, through: uuid.UUID, fmt: str) -> tuple[int, int, int]:
+    """The games streamed, their bytes, and the peak of memory allocated meanwhile, by a
+    process of its own over one connection (`tests/bulk_peak.py` says why)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(Path(__file__).parent.parent / "bulk_peak.py"), dsn, player,
+        str(through), fmt, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode(errors="replace")[-3000:]
+    games, total, peak = (int(n) for n in out.split())
     return games, total, peak
 
 
 @pytest.mark.slow
-async def test_a_player_with_a_thousand_games_streams_in_bounded_memory(app, app_pool):
+async def test_a_player_with_a_thousand_games_streams_in_bounded_memory(
+    app, app_pool, database_dsn
+):
     players = [str(uuid.uuid4()) for _ in range(3)]
     log = game_log(app_pool, announce=False)
     one = finished_export(25, players, target=1)  # one deal, 58 events
     ids = await import_copies(log, one, 1000, concurrency=6)
     player = uuid.UUID(players[0])
+    as_app = with_user(database_dsn, APP_ROLE)
 
     # The peak is a page of games (`bulk.PAGE`, 25), whatever the number streamed: ten times
     # the games, ten times the bytes, the same peak. (PPN over fewer: tracemalloc slows it most.)
-    # Measured before the app starts: tracemalloc counts every allocation of the process, and
-    # the app's own workers (its projections folding the thousand games) would be counted too.
+    # Measured in a process of its own (`tests/bulk_peak.py`): tracemalloc counts every
+    # allocation of its process, and this one's (the app's workers, once it runs) are not the
+    # stream's.
     for fmt, few, many in (("ndjson", 100, 1000), ("ppn", 50, 500)):
-        small = await _peak(log, bulk.GameFilter(player=player, through=ids[few - 1]), fmt)
-        large = await _peak(log, bulk.GameFilter(player=player, through=ids[many - 1]), fmt)
+        small = await _peak(as_app, players[0], ids[few - 1], fmt)
+        large = await _peak(as_app, players[0], ids[many - 1], fmt)
         assert (small[0], large[0]) == (few, many)
         assert large[1] > 9 * small[1]
         assert large[2] < 1.5 * small[2] and large[2] < 16_000_000, (fmt, small, large)
