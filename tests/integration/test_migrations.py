@@ -177,3 +177,35 @@ def check_embedded_upgrade(data_dir: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["database", "at", "head", head_revision()]
     assert (data_dir / "pg" / "PG_VERSION").exists()
+
+
+async def test_0029_gives_the_games_already_there_their_rating_weight(
+    empty_database_dsn: str,
+) -> None:
+    """Migration 0029 fills in ``api.games.rating_weight`` from each game's ``game_created``: a
+    friendly created before it reads 0 (unrated in exports and dumps), an ordinary game 100."""
+    import uuid
+
+    from open_data import finished_export
+
+    from service.eventlog.log import game_log
+    from service.games.export import import_game
+    from service.platform.database import create_pool
+
+    await upgrade_async(empty_database_dsn, "0028_rating_weight")
+    players = [str(uuid.uuid4()) for _ in range(3)]
+    pool = await create_pool(with_user(empty_database_dsn, APP_ROLE), min_size=1, max_size=2)
+    try:
+        log = game_log(pool, announce=False)
+        friendly = finished_export(6, players, target=1, table={"rating_weight": 0})
+        friendly_id = (await import_game(log, friendly)).game_id
+        ordinary_id = (await import_game(log, finished_export(7, players, target=1))).game_id
+    finally:
+        await pool.close()
+    await upgrade_async(empty_database_dsn)
+    conn = await asyncpg.connect(empty_database_dsn)
+    try:
+        rows = dict(await conn.fetch("SELECT game_id, rating_weight FROM api.games"))
+    finally:
+        await conn.close()
+    assert rows == {friendly_id: 0, ordinary_id: 100}
