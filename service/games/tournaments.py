@@ -174,8 +174,11 @@ class Listed(msgspec.Struct, frozen=True, kw_only=True):
     """Entrants who have not withdrawn."""
 
 
+_TABLE_FIELDS = (
+    "t.game_id, t.tournament_id, t.round_no, t.table_no, t.players, t.embargoed, t.recorded"
+)
 _TABLE_COLUMNS = (
-    "t.game_id, t.tournament_id, t.round_no, t.table_no, t.players, t.embargoed, t.recorded,"
+    f"{_TABLE_FIELDS},"
     " (SELECT g.status FROM api.games g WHERE g.game_id = t.game_id) AS game_status"
 )
 
@@ -609,7 +612,7 @@ class TournamentService:
     async def _to_record(self, tid: uuid.UUID) -> list[TableRow]:
         """The tables whose game has ended and whose result is not recorded yet."""
         rows = await self.pool.fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM api.tournament_tables t"
+            f"SELECT {_TABLE_FIELDS}, g.status AS game_status FROM api.tournament_tables t"
             " JOIN api.games g USING (game_id)"
             " WHERE t.tournament_id = $1 AND NOT t.recorded AND g.status = 'finished'"
             " ORDER BY t.round_no, t.table_no",

@@ -88,6 +88,16 @@ async def _play_table(
     raise AssertionError("the table did not finish")
 
 
+async def _event_of(client: httpx.AsyncClient, n: int) -> tuple[Player, list[Player], str]:
+    """An event (`_create`) with ``n`` entrants registered: its organiser, the field, its id."""
+    organiser, *field = await _players(client, n + 1)
+    tid = (await _create(client, organiser))["id"]
+    for p in field:
+        joined = await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
+        assert joined.status_code == 200, joined.text
+    return organiser, field, tid
+
+
 def _round_ready(n: int) -> Any:
     def ready(body: dict[str, Any]) -> bool:
         rounds = body["rounds"]
@@ -592,11 +602,8 @@ async def test_a_round_left_half_opened_is_opened_by_the_clerk(
     created yet) leaves them to the clerk's next look, which opens them for their rows;
     meanwhile the view links no game that is not there."""
     async with AsyncTestClient(app) as client:
-        organiser, *field = await _players(client, 7)
+        organiser, field, tid = await _event_of(client, 6)
         by_id = {p.id: p for p in field}
-        tid = (await _create(client, organiser))["id"]
-        for p in field:
-            await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
         service = app.state.tournaments
         monkeypatch.setattr(service, "_open_later", lambda *_: None)  # the process stops
         started = await client.post(f"/v1/tournaments/{tid}/rounds", headers=organiser.auth)
@@ -633,11 +640,8 @@ async def test_the_clerk_loads_only_the_games_that_have_ended(
     thousand players had it load every table's game on every look)."""
     rng = random.Random(31)
     async with AsyncTestClient(app) as client:
-        organiser, *field = await _players(client, 7)
+        organiser, field, tid = await _event_of(client, 6)
         by_id = {p.id: p for p in field}
-        tid = (await _create(client, organiser))["id"]
-        for p in field:
-            await client.post(f"/v1/tournaments/{tid}/registrations", headers=p.auth)
         service = app.state.tournaments
         looked: list[uuid.UUID] = []
         real = service._record
