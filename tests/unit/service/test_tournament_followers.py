@@ -63,7 +63,12 @@ async def test_a_hint_naming_the_version_is_trusted_even_when_it_comes_twice() -
         await f.aclose()  # type: ignore[attr-defined]
 
 
-async def test_followers_are_woken_a_slice_at_a_time_and_a_hint_meanwhile_reaches_all() -> None:
+async def test_followers_are_woken_a_slice_at_a_time_and_a_hint_meanwhile_reaches_all(
+    monkeypatch: Any,
+) -> None:
+    # A pause long enough that the five turns of the loop below never outlast it on a loaded
+    # machine (at 5 ms they did, and the second slice was awake before the count).
+    monkeypatch.setattr(tournaments, "WAKE_PAUSE", 0.25)
     service = Counted()
     n = tournaments.WAKE_AT_ONCE * 3 + 1
     followers = await _followers(service, n)
