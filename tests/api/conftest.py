@@ -68,6 +68,8 @@ async def shared_client(
     admin = await asyncpg.connect(pg_server_dsn)
     try:
         await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_database}"')
+        # asynchronous commits, as every test database has them (tests/conftest.py)
+        await admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
     finally:
         await admin.close()
     try:
