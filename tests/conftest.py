@@ -41,6 +41,7 @@ from pathlib import Path
 import _hypothesis  # noqa: F401  (registers and loads the Hypothesis profiles)
 import asyncpg
 import pytest
+from _databases import create_database
 from _recycling import Pristine
 
 from migrations import APP_ROLE, PROJECTIONS_ROLE, PURGER_ROLE
@@ -156,26 +157,9 @@ async def _admin(server_dsn: str, statement: str) -> None:
         await conn.close()
 
 
-async def _create_database(server_dsn: str, name: str, template: str | None = None) -> None:
-    """``CREATE DATABASE``, then asynchronous commits in it: a commit that waits for its WAL to
-    reach the disk cost 1.5 ms here against 0.09 (more with four workers committing at once),
-    and the tests commit hundreds of thousands of times. A commit is still atomic and seen at
-    once; only its durability across a crash of the server waits up to 3 wal_writer_delays,
-    and no test crashes the shared server (those that crash one make their own,
-    `tests/clusters.py`). The setting is the database's own (the server's stay as they are)
-    and reaches every connection to it, the service processes' included."""
-    clause = f' TEMPLATE "{template}"' if template else ""
-    conn = await asyncpg.connect(server_dsn)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"{clause}')
-        await conn.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
-    finally:
-        await conn.close()
-
-
 async def _new_database(server_dsn: str, prefix: str, template: str | None = None) -> str:
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"  # unique: other sessions may share the server
-    await _create_database(server_dsn, name, template)
+    await create_database(server_dsn, name, template)
     return name
 
 
@@ -233,7 +217,7 @@ class _Databases:
 
     def _copy(self) -> tuple[str, asyncio.Task[None]]:
         name = f"preferans_test_{uuid.uuid4().hex[:12]}"  # unique: other sessions share it
-        return name, asyncio.create_task(_create_database(self.server_dsn, name, self.template))
+        return name, asyncio.create_task(create_database(self.server_dsn, name, self.template))
 
     async def _recycled(self) -> str | None:
         """A database given back and made as new, if one is; the others are dropped."""

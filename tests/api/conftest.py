@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 import uvicorn
+from _databases import create_database
 from apitools import make_app
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
@@ -65,13 +66,7 @@ async def shared_client(
     pg_server_dsn: str, template_database: str
 ) -> AsyncIterator[AsyncTestClient[Litestar]]:
     name = f"preferans_api_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(pg_server_dsn)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_database}"')
-        # asynchronous commits, as every test database has them (tests/conftest.py)
-        await admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
-    finally:
-        await admin.close()
+    await create_database(pg_server_dsn, name, template_database)
     try:
         async with AsyncTestClient(make_app(with_database(pg_server_dsn, name))) as test_client:
             yield test_client
