@@ -107,10 +107,14 @@ async def play_until_finished(
             manual, app, seat = clock
             seen = (await view(client, game_id, players[0]))["view"]["clocks"][seat]
             deadline = seen["deadline"]
-            # An absent seat is played for at once: moving the clock then would time out the
-            # next seat's turn instead.
+            # An absent seat is played for at once: moving the clock past a deadline then would
+            # time out the next seat's turn instead. Time still passes between two looks: the
+            # steward gives back a table it found busy due 20 ms later by its clock, and a
+            # clock that never moves would leave that table waiting forever.
             if seen["presence"] != "absent" and deadline is not None:
                 manual.advance(max(0, deadline - manual.now_ms()) / 1000 + 0.5)  # past it
+            else:
+                manual.advance(0.05)
             app.state.steward.hint()
         if not acted:
             await asyncio.sleep(0.05)
