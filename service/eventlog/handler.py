@@ -282,9 +282,22 @@ class CommandHandler(Generic[C, S, E]):
     def known_current(self, stream_id: str) -> int | None:
         """The cached version of the stream if it is known to be its head now, without a read
         (`service.eventlog.log.Heads`); else None."""
+        held = self.current(stream_id)
+        return held[0] if held is not None else None
+
+    def current(self, stream_id: str) -> tuple[int, S, bytes] | None:
+        """The cached version, state and head of the stream if that version is known to be its
+        head now (`service.eventlog.log.Heads`), without a read; else None. What a reader gets
+        from here is what a read of the log would have given, as far as the 304 that the same
+        knowledge answers is right. Never for a stream found unreadable: its cached state is
+        of the versions before the bad event, and every read must say so."""
         held = self._cache.get(stream_id)
-        if held is not None and self.log.heads.current(stream_id, held[0]):
-            return held[0]
+        if (
+            held is not None
+            and self.log.heads.current(stream_id, held[0])
+            and not self.log.quarantined(stream_id)
+        ):
+            return held
         return None
 
     async def _load_cold(

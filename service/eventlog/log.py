@@ -177,6 +177,10 @@ class EventLog(Generic[E]):
             reason = f"cannot be folded ({type(exc).__name__}: {exc})"
             raise self.unreadable(record, reason) from exc
 
+    def quarantined(self, stream_id: str) -> bool:
+        """Whether this process found an event of the stream it cannot read (`unreadable`)."""
+        return stream_id in self._quarantined
+
     def unreadable(self, record: RecordedEvent, reason: str) -> StreamUnreadable:
         """The quarantine of ``record``'s stream, alerted on once per stream and process: one
         log line and ``preferans_streams_quarantined_total``."""

@@ -26,8 +26,9 @@ Every knob of the service lives here and nowhere else. Variables:
     PREFERANS_STATE_CACHE_SIZE    games whose folded state (and deal source) stays in memory
                                   (20000; a state is bounded, 7-9 KB: about 180 MB)
     PREFERANS_HEAD_TRUST          seconds a game's version read from the log answers a
-                                  conditional GET (304) without another read, while no hint
-                                  says otherwise (1; 0 reads every time)
+                                  view (a 304, or the view from the cached state) without
+                                  another read, while no hint says otherwise (1; 0 reads
+                                  every time)
     PREFERANS_SNAPSHOTS           keep snapshots of folded states in the database (true)
     PREFERANS_SNAPSHOT_EVERY      events between two snapshots of a game (100)
     PREFERANS_NOTIFY              send a post-commit NOTIFY hint after each append (true)

@@ -120,12 +120,15 @@ async def test_a_game_whose_log_cannot_be_read_is_quarantined_on_every_read(
     version = await _forge(pool, game_id, _unknown({"ounces": 7}))
     auth = players[0].auth
     base = f"/v1/games/{game_id}"
+    # The forger sent no hint: this process learns of the event at its next read of the log,
+    # which a command always makes (a view within the head's trust is answered from what the
+    # process knows, as its 304 is). From then on every read is refused, the view's included.
     reads = [
+        client.post(f"{base}/actions", json=move, headers=players[to_act].auth),  # a legal card
         client.get(base, headers=auth),
         client.get(f"{base}/events", headers=auth),
         client.get(f"{base}/stream", headers=auth),
         client.get(f"{base}/export", headers=auth),
-        client.post(f"{base}/actions", json=move, headers=players[to_act].auth),  # a legal card
     ]
     for read in reads:
         answer = await read

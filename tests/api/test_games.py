@@ -8,6 +8,7 @@ import pytest
 from apitools import layouts, register, seated_game
 
 from service.games import lobby
+from service.games.streams import game_stream
 
 pytestmark = pytest.mark.integration
 
@@ -129,6 +130,44 @@ async def test_a_read_is_304_while_the_etag_is_current(client: httpx.AsyncClient
     assert (unchanged.status_code, unchanged.content, unchanged.headers["etag"]) == (304, b"", etag)
     assert changed.status_code == 200
     assert changed.headers["etag"] == f'"{first.json()["version"] + 1}"'
+
+
+async def test_a_view_of_a_version_known_current_reads_no_log_until_a_later_one_is_hinted(
+    app, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full view is answered from the knowledge a 304 is: the version this process knows to
+    be the head (it read it, or committed it, and no hint has named a later one since) needs
+    no read of the log; a hint of a later version (another process's commit) sends the next
+    view to the log."""
+    game_id, players = await seated_game(client, seed="known-view")
+    games = app.state["games"]
+    store = games.handler.store
+    reads: list[object] = []
+    read_stream = store.read_stream
+
+    async def counted(stream_id: str, *args: object, **kwargs: object) -> object:
+        reads.append(stream_id)
+        return await read_stream(stream_id, *args, **kwargs)
+
+    monkeypatch.setattr(store, "read_stream", counted)
+    first = await client.get(f"/v1/games/{game_id}", headers=players[0].auth)
+    views = [await client.get(f"/v1/games/{game_id}", headers=p.auth) for p in players]
+    assert reads == []  # seating the last player committed the version: it is known
+    assert {v.headers["etag"] for v in views} == {first.headers["etag"]}
+    assert [v.json()["seat"] for v in views] == [0, 1, 2]  # each seat's own view
+    # Another process's commit, as its hint tells it: the next view reads the log.
+    stream, version, heads = game_stream(game_id), first.json()["version"], games.handler.log.heads
+    heads.hinted(stream, version + 1)
+    again = await client.get(f"/v1/games/{game_id}", headers=players[0].auth)
+    assert again.status_code == 200 and reads == [stream]
+    # A caller who saw a later version than the one known is never answered from memory.
+    reads.clear()
+    heads.listen(True)  # forget the hint; the version is known again
+    heads.confirmed(stream, version)
+    ahead = await client.get(
+        f"/v1/games/{game_id}", headers={**players[0].auth, "If-None-Match": f'"{version + 1}"'}
+    )
+    assert ahead.status_code == 200 and reads == [stream]
 
 
 async def test_a_304_from_the_edge_is_the_304_of_the_full_way(client: httpx.AsyncClient) -> None:

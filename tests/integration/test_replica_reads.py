@@ -113,7 +113,9 @@ async def test_reads_go_to_the_standby_and_the_primary_serves_fewer(clusters):
 
     idle = await reads(0)
     busy = await reads(20)
-    assert busy[1] - idle[1] >= 40  # every read on the standby
+    # Every event page read on the standby; a view is answered from the version this process
+    # knows to be the head (no read at all, as its 304 is) or else read there too.
+    assert busy[1] - idle[1] >= 20
     assert busy[0] - idle[0] <= 2, (idle, busy)  # none on the primary
 
 
