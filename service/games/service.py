@@ -482,6 +482,10 @@ class GameService:
                 assert done.head is not None
                 followed = [(a.version, a.event, b"") for a in done.appended]
                 followed[-1] = (*followed[-1][:2], done.head)
+            elif _waits(result.state):
+                # Another process dealt (or revealed) first: the steward's sweep of tables
+                # waiting for their deal, in the moment between our commit and our deal.
+                followed = await self._followed(game_id, result.version)
         else:
             followed = await self._followed(game_id, result.version)
         if followed and outcome.state is not None:

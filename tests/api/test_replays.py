@@ -175,3 +175,31 @@ async def test_a_keyed_command_replays_after_a_restart_once_its_game_is_over(
         again = await restarted.post(actions, json=move, headers=players[0].auth)
         assert again.status_code == 409, again.text
         assert again.json()["code"] == "illegal.game_over"
+
+
+async def test_the_deal_a_command_led_to_is_in_its_answer_when_another_process_dealt_it(
+    app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last seat taken leads to the first deal, which this process deals right after the
+    command. Should another process deal it first (the steward's sweep of tables waiting for
+    their deal, in the moment between the two), the answer still holds the deal, as it does
+    on a replay: the same answer whoever dealt."""
+    players = [await register(client, name) for name in ("A", "B", "C")]
+    created = await client.post("/v1/games", json={"seats": 3, "seat": 0}, headers=players[0].auth)
+    game_id = created.json()["id"]
+    seats = f"/v1/games/{game_id}/seats"
+    await client.post(seats, json={"seat": 1}, headers=players[1].auth)
+    games = app.state["games"]
+    follow_up = games._follow_up
+
+    async def beaten(*args: Any) -> None:
+        await follow_up(*args)  # the other process's deal, committed first
+        return None  # ours then finds the deal done
+
+    monkeypatch.setattr(games, "_follow_up", beaten)
+    key = {**players[2].auth, "Idempotency-Key": "last-seat"}
+    first = await client.post(seats, json={"seat": 2}, headers=key)
+    assert first.status_code == 200, first.text
+    assert len(first.json()["view"]["deal"]["hand"]) == 10
+    assert first.headers["etag"] == f'"{(await _view(client, game_id, key))["version"]}"'
+    await replayed(client, seats, key, first, {"seat": 2})
