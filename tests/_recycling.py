@@ -8,7 +8,8 @@ database a test gave back is instead checked and emptied:
 - its schema must be the template's exactly (functions, their settings and grants, tables and
   columns, constraints, triggers and whether they fire, policies, grants on schemas, types),
   compared by a fingerprint; a test that changed any of it gets its database dropped;
-- every table the template left empty and the test wrote to is truncated (its triggers off, so
+- every table the template left empty and the test wrote to is truncated, with every table
+  whose foreign keys reach it (its triggers off, so
   the log's refusal of a TRUNCATE does not apply to this cleaning), every table the template
   filled (the stream kinds, the database's own secret) is put back row for row if it changed,
   and every sequence is set back to where the template left it;
@@ -34,6 +35,13 @@ SELECT format('%I.%I', n.nspname, c.relname)
 _SEQUENCES = """
 SELECT format('%I.%I', schemaname, sequencename) AS name, start_value, last_value
   FROM pg_sequences WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1"""
+
+_REFERENCES = """
+SELECT DISTINCT format('%I.%I', rn.nspname, r.relname), format('%I.%I', n.nspname, c.relname)
+  FROM pg_constraint k
+  JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  JOIN pg_class r ON r.oid = k.confrelid JOIN pg_namespace rn ON rn.oid = r.relnamespace
+ WHERE k.contype = 'f'"""
 
 _OURS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'"
 
@@ -105,6 +113,9 @@ class Pristine:
     empty: tuple[str, ...]
     filled: dict[str, tuple[str, list[tuple[object, ...]]]]
     sequences: dict[str, tuple[int, int | None]]
+    referenced_by: dict[str, list[str]]
+    """Each table a foreign key references, and the tables whose keys do: a TRUNCATE takes
+    them along, or PostgreSQL refuses it."""
 
     @classmethod
     async def read(cls, dsn: str) -> Pristine:
@@ -122,9 +133,22 @@ class Pristine:
                 r["name"]: (r["start_value"], r["last_value"]) for r in await conn.fetch(_SEQUENCES)
             }
             fingerprint = await conn.fetchval(_FINGERPRINT)
+            referenced_by: dict[str, list[str]] = {}
+            for referenced, referencing in await conn.fetch(_REFERENCES):
+                referenced_by.setdefault(referenced, []).append(referencing)
         finally:
             await conn.close()
-        return cls(fingerprint, tuple(empty), filled, sequences)
+        return cls(fingerprint, tuple(empty), filled, sequences, referenced_by)
+
+    def cleared_with(self, tables: list[str]) -> list[str]:
+        """``tables`` and every table whose foreign keys reach them, in the order of names."""
+        cleared, todo = set(tables), list(tables)
+        while todo:
+            for referencing in self.referenced_by.get(todo.pop(), ()):
+                if referencing not in cleared:
+                    cleared.add(referencing)
+                    todo.append(referencing)
+        return sorted(cleared)
 
     async def restore(self, dsn: str) -> bool:
         """Make the database at ``dsn`` the template's copy again; False when it cannot be
@@ -151,12 +175,13 @@ class Pristine:
                 for table, (digest, _) in self.filled.items()
                 if await conn.fetchval(_digest(table)) != digest
             ]
+            cleared = self.cleared_with(written + changed)
             async with conn.transaction():
                 # The cleaner's own triggers off: the log refuses a TRUNCATE from anyone else.
                 await conn.execute("SET LOCAL session_replication_role = replica")
-                if written or changed:
-                    await conn.execute(f"TRUNCATE {', '.join(written + changed)}")
-                for table in changed:
+                if cleared:
+                    await conn.execute(f"TRUNCATE {', '.join(cleared)}")
+                for table in (t for t in cleared if t in self.filled):
                     await conn.copy_records_to_table(
                         table.split(".")[1].strip('"'),
                         schema_name=table.split(".")[0].strip('"'),

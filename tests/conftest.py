@@ -200,18 +200,27 @@ async def template_database(pg_server_dsn: str) -> AsyncIterator[str]:
         await _drop_database(pg_server_dsn, name)
 
 
+ROTATION = 3
+"""Databases each test process keeps in turn: while a test uses one, those the tests before
+gave back are made as new in the background (0.1-0.25 s each, which the next test waited for;
+three measured a little faster than two on the API tests)."""
+
+
 class _Databases:
     """The databases of the tests that want one of their own. A database a test gives back is
     made as new again in the background (`_recycling`: the template's schema, rows and
-    sequences, or else it is dropped) and handed to the next test; a fresh copy of the template
-    is made only when none can be. Neither runs on into a test: a CREATE or DROP DATABASE holds
-    the cluster's xid horizon (the feed's end) back while it lasts."""
+    sequences, or else it is dropped) and handed to a later test; `ROTATION` of them take
+    turns, so that one is made as new while a test runs on another. A fresh copy of the
+    template is made only when none can be, and never runs on into a test: a CREATE or DROP
+    DATABASE holds the cluster's xid horizon (the feed's end) back while it lasts; a database
+    made as new holds it for its one short transaction."""
 
     def __init__(self, server_dsn: str, template: str, pristine: Pristine) -> None:
         self.server_dsn = server_dsn
         self.template = template
         self.pristine = pristine
-        self._ahead: tuple[str, asyncio.Task[None]] | None = None
+        self._owned = 0
+        """The databases in turn: in a test's hands or being made as new."""
         self._recycling: list[tuple[str, asyncio.Task[bool]]] = []
         self._drops: dict[str, asyncio.Task[None]] = {}
 
@@ -219,33 +228,38 @@ class _Databases:
         name = f"preferans_test_{uuid.uuid4().hex[:12]}"  # unique: other sessions share it
         return name, asyncio.create_task(create_database(self.server_dsn, name, self.template))
 
-    async def _recycled(self) -> str | None:
-        """A database given back and made as new, if one is; the others are dropped."""
+    async def _made_new(self, name: str, restoring: asyncio.Task[bool]) -> bool:
+        """Whether ``name`` came back as new; if not it is dropped (and leaves the turns)."""
+        try:
+            if await restoring:
+                return True
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            pass
+        self._owned -= 1
+        self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+        return False
+
+    async def _recycled(self, *, wait: bool) -> str | None:
+        """A database given back and made as new, if one is (``wait``: for the first one
+        still being made as new, else only one already done); the others are dropped."""
         while self._recycling:
-            name, restoring = self._recycling.pop(0)
-            try:
-                if await restoring:
-                    return name
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-                pass
-            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
+            done = [i for i, (_, restoring) in enumerate(self._recycling) if restoring.done()]
+            if not done and not wait:
+                return None
+            name, restoring = self._recycling.pop(done[0] if done else 0)
+            if await self._made_new(name, restoring):
+                return name
         return None
 
     async def take(self) -> str:
         """A database as the template made it, for one test."""
-        if (name := await self._recycled()) is not None:
+        if (name := await self._recycled(wait=self._owned >= ROTATION)) is not None:
             return name
-        (name, copying), self._ahead = self._ahead or self._copy(), None
         if dropping := [task for task in self._drops.values() if not task.done()]:
             await asyncio.wait(dropping)  # a failed one is dropped again at the session's end
-        try:
-            await copying
-        except (TimeoutError, OSError, asyncpg.PostgresError):
-            # Started in the background, the copy's connect may have run out its timeout while
-            # the loop stood still (a minute of synchronous tests): copy again, in the open.
-            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
-            name, copying = self._copy()
-            await copying
+        name, copying = self._copy()
+        await copying
+        self._owned += 1
         return name
 
     def give_back(self, name: str) -> None:
@@ -257,10 +271,6 @@ class _Databases:
         """Drop every database, and drop again any whose background drop did not finish
         (failed, or cancelled with the loop); an error here leaves a database behind on a
         shared server, so it is raised."""
-        if self._ahead is not None:
-            name, copying = self._ahead
-            await asyncio.gather(copying, return_exceptions=True)
-            self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
         for name, restoring in self._recycling:
             await asyncio.gather(restoring, return_exceptions=True)
             self._drops[name] = asyncio.create_task(_drop_database(self.server_dsn, name))
