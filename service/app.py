@@ -186,7 +186,7 @@ def _from_state(name: str) -> Provide:
 def create_app(
     settings: Settings | None = None,
     *,
-    dsn: str | None = None,
+    dsn: str | Callable[[], str] | None = None,
     migrate: bool = True,
     extra_route_handlers: Sequence[ControllerRouterHandler] = (),
     lifespans: Sequence[Lifespan] = (),
@@ -201,7 +201,9 @@ def create_app(
 ) -> Litestar:
     """The HTTP API. Nothing connects until the app starts (its lifespan).
 
-    ``dsn`` overrides ``settings.database_url`` (and the embedded server); ``migrate=False``
+    ``dsn`` overrides ``settings.database_url`` (and the embedded server); a function is asked
+    at each start (the API tests start one app on each test's own database, since building the
+    app is most of a small test's time); ``migrate=False``
     skips the migrations for a database known to be current. ``projections=False`` leaves the
     read models' background runner off (the routes still serve what the tables hold).
     ``tracing`` adds OpenTelemetry's middleware (default: when OTEL_EXPORTER_OTLP_ENDPOINT is
@@ -217,7 +219,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_services(
-            settings, "api", dsn=dsn, migrate=migrate,
+            settings, "api", dsn=dsn() if callable(dsn) else dsn, migrate=migrate,
             live_poll_interval=live_poll_interval, live_queue_size=live_queue_size, clock=clock,
             entropy=entropy,
         ) as services:  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,12 +20,14 @@ from service.app import create_app
 from service.platform.settings import Settings
 
 
-def make_app(dsn: str, settings: dict[str, Any] | None = None, **options: object) -> Litestar:
-    """The app on ``dsn`` as the service role, with the tests' short SSE timings (and
-    ``settings`` over the tests' own)."""
+def make_app(
+    dsn: str | Callable[[], str], settings: dict[str, Any] | None = None, **options: object
+) -> Litestar:
+    """The app on ``dsn`` (or on the database a function names at each start) as the service
+    role, with the tests' short SSE timings (and ``settings`` over the tests' own)."""
     # Rate limits off: the tests that are about them turn them on with their own limits.
     config = Settings(
-        database_url=dsn,
+        database_url=dsn if isinstance(dsn, str) else None,
         pool_min_size=1,
         pool_max_size=20,
         rate_limits=False,
@@ -38,9 +40,27 @@ def make_app(dsn: str, settings: dict[str, Any] | None = None, **options: object
         "migrate": False,  # the template is migrated; test_service checks the lifespan's upgrade
         "sse": SseSettings(ping_interval=0.3, retry_ms=100),
         "live_poll_interval": 0.5,
+        **({} if isinstance(dsn, str) else {"dsn": dsn}),
         **options,
     }
     return create_app(config, **options)  # type: ignore[arg-type]
+
+
+_DEFAULT_APP: list[tuple[Litestar, list[str]]] = []
+
+
+def default_app(dsn: str) -> Litestar:
+    """`make_app(dsn)`, built once per test process and started on ``dsn`` (the database of
+    the test now running): building an app of a hundred routes takes Litestar 0.2-0.3 s, most
+    of a small API test, while its start (the lifespan: pools, workers) is what each test needs
+    anew. Everything the app serves with is made at its start, on that test's database; one
+    test at a time uses it (the ``app`` fixture)."""
+    if not _DEFAULT_APP:
+        where: list[str] = [dsn]
+        _DEFAULT_APP.append((make_app(lambda: where[0]), where))
+    app, where = _DEFAULT_APP[0]
+    where[0] = dsn
+    return app
 
 
 CARD = re.compile(r"^[789TJQKA][SCDH]$")
