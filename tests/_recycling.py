@@ -104,6 +104,12 @@ def _digest(table: str) -> str:
     return f"SELECT md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) FROM {table} t"
 
 
+def _quoted(text: str) -> str:
+    """``text`` as an SQL string literal (dollar-quoted: no escape in it is read)."""
+    assert "$pristine$" not in text
+    return f"$pristine${text}$pristine$"
+
+
 @dataclass(frozen=True)
 class Pristine:
     """The template as a test's database must be found: its schema's fingerprint, the tables it
@@ -111,7 +117,8 @@ class Pristine:
 
     fingerprint: str
     empty: tuple[str, ...]
-    filled: dict[str, tuple[str, list[tuple[object, ...]]]]
+    filled: dict[str, tuple[str, str]]
+    """Each table the template fills: the digest of its rows, and the rows as a JSON array."""
     sequences: dict[str, tuple[int, int | None]]
     referenced_by: dict[str, list[str]]
     """Each table a foreign key references, and the tables whose keys do: a TRUNCATE takes
@@ -122,10 +129,10 @@ class Pristine:
         conn = await asyncpg.connect(dsn)
         try:
             empty: list[str] = []
-            filled: dict[str, tuple[str, list[tuple[object, ...]]]] = {}
+            filled: dict[str, tuple[str, str]] = {}
             for (table,) in await conn.fetch(_TABLES):
                 if await conn.fetchval(f"SELECT EXISTS (SELECT FROM {table})"):
-                    rows = [tuple(r) for r in await conn.fetch(f"SELECT * FROM {table}")]
+                    rows = await conn.fetchval(f"SELECT jsonb_agg(t)::text FROM {table} t")
                     filled[table] = (await conn.fetchval(_digest(table)), rows)
                 else:
                     empty.append(table)
@@ -176,27 +183,28 @@ class Pristine:
                 if await conn.fetchval(_digest(table)) != digest
             ]
             cleared = self.cleared_with(written + changed)
-            async with conn.transaction():
-                # The cleaner's own triggers off: the log refuses a TRUNCATE from anyone else.
-                await conn.execute("SET LOCAL session_replication_role = replica")
-                if cleared:
-                    await conn.execute(f"TRUNCATE {', '.join(cleared)}")
-                for table in (t for t in cleared if t in self.filled):
-                    await conn.copy_records_to_table(
-                        table.split(".")[1].strip('"'),
-                        schema_name=table.split(".")[0].strip('"'),
-                        records=self.filled[table][1],
+            # The cleaner's own triggers off: the log refuses a TRUNCATE from anyone else.
+            script = ["BEGIN", "SET LOCAL session_replication_role = replica"]
+            if cleared:
+                script.append(f"TRUNCATE {', '.join(cleared)}")
+            for table in (t for t in cleared if t in self.filled):
+                script.append(
+                    f"INSERT INTO {table} OVERRIDING SYSTEM VALUE SELECT * FROM"
+                    f" jsonb_populate_recordset(NULL::{table}, {_quoted(self.filled[table][1])})"
+                )
+            for row in await conn.fetch(_SEQUENCES):
+                start, last = self.sequences.get(row["name"], (None, None))
+                if start is None:
+                    return False
+                if row["last_value"] != last:
+                    script.append(
+                        f"SELECT setval({_quoted(row['name'])}::regclass,"
+                        f" {last if last is not None else start}, {last is not None})"
                     )
-                for row in await conn.fetch(_SEQUENCES):
-                    start, last = self.sequences.get(row["name"], (None, None))
-                    if start is None:
-                        return False
-                    if row["last_value"] != last:
-                        called = last is not None
-                        await conn.execute(
-                            "SELECT setval($1::regclass, $2, $3)",
-                            row["name"], last if called else start, called,
-                        )  # fmt: skip
+            # One message, run through by the server: the transaction holds its xid (and with
+            # it the cluster's feed horizon) for milliseconds, never while this process's loop
+            # is busy with a test that does not yield to the task that cleans.
+            await conn.execute(";\n".join([*script, "COMMIT"]))
             return True
         finally:
             await conn.close()
