@@ -22,9 +22,9 @@ Fixtures:
     app_pool            function  the same as the service role ``preferans_app``
 
 Tests that start real processes (``preferans serve``, the CLI, PostgreSQL clusters, a code
-generator) are marked ``slow`` here, by path in ``SLOW``, and so is every test that drives the
-browser (asks for the ``chromium`` fixture): a plain ``pytest`` runs them, ``pytest -m "not
-slow"`` leaves them out.
+generator) or play whole games and long sweeps are marked ``slow`` here, by path in ``SLOW``,
+and so is every test that drives the browser (asks for the ``chromium`` fixture): a plain
+``pytest`` runs them, ``pytest -m "not slow"`` leaves them out.
 """
 
 from __future__ import annotations
@@ -70,6 +70,23 @@ SLOW = (
     "integration/test_migrations.py::test_without_database_url_the_cli_uses_an_embedded_server",
     "unit/service/test_cli.py",
     "unit/test_interrupt.py::test_a_signal_stops_pytest_at_once_with_its_summary",  # pytest
+    "unit/bots/test_strong_replay.py",  # a fresh interpreter thinks each move again
+    # Whole games and long sweeps: 5-50 s each on 2 cores with the rest of the suite beside
+    # them (`pytest --durations`); the quick run checks the same rules on smaller cases.
+    "integration/test_projections.py::test_live_read_models_equal_the_pure_folds_and_a_full_rebuild",
+    "integration/test_projections_api.py::test_sheets_statistics_ratings_replays_and_exports_of_finished_games",
+    "integration/test_studies.py::test_the_projections_ignore_studies",
+    "unit/projections/test_projection_collusion.py",
+    "unit/projections/test_projection_decisions.py::test_every_decision_of_random_games_is_judged_with_a_coherent_verdict",
+    "unit/bots/test_bot_levels.py::test_every_level_meets_every_kind_of_decision_and_answers_it_legally",
+    "property/test_solver_kernel.py",
+    "property/test_bot_properties.py",
+    "api/test_hidden_information.py",
+    "api/test_live_tables.py::test_a_whole_pulka_of_three_bots_ends_and_settles",
+    "api/test_live_tables.py::test_an_expert_bot_plays_a_whole_game_through_the_api",
+    "api/test_tournaments.py::test_a_whole_duplicate_event_and_its_embargo_door_by_door",
+    "api/test_tournaments.py::test_a_robot_duplicate_compares_every_entrant_on_the_same_deals",
+    "api/test_moderation.py",
 )
 
 
