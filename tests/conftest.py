@@ -323,13 +323,15 @@ async def database_dsn(pg_server_dsn: str, fresh_databases: _Databases) -> Async
 
 
 @pytest.fixture
-async def other_database_dsn(pg_server_dsn: str, template_database: str) -> AsyncIterator[str]:
-    """A second fresh, migrated database: where another server would keep its games."""
-    name = await _new_database(pg_server_dsn, "preferans_other", template_database)
+async def other_database_dsn(pg_server_dsn: str, fresh_databases: _Databases) -> AsyncIterator[str]:
+    """A second migrated database as the template made it: where another server would keep
+    its games (one of the databases in turn, as ``database_dsn``'s: no DROP DATABASE, which
+    checkpoints the whole cluster, after the test)."""
+    name = await fresh_databases.take()
     try:
         yield with_database(pg_server_dsn, name)
     finally:
-        await _drop_database(pg_server_dsn, name)
+        fresh_databases.give_back(name)
 
 
 @pytest.fixture
