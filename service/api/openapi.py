@@ -125,7 +125,10 @@ _STREAMS = {
     "followGame": "GameStreamFrame",
     "followMe": "NotificationFrame",
     "followLobby": "LobbyFrame",
+    "followTournament": "TournamentFrame",
 }
+_TEXT_EXPORTS = {"exportTournament"}
+"""Exports that ``format=text`` gives as plain text."""
 
 
 def finish(document: Schema) -> Schema:
@@ -139,6 +142,8 @@ def finish(document: Schema) -> Schema:
         if operation.get("operationId") in _OPTIONAL_BODIES:
             operation["requestBody"]["required"] = False
         _headers(path, operation)
+        if operation.get("operationId") in _TEXT_EXPORTS:
+            operation["responses"]["200"]["content"]["text/plain"] = {"schema": {"type": "string"}}
         if operation.get("operationId") in _DOWNLOADS:
             _downloads(operation, ppn_text=operation.get("operationId") in _PPN_DOWNLOADS)
         form = oauth.FORMS.get(operation.get("operationId", ""))
@@ -154,8 +159,8 @@ def finish(document: Schema) -> Schema:
     for message, event in (_game_frames(schemas), _notification_frames()):
         schemas[message["title"]] = message
         schemas[event["title"]] = event
-    for lobby_frame in _lobby_frames():
-        schemas[lobby_frame["title"]] = lobby_frame
+    for stream_frame in (*_lobby_frames(), *_tournament_frames()):
+        schemas[stream_frame["title"]] = stream_frame
     raspasy_overrides = typing.get_args(
         typing.get_type_hints(wire_games.RulesOverrides)["raspasy"]
     )[0]
@@ -422,6 +427,77 @@ def _lobby_frames() -> tuple[Schema, ...]:
         ],
     }
     return frame, game_frame, reset
+
+
+def _tournament_frames() -> tuple[Schema, ...]:
+    """The messages of ``followTournament`` (`service.api.tournaments.controllers`)."""
+    version = {"type": "integer", "minimum": 1, "description": "The tournament's version."}
+    status = {"type": "string", "enum": ["registering", "running", "finished"]}
+    standings: Schema = {
+        "type": "object",
+        "title": "TournamentStandingsFrame",
+        "description": "The standings whole (`event: standings`): first, and again whenever "
+        "everything changed.",
+        "required": ["id", "event", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "id": version,
+            "event": {"type": "string", "enum": ["standings"]},
+            "data": {
+                "type": "object",
+                "required": ["version", "status", "standings", "rounds"],
+                "additionalProperties": False,
+                "properties": {
+                    "version": version,
+                    "status": status,
+                    "standings": {
+                        "type": "array", "items": {"$ref": "#/components/schemas/StandingView"}
+                    },
+                    "rounds": {"type": "integer", "minimum": 0},
+                },
+            },
+        },
+    }  # fmt: skip
+    changes: Schema = {
+        "type": "object",
+        "title": "TournamentStandingsChangesFrame",
+        "description": "What changed since version `since` (`event: standings-changes`): the "
+        "standings that differ or are new, in the standings' order, and the players no longer "
+        "standing.",
+        "required": ["id", "event", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "id": version,
+            "event": {"type": "string", "enum": ["standings-changes"]},
+            "data": {
+                "type": "object",
+                "required": ["version", "since", "status", "changed", "left", "rounds"],
+                "additionalProperties": False,
+                "properties": {
+                    "version": version,
+                    "since": version,
+                    "status": status,
+                    "changed": {
+                        "type": "array", "items": {"$ref": "#/components/schemas/StandingView"}
+                    },
+                    "left": {"type": "array", "items": {"type": "string"}},
+                    "rounds": {"type": "integer", "minimum": 0},
+                },
+            },
+        },
+    }  # fmt: skip
+    frame: Schema = {
+        "title": "TournamentFrame",
+        "description": "One message of the `text/event-stream`: a `TournamentStandingsFrame`, "
+        "a `TournamentStandingsChangesFrame`, or the `StreamRetryFrame` it opens with; a "
+        "`: ping` comment comes after a silence.",
+        "oneOf": [
+            {"$ref": "#/components/schemas/TournamentStandingsFrame"},
+            {"$ref": "#/components/schemas/TournamentStandingsChangesFrame"},
+            {"$ref": "#/components/schemas/StreamRetryFrame"},
+        ],
+    }
+    return frame, standings, changes
 
 
 def _refs(node: Any) -> Iterator[str]:

@@ -6,8 +6,8 @@ negative cases, every phase (examples, coverage, fuzzing, stateful links), a bou
 examples so the run stays within about a minute. The hooks (`schemathesis_hooks`) point most
 cases at a real game, its players, a spare token and an invite, so they get past the 404s.
 
-Left out: the two Server-Sent Events streams, which never end (tests/api/test_sse.py covers
-them). `schemathesis.toml` names the statuses a valid request may rightly get besides 2xx.
+Left out: the Server-Sent Events streams, which never end (tests/api/test_sse.py,
+test_lobby_stream.py and test_tournaments.py check their messages against the spec). `schemathesis.toml` names the statuses a valid request may rightly get besides 2xx.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from service.app import OPENAPI_PATH
 pytestmark = pytest.mark.integration
 
 HERE = Path(__file__).resolve().parent
-STREAMS = ("followGame", "followMe", "followLobby")
+STREAMS = ("followGame", "followMe", "followLobby", "followTournament")
 MAX_EXAMPLES = 30
 
 

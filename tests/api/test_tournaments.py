@@ -14,11 +14,13 @@ from typing import Any
 
 import asyncpg
 import httpx
+import jsonschema_rs
 import pytest
 from apitools import PROBLEM, Player, SseLog, cards_in, choose, make_app, read_sse, register
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service.app import OPENAPI_PATH
 from service.eventlog.store import uuid7
 from service.platform.clock import Clock
 
@@ -532,6 +534,31 @@ async def test_the_standings_stream_sends_the_standings_at_once_and_after_each_c
             assert shown == sorted(view["standings"], key=lambda s: (s["place"], s["player"]))
         missing = await client.get("/v1/tournaments/01900000-0000-7000-8000-000000000000/stream")
         assert missing.status_code == 404
+        # Every message is one the spec describes (TournamentFrame).
+        spec = json.loads(OPENAPI_PATH.read_text())
+        check = jsonschema_rs.validator_for(
+            {"$ref": "#/components/schemas/TournamentFrame", "components": spec["components"]}
+        )
+        messages = [{"retry": log.retry}] + [
+            {"id": f.id, "event": f.event, "data": json.loads(f.data)} for f in log.frames
+        ]
+        assert {m.get("event") for m in messages} == {None, "standings", "standings-changes"}
+        for message in messages:
+            assert [str(e) for e in check.iter_errors(message)] == [], message
+        assert not check.is_valid({"id": 1, "event": "standings", "data": {}})
+
+
+async def test_a_tournament_exported_as_text_says_so_in_one_content_type(
+    client: httpx.AsyncClient,
+) -> None:
+    (organiser,) = await _players(client, 1)
+    tid = (await _create(client, organiser))["id"]
+    text = await client.get(f"/v1/tournaments/{tid}/export", params={"format": "text"})
+    assert text.status_code == 200 and text.headers["content-type"] == "text/plain; charset=utf-8"
+    assert "Standings" in text.text
+    spec = json.loads(OPENAPI_PATH.read_text())
+    documented = spec["paths"]["/v1/tournaments/{tournament_id}/export"]["get"]["responses"]
+    assert set(documented["200"]["content"]) == {"application/json", "text/plain"}
 
 
 async def test_a_player_removed_for_timeouts_is_played_for_and_carded(app: Litestar) -> None:

@@ -706,9 +706,8 @@ class TournamentsController(Controller):
         version, view = await tournament_view(tournaments, players, tournament_id)
         headers = {"ETag": etag(version), **PRIVATE}
         if format == "text":
-            return Response(
-                export_text(view), headers=headers, media_type="text/plain; charset=utf-8"
-            )
+            # (Litestar adds the charset to a text type itself.)
+            return Response(export_text(view), headers=headers, media_type="text/plain")
         return Response(view, headers=headers)
 
     @get(
