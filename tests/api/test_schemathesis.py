@@ -7,7 +7,8 @@ examples so the run stays within about a minute. The hooks (`schemathesis_hooks`
 cases at a real game, its players, a spare token and an invite, so they get past the 404s.
 
 Left out: the Server-Sent Events streams, which never end (tests/api/test_sse.py,
-test_lobby_stream.py and test_tournaments.py check their messages against the spec). `schemathesis.toml` names the statuses a valid request may rightly get besides 2xx.
+test_lobby_stream.py and test_tournaments.py check their messages against the spec).
+`schemathesis.toml` names the statuses a valid request may rightly get besides 2xx.
 """
 
 from __future__ import annotations
