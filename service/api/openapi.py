@@ -433,59 +433,40 @@ def _tournament_frames() -> tuple[Schema, ...]:
     """The messages of ``followTournament`` (`service.api.tournaments.controllers`)."""
     version = {"type": "integer", "minimum": 1, "description": "The tournament's version."}
     status = {"type": "string", "enum": ["registering", "running", "finished"]}
-    standings: Schema = {
-        "type": "object",
-        "title": "TournamentStandingsFrame",
-        "description": "The standings whole (`event: standings`): first, and again whenever "
-        "everything changed.",
-        "required": ["id", "event", "data"],
-        "additionalProperties": False,
-        "properties": {
-            "id": version,
-            "event": {"type": "string", "enum": ["standings"]},
-            "data": {
-                "type": "object",
-                "required": ["version", "status", "standings", "rounds"],
-                "additionalProperties": False,
-                "properties": {
-                    "version": version,
-                    "status": status,
-                    "standings": {
-                        "type": "array", "items": {"$ref": "#/components/schemas/StandingView"}
-                    },
-                    "rounds": {"type": "integer", "minimum": 0},
+    standings = {"type": "array", "items": {"$ref": "#/components/schemas/StandingView"}}
+    rounds = {"type": "integer", "minimum": 0}
+
+    def message(title: str, description: str, event: str, data: dict[str, Schema]) -> Schema:
+        """An ``id:``-versioned message whose ``data:`` is an object of exactly ``data``."""
+        return {
+            "type": "object", "title": title, "description": description,
+            "required": ["id", "event", "data"], "additionalProperties": False,
+            "properties": {
+                "id": version,
+                "event": {"type": "string", "enum": [event]},
+                "data": {
+                    "type": "object", "required": list(data), "additionalProperties": False,
+                    "properties": data,
                 },
             },
+        }  # fmt: skip
+
+    whole = message(
+        "TournamentStandingsFrame",
+        "The standings whole (`event: standings`): first, and again whenever everything changed.",
+        "standings",
+        {"version": version, "status": status, "standings": standings, "rounds": rounds},
+    )
+    changes = message(
+        "TournamentStandingsChangesFrame",
+        "What changed since version `since` (`event: standings-changes`): the standings that "
+        "differ or are new, in the standings' order, and the players no longer standing.",
+        "standings-changes",
+        {
+            "version": version, "since": version, "status": status, "changed": standings,
+            "left": {"type": "array", "items": {"type": "string"}}, "rounds": rounds,
         },
-    }  # fmt: skip
-    changes: Schema = {
-        "type": "object",
-        "title": "TournamentStandingsChangesFrame",
-        "description": "What changed since version `since` (`event: standings-changes`): the "
-        "standings that differ or are new, in the standings' order, and the players no longer "
-        "standing.",
-        "required": ["id", "event", "data"],
-        "additionalProperties": False,
-        "properties": {
-            "id": version,
-            "event": {"type": "string", "enum": ["standings-changes"]},
-            "data": {
-                "type": "object",
-                "required": ["version", "since", "status", "changed", "left", "rounds"],
-                "additionalProperties": False,
-                "properties": {
-                    "version": version,
-                    "since": version,
-                    "status": status,
-                    "changed": {
-                        "type": "array", "items": {"$ref": "#/components/schemas/StandingView"}
-                    },
-                    "left": {"type": "array", "items": {"type": "string"}},
-                    "rounds": {"type": "integer", "minimum": 0},
-                },
-            },
-        },
-    }  # fmt: skip
+    )  # fmt: skip
     frame: Schema = {
         "title": "TournamentFrame",
         "description": "One message of the `text/event-stream`: a `TournamentStandingsFrame`, "
@@ -497,7 +478,7 @@ def _tournament_frames() -> tuple[Schema, ...]:
             {"$ref": "#/components/schemas/StreamRetryFrame"},
         ],
     }
-    return frame, standings, changes
+    return frame, whole, changes
 
 
 def _refs(node: Any) -> Iterator[str]:
