@@ -43,9 +43,12 @@ async def client(app: Litestar) -> AsyncIterator[AsyncTestClient[Litestar]]:
 
 @pytest.fixture
 async def server(app: Litestar) -> AsyncIterator[str]:
+    # A client's idle keep-alive connection is closed by uvicorn after 5 s by default; on a
+    # loaded machine a client may pick one up just as it is closed (a ReadError, no answer).
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
-    )
+        app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1,
+        timeout_keep_alive=120,
+    )  # fmt: skip
     instance = uvicorn.Server(config)
     # SIGINT and SIGTERM stay the test run's (uvicorn would take them while it serves).
     instance.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
