@@ -51,7 +51,7 @@ def test_the_kernel_is_built_by_the_install() -> None:
     assert solve(pos) == solve(pos, solver=_solver(pos, kernel=False))
 
 
-@settings(max_examples=examples(2000))
+@settings(max_examples=examples(1000))
 @given(seed=st.integers(0, 2**32 - 1), tricks=st.integers(1, 4))
 def test_endings_the_kernel_values_as_the_pure_solver_and_the_brute_force(
     seed: int, tricks: int
@@ -61,7 +61,7 @@ def test_endings_the_kernel_values_as_the_pure_solver_and_the_brute_force(
     assert got == brute_force(pos), pos
 
 
-@settings(max_examples=examples(600))
+@settings(max_examples=examples(300))
 @given(seed=st.integers(0, 2**32 - 1), tricks=st.integers(5, 8))
 def test_longer_endings_the_kernel_values_as_the_pure_solver(seed: int, tricks: int) -> None:
     rng = random.Random(seed)
@@ -88,7 +88,7 @@ def _whole_deal(rng: random.Random) -> Position:
     )  # fmt: skip
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(15))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_whole_deals_every_opening_lead_valued_as_the_pure_solver(seed: int) -> None:
     _both(_whole_deal(random.Random(seed)))
@@ -112,7 +112,7 @@ def test_a_kernel_shared_along_a_played_deal_values_every_position_as_a_fresh_pu
         pos, _ = advance(pos, rng.choice(list(got.values)))
 
 
-@settings(max_examples=examples(100))
+@settings(max_examples=examples(50))
 @given(seed=st.integers(0, 2**32 - 1), limit=st.integers(0, 400))
 def test_a_node_limit_aborts_the_kernel_where_it_aborts_the_pure_solver(
     seed: int, limit: int
