@@ -271,6 +271,8 @@ def decision_sentence(d: DecisionAnalysis, lang: Lang, names: Names = ()) -> str
     interval = (
         ""
         if d.exhaustive
+        else ("no interval from one layout; " if en else "без интервала по одной раскладке; ")
+        if d.low is None or d.high is None
         else (
             f"95% interval {_number(d.low, lang)} … {_number(d.high, lang)}; "
             if en
@@ -305,7 +307,7 @@ def decision_sentence(d: DecisionAnalysis, lang: Lang, names: Names = ()) -> str
             else f"{head} — ошибка: потеряно {_whists(d.loss, lang)} против «{best}» "
             f"({interval}{layouts})."
         )
-    if d.low > 0 or (d.exhaustive and d.loss > 0):
+    if (d.low is not None and d.low > 0) or (d.exhaustive and d.loss > 0):
         how = "a small loss" if en else "небольшая потеря"
     else:
         how = "within the noise" if en else "в пределах разброса"

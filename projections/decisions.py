@@ -129,9 +129,11 @@ class DecisionAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     """Every alternative judged, the best first."""
     loss: float
     """Whists the choice gave away against the best alternative, on average (0: the best)."""
-    low: float
-    high: float
-    """The loss's 95% interval over the layouts (both equal to it when they were all judged)."""
+    low: float | None
+    high: float | None
+    """The loss's 95% interval over the layouts (both equal to it when they were all judged);
+    none when the layouts judged weigh as one (a single layout): no interval can be told from
+    one, and the verdict is then never ``mistake``."""
     samples: int
     """Layouts judged."""
     exhaustive: bool
@@ -261,16 +263,21 @@ def judge(
     diffs = [b - c for b, c in zip(values[best], values[chosen], strict=True)]
     loss = max(0.0, means[best] - means[chosen])
     half = 0.0 if exhaustive else _half_width(diffs, weights, loss)
-    low, high = loss - half, loss + half
+    # An unbounded interval has no JSON number (msgspec writes an infinity as null): none.
+    low, high = (None, None) if math.isinf(half) else (round(loss - half, 2), round(loss + half, 2))
     verdict: Verdict = (
-        "best" if best == chosen else "mistake" if loss >= MISTAKE_WHISTS and low > 0 else "close"
+        "best"
+        if best == chosen
+        else "mistake"
+        if loss >= MISTAKE_WHISTS and low is not None and low > 0
+        else "close"
     )
     labels = [label(o) for o in options]
     ranked = sorted(range(len(options)), key=lambda j: (-means[j], j != chosen, j))
     return DecisionAnalysis(
         step=0, kind=kind, seat=seat, action=labels[chosen], best=labels[best],
         options=tuple(DecisionOption(action=labels[j], value=round(means[j], 2)) for j in ranked),
-        loss=round(loss, 2), low=round(low, 2), high=round(high, 2), samples=len(weights),
+        loss=round(loss, 2), low=low, high=high, samples=len(weights),
         exhaustive=exhaustive, verdict=verdict,
     )  # fmt: skip
 

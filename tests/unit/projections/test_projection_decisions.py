@@ -48,7 +48,7 @@ from domain.rules import Rules, rules_for
 from domain.solver import from_playing, solve
 from domain.solver.reference import brute_force
 from projections import decisions as judge
-from projections.analysis_text import worded
+from projections.analysis_text import decision_sentence, worded
 from projections.decisions import DecisionAnalysis, analyse_decisions
 from projections.game_analysis import analyse_game
 
@@ -174,6 +174,25 @@ def test_decisions_reproduce_from_the_game_and_report_their_sample() -> None:
     for d in first:
         assert 1 <= d.samples <= judge.LAYOUTS and d.low <= d.loss <= d.high
         assert t.events[d.step].seat == d.seat  # type: ignore[union-attr]
+
+
+def test_decisions_judged_over_one_layout_have_no_interval_and_survive_json() -> None:
+    """One layout tells no interval: the bounds are none (an infinite one was written to JSON
+    as null, which the analysis's own type then refused to read back), no decision is called a
+    mistake on it, and the sentence says so."""
+    t = _spade_game(("AC", "AD"))
+    once = analyse_decisions(t.before, t.events, layouts=1)
+    guessed = [d for d in once if not d.exhaustive]
+    assert any(d.verdict != "best" for d in guessed), "a sampled decision that was not the best"
+    for d in guessed:
+        assert d.samples == 1 and d.low is None and d.high is None and d.verdict != "mistake"
+        en, ru = decision_sentence(d, "en"), decision_sentence(d, "ru")
+        if d.verdict == "best":  # a best choice's sentence gives no interval at all
+            assert "(1 layout)" in en and "(1 расклад)" in ru, (en, ru)
+        else:
+            assert "no interval" in en and "без интервала" in ru, (en, ru)
+    encoded = msgspec.json.encode(once)
+    assert msgspec.json.decode(encoded, type=tuple[DecisionAnalysis, ...]) == tuple(once)
 
 
 # ---- a claim, checked against a brute force over every layout ------------------------------
