@@ -25,7 +25,9 @@ def make_app(
 ) -> Litestar:
     """The app on ``dsn`` (or on the database a function names at each start) as the service
     role, with the tests' short SSE timings (and ``settings`` over the tests' own)."""
-    # Rate limits off: the tests that are about them turn them on with their own limits.
+    # Rate limits off: the tests that are about them turn them on with their own limits. The
+    # analyst judges a finished game's decisions over 4 layouts, not the service's 16: most of
+    # the CPU of analysing a game, paid by every test that finishes one, whatever it is about.
     config = Settings(
         database_url=dsn if isinstance(dsn, str) else None,
         pool_min_size=1,
@@ -34,6 +36,7 @@ def make_app(
         bot_worker="inline",
         background_worker="inline",
         bot_pace=0.0,
+        analysis_layouts=4,
         **(settings or {}),
     )
     options = {

@@ -107,9 +107,10 @@ async def chromium() -> AsyncIterator[Any]:
 
 
 def app_on(dsn: str, clock: Clock = SYSTEM_CLOCK, **settings: Any) -> Any:
+    # The analyst over 4 layouts a decision, as in the API tests (apitools.make_app says why).
     settings = {
         "pool_min_size": 1, "pool_max_size": 10, "rate_limits": False,
-        "background_worker": "inline", **settings,
+        "background_worker": "inline", "analysis_layouts": 4, **settings,
     }  # fmt: skip
     return create_app(
         Settings(database_url=dsn, **settings),
