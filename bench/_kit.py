@@ -197,7 +197,9 @@ async def served(
     base = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=base) as http:
-            for _ in range(600):
+            # A few seconds alone; a smoke run beside the whole test suite may take minutes.
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:
                 if process.poll() is not None:
                     raise RuntimeError(f"{command} exited with {process.returncode}")
                 with contextlib.suppress(httpx.HTTPError):
@@ -206,7 +208,7 @@ async def served(
                         break
                 await asyncio.sleep(0.1)
             else:
-                raise RuntimeError(f"{command} did not answer {ready} in 60 s")
+                raise RuntimeError(f"{command} did not answer {ready} in 180 s")
         yield Served(base, port, process)
     finally:
         process.terminate()

@@ -136,7 +136,8 @@ class ServiceProcess:
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 60) -> None:
+    def start(self, timeout: float = 120) -> None:
+        # 7 s on an idle 2-core machine; beside a full suite's other processes, 30 s and more.
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "serve", *self.args], env=self.env,

@@ -7,6 +7,7 @@ import asyncio
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,10 @@ class ServerProcess:
                 stderr=log,
                 stdin=asyncio.subprocess.DEVNULL,
             )
+        # 7 s on an idle 2-core machine; beside a full suite's other processes it took over 30.
+        deadline = time.monotonic() + 120
         async with httpx.AsyncClient(timeout=2) as http:
-            for _ in range(300):
+            while time.monotonic() < deadline:
                 if self.process.returncode is not None:
                     break
                 try:
