@@ -381,7 +381,7 @@ async def purger_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
 @pytest.fixture
 async def app_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """As ``preferans_app``, the request path: only what the service is granted. At most 20
-    connections: four test workers share one server's 100 (a race of fifty writers still
+    connections: the test workers share one server's 100 (a race of fifty writers still
     races, twenty at a time)."""
     async with _role_pool(database_dsn, APP_ROLE, 20) as created:
         yield created
