@@ -309,6 +309,8 @@ def decision_sentence(d: DecisionAnalysis, lang: Lang, names: Names = ()) -> str
         )
     if (d.low is not None and d.low > 0) or (d.exhaustive and d.loss > 0):
         how = "a small loss" if en else "небольшая потеря"
+    elif d.low is None:  # one layout cannot say whether the loss is noise
+        how = "too few layouts to tell" if en else "по одной раскладке не судить"
     else:
         how = "within the noise" if en else "в пределах разброса"
     return (

@@ -189,8 +189,10 @@ def test_decisions_judged_over_one_layout_have_no_interval_and_survive_json() ->
         en, ru = decision_sentence(d, "en"), decision_sentence(d, "ru")
         if d.verdict == "best":  # a best choice's sentence gives no interval at all
             assert "(1 layout)" in en and "(1 расклад)" in ru, (en, ru)
-        else:
+        else:  # and never "within the noise", which one layout cannot show
             assert "no interval" in en and "без интервала" in ru, (en, ru)
+            assert "too few layouts to tell" in en and "не судить" in ru, (en, ru)
+            assert "noise" not in en and "разброса" not in ru, (en, ru)
     encoded = msgspec.json.encode(once)
     assert msgspec.json.decode(encoded, type=tuple[DecisionAnalysis, ...]) == tuple(once)
 
