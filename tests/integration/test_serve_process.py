@@ -4,10 +4,12 @@ started (no orphan holds the data folder), and a refused login is one line, exit
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -50,12 +52,22 @@ def healthy(port: int) -> bool:
         return False
 
 
+@pytest.fixture
+def data_folder():
+    """A data folder for an embedded server, outside pytest's basetemp: pgserver runs postgres
+    as another user, opens the folders above for it, and another xdist worker creating its own
+    basetemp resets /tmp/pytest-of-root to 0700 under its feet (initdb: Permission denied)."""
+    scratch = Path(tempfile.mkdtemp(prefix="preferans-serve-"))
+    yield scratch / "data"
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
 @pytest.mark.parametrize(
     ("signum", "when"),
     [(signal.SIGTERM, "serving"), (signal.SIGINT, "serving"), (signal.SIGTERM, "starting")],
 )
-def test_a_signal_stops_serve_and_its_embedded_postgres(tmp_path, signum, when):
-    data = tmp_path / "data"
+def test_a_signal_stops_serve_and_its_embedded_postgres(tmp_path, data_folder, signum, when):
+    data = data_folder
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     # On SIGABRT, faulthandler writes every thread's stack to stderr: a stop that hangs says where.
@@ -221,14 +233,14 @@ def test_a_second_serve_on_a_port_in_use_refuses_in_one_line_and_the_first_keeps
         _end(first)
 
 
-def test_after_a_sigkill_the_next_serve_stops_the_orphaned_embedded_postgres(tmp_path):
+def test_after_a_sigkill_the_next_serve_stops_the_orphaned_embedded_postgres(tmp_path, data_folder):
     """A SIGKILLed serve leaves its embedded PostgreSQL running. The next serve used to adopt
     it and never stop it; it now stops it cleanly, starts its own, and stops that at SIGTERM.
     Every start says in one line where things are, and no third-party warning (platformdirs'
     on an unset XDG_RUNTIME_DIR)."""
     from service.platform.embedded import running_postmaster
 
-    data, port = tmp_path / "data", free_port()
+    data, port = data_folder, free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "XDG_RUNTIME_DIR")}
     env.update(PREFERANS_DATA_DIR=str(data), PREFERANS_PORT=str(port), PREFERANS_BOT_WORKER="off")
     where = (
