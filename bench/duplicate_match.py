@@ -29,6 +29,14 @@ unless ``--strong-budget`` says otherwise); ``--strong-nodes`` gives a budget of
 instead. The report says which was used. The expert level (docs/bots.md §11) plays by the same
 budget (its card play at twice the counts).
 
+A level may also be the ``cheater`` (`bots.oracle`: the basic bot's auction, discard and
+whisting, every card played double-dummy with every hand in view): the ceiling of card play.
+And ``LEVEL/KINDS`` plays LEVEL's decisions of the kinds named (``bid``, ``discard``,
+``declare``, ``whist``, ``play``, joined by ``+``) and the basic bot's others: ``strong/play``
+is the strong bot's card play alone. When the pairs hold ``cheater:B``, a closing table gives
+every other pair against the same B as a share of the cheater's margin: how much of what card
+play could gain each level, or each kind of its decisions, takes.
+
 ``--start`` plays the seed's deals from that index on, so a long match can run in parts (deals
 ``start`` … ``start + deals − 1``), and ``--dump FILE`` writes each deal's results per level as
 JSON lines, so the parts can be pooled into the whole match's figures.
@@ -51,13 +59,69 @@ from fractions import Fraction
 sys.path.insert(0, os.path.dirname(__file__))
 from _kit import add_smoke
 
-from bots import LEVELS, Budget
+from bots import LEVELS, Budget, Strategy
 from bots.budget import DEFAULT_LAYOUTS
+from bots.oracle import CHEATER, cheater
 from bots.table import Table
 from bots.value import deal_results
+from bots.view import BotView
+from domain.cards import Seat
+from domain.deal.messages import (
+    CallWhist,
+    ChoosePlay,
+    Concede,
+    Declare,
+    DeclareTotus,
+    Discard,
+    LookAtHand,
+    PlayCard,
+    SeatCommand,
+)
 from domain.outcome import DealOutcome
 from domain.rules import rules_for
 from domain.simulation import random_deal
+
+KINDS = ("bid", "discard", "declare", "whist", "play")
+"""The kinds of decision a ``LEVEL/KINDS`` level takes from LEVEL."""
+
+
+def decision_kind(legal: Sequence[SeatCommand]) -> str:
+    """The kind of decision ``legal`` asks for (the auction when nothing else fits)."""
+    for a in legal:
+        if isinstance(a, PlayCard):
+            return "play"
+        if isinstance(a, CallWhist | ChoosePlay | LookAtHand):
+            return "whist"
+        if isinstance(a, Discard | DeclareTotus):
+            return "discard"
+        if isinstance(a, Declare | Concede):
+            return "declare"
+    return "bid"
+
+
+def check_level(level: str) -> str:
+    """``level`` if it names a level (see the module's docstring), else a usage error."""
+    name, slash, kinds = level.partition("/")
+    if name != CHEATER and name not in LEVELS:
+        raise SystemExit(f"no level {name!r}: {', '.join([*LEVELS, CHEATER])}")
+    if slash and (name == CHEATER or not kinds or set(kinds.split("+")) - set(KINDS)):
+        raise SystemExit(f"{level!r}: LEVEL/KINDS takes kinds from {', '.join(KINDS)}")
+    return level
+
+
+def strategy_of(level: str, table: Table, seat: Seat) -> Strategy:
+    """The strategy of ``level`` in ``seat`` of ``table``."""
+    name, _, kinds = level.partition("/")
+    if name == CHEATER:
+        return cheater(table, seat)
+    if not kinds:
+        return LEVELS[name]
+    own, mine, basic = set(kinds.split("+")), LEVELS[name], LEVELS["basic"]
+
+    def decide(view: BotView, rng: random.Random, budget: Budget | float) -> SeatCommand:
+        return (mine if decision_kind(view.legal) in own else basic)(view, rng, budget)
+
+    return decide
 
 
 def rotations(players: int, dealer: int, full: bool) -> list[tuple[str, ...]]:
@@ -89,7 +153,9 @@ def play_one(
     t0 = time.perf_counter()
     for assignment in rotations(players, dealer, full):
         table = Table(rules, first_dealer=dealer)
-        strategies = [LEVELS[a if x == "A" else b] for x in assignment]
+        strategies = [
+            strategy_of(a if x == "A" else b, table, seat) for seat, x in enumerate(assignment)
+        ]
         bot_rng = random.Random(f"{seed}:{index}:{''.join(assignment)}")
         outcome = table.play_deal(cards, strategies, bot_rng, budget)
         results = deal_results(outcome, rules)
@@ -134,7 +200,9 @@ def run_pair(
     full: bool,
     start: int = 0,
     dump: str | None = None,
-) -> None:
+) -> tuple[float, float]:
+    """Play and print the match of ``a`` against ``b``; A's margin per deal and its 95%
+    half-width."""
     work = [(preset, players, i, a, b, budget, seed, full) for i in range(start, start + deals)]
     t0 = time.perf_counter()
     if jobs > 1:
@@ -181,7 +249,8 @@ def run_pair(
         margin.append(ma - mb)
     ra, rb, rm = interval(per_a), interval(per_b), interval(margin)
     spend = budget.describe() if isinstance(budget, Budget) else f"seconds={budget:g}"
-    strong_note = f", strong budget {spend}" if {"strong", "expert"} & {a, b} else ""
+    searching = {"strong", "expert"} & {a.partition("/")[0], b.partition("/")[0]}
+    strong_note = f", strong budget {spend}" if searching else ""
     print(
         f"{preset}, {players} players: {a} vs {b}: {len(done)} deals × "
         f"{len(rotations(players, 0, full))} rotations{strong_note} ({wall:.0f} s wall)"
@@ -197,6 +266,21 @@ def run_pair(
         f"{r} {statistics.fmean(v):+.1f} (n={len(v)})" for r, v in sorted(by_role.items())
     )
     print(f"  {a}'s mean result by its part in the deal: {roles}")
+    sys.stdout.flush()
+    return rm
+
+
+def print_shares(margins: dict[tuple[str, str], tuple[float, float]], preset: str) -> None:
+    """Each pair's margin as a share of the cheater's against the same second level."""
+    for (c, b), (ceiling, width) in margins.items():
+        if c != CHEATER:
+            continue
+        print(f"{preset}: the ceiling of card play, {CHEATER} − {b}: {ceiling:+.2f} ± {width:.2f}"
+              " per deal; each pair's margin as a share of it:")  # fmt: skip
+        for (a, other), (m, w) in margins.items():
+            if other == b and a != CHEATER:
+                share = f"{100 * m / ceiling:.0f}%" if ceiling > 0 else "n/a"
+                print(f"  {a:>22} − {b}: {m:+7.2f} ± {w:.2f} per deal, {share} of the ceiling")
     sys.stdout.flush()
 
 
@@ -217,7 +301,8 @@ def main() -> None:
     add_smoke(p)
     args = p.parse_args()
     if args.smoke:
-        args.presets, args.deals, args.pairs, args.jobs = "sochi", 2, "basic:random", 1
+        args.presets, args.deals, args.jobs = "sochi", 2, 1
+        args.pairs = "basic:random,cheater:random,basic/play:random"
     budget: Budget | float
     if args.strong_nodes is not None:
         budget = Budget.of_nodes(args.strong_nodes)
@@ -227,10 +312,14 @@ def main() -> None:
         )
     else:
         budget = args.strong_budget if args.strong_budget is not None else 0.25
+    pairs = [
+        (check_level(a), check_level(b))
+        for a, _, b in (pair.partition(":") for pair in args.pairs.split(","))
+    ]
     for preset in args.presets.split(","):
-        for pair in args.pairs.split(","):
-            a, b = pair.split(":")
-            run_pair(
+        margins: dict[tuple[str, str], tuple[float, float]] = {}
+        for a, b in pairs:
+            margins[a, b] = run_pair(
                 preset,
                 args.players,
                 a,
@@ -243,6 +332,7 @@ def main() -> None:
                 args.start,
                 args.dump,
             )
+        print_shares(margins, preset)
 
 
 if __name__ == "__main__":

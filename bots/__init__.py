@@ -16,6 +16,8 @@
     inference   the weight of a layout given the auction and the whisting
     rollout     fast all-pass play-outs with every hand known
     table       Table: a pulka played by one strategy per seat (harnesses, benchmarks)
+    oracle      the ``cheater``: basic's decisions, card play double-dummy with every hand
+                seen; the duplicate matches' ceiling, never seated by the service
 
 A strategy is ``decide(view, rng, budget) -> SeatCommand`` and always returns one of
 ``view.legal``. `LEVELS` names them; each is wrapped so that an action of a kind it does not
