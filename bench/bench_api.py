@@ -121,7 +121,7 @@ def baseline_app() -> Any:
 
 
 def serve_baseline(port: int, workers: int) -> None:
-    """granian as `service.app.run` starts it: ASGI, HTTP/1.1, uvloop, keep-alive."""
+    """granian as `service.server.run` starts it: ASGI, HTTP/1.1, uvloop, keep-alive."""
     from granian import Granian
     from granian.constants import HTTPModes, Interfaces, Loops
     from granian.http import HTTP1Settings

@@ -133,5 +133,7 @@ module is named here). docs/architecture.md draws it::
 
     bootstrap           the composition root: every process's collaborators, built once by role
     app                 the app assembly: the collaborators from bootstrap, mounted under /v1
+    server              ``preferans serve`` as processes: granian and its app workers, the bot
+                        and background workers beside them
     cli                 the ``preferans`` command (serve, bots, db, openapi, projections, games)
 """

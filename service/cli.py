@@ -31,7 +31,7 @@ import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -42,7 +42,10 @@ from service.platform.database import upgrade
 from service.platform.settings import Settings
 from service.platform.settings import __doc__ as _SETTINGS_DOC
 from service.platform.telemetry import configure_logging
-from service.read_models.runner import FAILED, ProjectionError, Projections, ProjectionStatus
+
+if TYPE_CHECKING:  # imported where used: the read models pull in the bots and numpy, which
+    # every other command (``serve``'s parent process first) would pay for at start-up
+    from service.read_models.runner import Projections, ProjectionStatus
 
 Command = Callable[[argparse.Namespace, Settings], int]
 
@@ -88,7 +91,7 @@ def _cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from service.app import run
+    from service.server import run
 
     given = (("host", args.host), ("port", args.port), ("workers", args.workers))
     settings = msgspec.structs.replace(settings, **{k: v for k, v in given if v is not None})
@@ -305,6 +308,8 @@ def format_proof(proof: Any, problems: Sequence[str]) -> str:
 
 
 def _with_projections(settings: Settings, action: Callable[[Projections], Awaitable[int]]) -> int:
+    from service.read_models.runner import ProjectionError, Projections
+
     async def run(event_log: EventLog[Any]) -> int:
         return await action(Projections(event_log))
 
@@ -334,6 +339,8 @@ def format_status(rows: Sequence[ProjectionStatus]) -> str:
 
 
 def _cmd_projections_status(args: argparse.Namespace, settings: Settings) -> int:
+    from service.read_models.runner import FAILED
+
     async def action(p: Projections) -> int:
         await p.ensure()
         rows = await p.status()

@@ -37,7 +37,7 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"read_models"}),
     frozenset({"workers"}),
     frozenset({"api"}),
-    frozenset({"bootstrap", "app", "cli"}),
+    frozenset({"bootstrap", "app", "server", "cli"}),
 )
 """The service's rooms from the ground up; a room may import those on its floor or below."""
 
