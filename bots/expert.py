@@ -1,5 +1,5 @@
-"""The ``expert`` level: the strong bot's card play at twice its layouts, with the auction, the
-discard and the whisting judged by the learned evaluators (`bots.learned`, docs/bots.md §11).
+"""The ``expert`` level: the strong bot's card play at twice its layouts, with the auction and the
+discard judged by the learned declarer model (`bots.learned`, docs/bots.md §11).
 
 - Auction: for layouts of the talon drawn from the seat's knowledge (weighed by the auction,
   `bots.strong.weighted_worlds`), every discard of the twelve cards in every strain and misère
@@ -10,10 +10,8 @@ discard and the whisting judged by the learned evaluators (`bots.learned`, docs/
 - Discard: all 66 pairs in every strain scored by the model; the best few, and the rule of
   thumb's best, are then solved double-dummy over layouts of the other hands, as the strong bot
   solves its own candidates (`bots.strong.discard`).
-- Whisting: the whist model's distribution of the declarer's tricks for this defender's hand,
-  the contract and the partner's call, against each call's worth in whists, averaged over
-  layouts of the other hands for the partner's call and the defenders' share of the tricks.
-- The contract, open or closed play and everything else: the strong bot's.
+- Whisting, the contract, open or closed play and everything else: the strong bot's (its
+  layouts solved double-dummy whist better than the learned whist model: docs/bots.md §11.3).
 
 Deterministic given the view, the random generator and the budget, like the strong bot; it sees
 only the seat's view.
@@ -31,29 +29,24 @@ import numpy as np
 
 from bots import basic, strong
 from bots.budget import Budget, as_budget
-from bots.common import OBLIGATION, light_bids, of_type
-from bots.evaluate import defender_tricks, trick_discard
+from bots.common import light_bids, of_type
+from bots.evaluate import trick_discard
 from bots.knowledge import REST, Knowledge, read
 from bots.learned import (
-    PARTNER_CALLS,
     STRAIN_INDEX,
     TRICKS,
     declarer_features,
     evaluators,
-    whist_features,
 )
-from bots.strong import Clock, _Results, _whist_value, weighted_worlds
+from bots.strong import Clock, _Results, weighted_worlds
 from bots.view import BotView
-from domain.cards import BID_RANK, MISER, STRAINS, level_of, strain_of
+from domain.cards import BID_RANK, MISER, STRAINS
 from domain.deal.messages import (
-    CallWhist,
-    ChoosePlay,
     DeclareTotus,
     LookAtCards,
     PlayCard,
     SeatCommand,
 )
-from domain.outcome import WhistChoice
 from domain.solver.bits import CARD_INDEX
 
 PLAY_FACTOR = 2
@@ -67,8 +60,6 @@ PASS_WORTH = -4.0
 declare defends or plays the all-pass, and in the duplicate match of docs/bots.md §11.4 the
 expert's mean result as a defender or in an all-pass was about −4 per deal under Sochi. A
 contract is bid for when it is worth more than that (the strong bot compares with zero)."""
-WHIST_LAYOUTS = 24
-"""Layouts of the other hands a whist decision averages the partner's call and share over."""
 
 
 def decide(
@@ -117,8 +108,10 @@ def _decide(view: BotView, rng: random.Random, clock: Clock) -> SeatCommand:
         clock.judging("declare")
         return strong.declare(k, legal, rng, clock)
     if phase == "whisting":
+        # The strong bot's double-dummy whisting: the learned whist model's, which sees one
+        # defender's hand and not the layouts, lost +1.11 ± 0.79 a deal to it (docs/bots.md §11.3)
         clock.judging("whist")
-        return whist(k, legal, rng, clock)
+        return strong.whist(k, legal, rng, clock)
     return basic.decide(view, rng)
 
 
@@ -268,70 +261,6 @@ def discard(
             if all(set(rule) != set(pair) for _, pair in candidates):
                 candidates.append((s0, rule))
     return strong.discard(k, legal, rng, clock, candidates=candidates)
-
-
-# ---- whisting ------------------------------------------------------------------------------
-
-
-def whist(
-    k: Knowledge, legal: tuple[SeatCommand, ...], rng: random.Random, clock: Clock
-) -> SeatCommand:
-    fallback = basic.whist(k, legal)
-    calls = of_type(legal, CallWhist)
-    if of_type(legal, ChoosePlay) or not calls:
-        return fallback
-    contract = k.deal.contract
-    declarer = k.deal.declarer
-    me = k.seat
-    if contract is None or contract == MISER or declarer is None or me not in k.order:
-        return fallback
-    if any(c.seat == me for c in k.deal.whist_calls) or contract.endswith("WT"):
-        return strong.whist(k, legal, rng, clock)
-    partner = next(s for s in k.order if s not in (me, declarer))
-    strain = strain_of(contract) or "NT"
-    trump = None if strain == "NT" else strain
-    level = level_of(contract)
-    spoken = {c.seat: c.call for c in k.deal.whist_calls}
-    after = (k.order.index(me) - k.order.index(declarer)) % 3 - 1
-    x = whist_features(
-        [sum(1 << CARD_INDEX[c] for c in k.hands[me])], [STRAIN_INDEX[strain]], [level],
-        [after], [k.order.index(declarer)], [PARTNER_CALLS.get(spoken.get(partner), 0)],
-    )  # fmt: skip
-    prob = evaluators().whist.predict(x)[0]
-    choices: list[WhistChoice] = [c.choice for c in calls]
-    totals = dict.fromkeys(choices, 0.0)
-    memo: dict[tuple[object, ...], float] = {}
-    count = 0
-    _, layouts = weighted_worlds(k, rng)
-    mine_t = defender_tricks(k.hands[me], None)
-    for world, _w in layouts:
-        if count >= WHIST_LAYOUTS:
-            break
-        hands = {s: k.hands[s] if s in k.hands else world[s] for s in k.order}
-        p_call = spoken.get(partner)
-        if p_call is None:
-            p_mine = defender_tricks(hands[partner], trump)
-            p_call = "whist" if p_mine >= OBLIGATION.get(level, 1) / 2 else "pass"
-        other_t = defender_tricks(hands[partner], None)
-        for choice in choices:
-            v = 0.0
-            for t in range(TRICKS):
-                if prob[t] < 1e-4:
-                    continue
-                key = (choice, p_call, t, mine_t, other_t)
-                got = memo.get(key)
-                if got is None:
-                    got = memo[key] = _whist_value(
-                        k, me, partner, declarer, contract, t, choice, p_call, hands
-                    )
-                v += float(prob[t]) * got
-            totals[choice] += v
-        count += 1
-    clock.samples = count
-    if count == 0:
-        return fallback
-    pick = max(choices, key=lambda c: (totals[c], c == "pass"))
-    return next(c for c in calls if c.choice == pick)
 
 
 __all__ = ["decide", "decide_with_stats"]
