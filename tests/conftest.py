@@ -39,6 +39,7 @@ import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import _bytecode  # noqa: F401  (first: bytecode caches for every module imported after it)
 import _hypothesis  # noqa: F401  (registers and loads the Hypothesis profiles)
 import asyncpg
 import pytest
