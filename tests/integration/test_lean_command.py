@@ -55,7 +55,9 @@ async def test_a_keyed_command_writes_its_key_and_its_new_stream_once(
     app_pool: asyncpg.Pool, pool: asyncpg.Pool
 ) -> None:
     # The first row of an empty table lies at (0,1); inserted and then updated in the same
-    # transaction, as 0012 wrote them, it would lie at (0,2).
+    # transaction, as 0012 wrote them, it would lie at (0,2). A test's database is emptied by
+    # DELETEs (tests/_recycling.py): rewritten, its tables' pages hold no earlier test's rows.
+    await pool.execute("VACUUM FULL es.idempotency_keys, es.streams")
     store = EventStore(app_pool)
     key = IdempotencyKey("alice", "k-1", b"request")
     decided = Decision(version=2, appended=2, at=7)
