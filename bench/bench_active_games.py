@@ -50,7 +50,7 @@ from service.games.dealing import DueDeal
 from service.games.lobby import Lobby
 from service.games.service import GameService, GameSpec, Outcome, game_spec
 from service.games.streams import game_stream
-from service.platform.database import create_pool, upgrade_async, with_user
+from service.platform.database import create_pool, with_user
 from service.players.accounts import Player, Players
 
 _json = msgspec.json.Encoder()
@@ -217,12 +217,11 @@ async def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.games, args.few, args.seconds, args.workers, args.long = 24, 8, 1, 4, 150
-    async with scratch_database(database_server()) as dsn:
+    async with scratch_database(database_server(), migrated=True) as dsn:
         await bench(dsn, args)
 
 
 async def bench(dsn: str, args: argparse.Namespace) -> None:
-    await upgrade_async(dsn)
     global WRITER
     pool = await create_pool(with_user(dsn, APP_ROLE), min_size=args.workers,
                              max_size=args.workers + 4)  # fmt: skip

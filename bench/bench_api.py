@@ -429,7 +429,7 @@ async def main() -> None:
         args.clients, args.seconds, args.repeats = 2, 0.5, 1
     server = database_server()
     async with (
-        scratch_database(server) as service_dsn,
+        scratch_database(server, migrated=True) as service_dsn,
         scratch_database(server, "preferans_bench_baseline") as baseline_dsn,
     ):
         await bench(service_dsn, baseline_dsn, args)

@@ -40,14 +40,14 @@ import asyncpg
 import msgspec
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _kit import add_smoke
+from _kit import add_smoke, scratch_database
 
 from domain.deal.messages import CardPlayed
 from domain.rules import rules_for
 from service.eventlog.handler import CommandHandler, Decider
 from service.eventlog.log import EventLog, game_log
 from service.eventlog.store import Announcer, AppendResult, EventStore, NewEvent, uuid7
-from service.platform.database import create_pool, upgrade_async, with_database
+from service.platform.database import create_pool
 
 WRITERS = (1, 8, 32)
 
@@ -211,12 +211,7 @@ async def server_facts(dsn: str) -> str:
 async def bench(
     server_dsn: str, seconds: float, streams: int, writers: Sequence[int], rounds: int
 ) -> None:
-    name = f"preferans_bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(server_dsn)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    dsn = with_database(server_dsn, name)
-    try:
-        await upgrade_async(dsn)
+    async with scratch_database(server_dsn, migrated=True) as dsn:
         print(await server_facts(dsn))
         pool = await create_pool(dsn, min_size=max(writers), max_size=max(writers))
         await pool.execute(
@@ -248,9 +243,6 @@ async def bench(
             " a whole append with and without the chain: "
             + ", ".join(f"{name} {us:.1f} µs" for name, us in per_hash)
         )
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 async def hash_cost(pool: asyncpg.Pool, n: int = 20_000) -> list[tuple[str, float]]:

@@ -127,7 +127,7 @@ async def main() -> None:
           f"{args.seconds:g} s each")  # fmt: skip
     rows = []
     for label, trust in (("baseline: read the log every time", "0"), ("known heads", "1")):
-        async with scratch_database(server) as dsn:
+        async with scratch_database(server, migrated=True) as dsn:
             tally, changed, cpu = await run(dsn, trust, args)
         rate, p50, p99 = tally.summary(args.seconds)
         rows.append((label, rate, p50, p99, changed, tally.errors, cpu, len(tally.latencies)))

@@ -51,7 +51,7 @@ from service.games.export import (
     encode_line,
     import_game,
 )
-from service.platform.database import create_pool, upgrade_async
+from service.platform.database import create_pool
 from service.workers.dumps import LEVEL, Dumper
 
 _COPY = """
@@ -117,8 +117,7 @@ async def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.games, args.rounds, args.pulkas = 24, 1, 3
-    async with scratch_database(database_server(), "preferans_bench_dumps") as dsn:
-        await upgrade_async(dsn)
+    async with scratch_database(database_server(), "preferans_bench_dumps", migrated=True) as dsn:
         pool = await create_pool(dsn, min_size=2, max_size=8)
         try:
             log = game_log(pool, announce=False)

@@ -71,7 +71,7 @@ async def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.requests = 20
-    async with scratch_database(database_server()) as dsn:
+    async with scratch_database(database_server(), migrated=True) as dsn:
         await bench(dsn, args.requests)
 
 

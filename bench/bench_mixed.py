@@ -106,7 +106,7 @@ async def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.seconds, args.tables, args.pollers, args.followers = 2, 2, 2, 6
-    async with scratch_database(database_server()) as dsn:
+    async with scratch_database(database_server(), migrated=True) as dsn:
         await bench(dsn, args)
 
 

@@ -33,14 +33,14 @@ from collections.abc import Awaitable, Callable
 import asyncpg
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _kit import add_smoke
+from _kit import add_smoke, new_database
 
 from domain import game as g
 from domain.rules import rules_for
 from domain.simulation import play_random_pulka
 from service.eventlog.log import EventLog, game_log
 from service.eventlog.store import FEED_START, Metadata, uuid7
-from service.platform.database import create_pool, upgrade_async, with_database
+from service.platform.database import create_pool, with_database
 from service.read_models.runner import Projections
 from service.read_models.storage import READ_MODELS
 
@@ -147,10 +147,9 @@ async def server_facts(pool: asyncpg.Pool) -> str:
 async def bench(server_dsn: str, target: int, concurrent: int, batch: int, keep: bool) -> None:
     name = f"bench_projections_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(server_dsn)
-    await admin.execute(f'CREATE DATABASE "{name}"')
+    await new_database(admin, server_dsn, name, migrated=True)
     dsn = with_database(server_dsn, name)
     try:
-        await upgrade_async(dsn)
         pool = await create_pool(dsn, min_size=2, max_size=8)
         try:
             log = game_log(pool, announce=False)

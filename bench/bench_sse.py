@@ -97,7 +97,7 @@ async def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.followers, args.games, args.actions, args.rate = 20, 4, 12, 40
-    async with scratch_database(database_server()) as dsn:
+    async with scratch_database(database_server(), migrated=True) as dsn:
         await bench(dsn, args)
 
 

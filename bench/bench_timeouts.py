@@ -35,7 +35,7 @@ import asyncpg
 import httpx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _kit import add_smoke, free_port
+from _kit import add_smoke, free_port, new_database
 
 from service.platform.database import with_database
 
@@ -133,7 +133,7 @@ async def main() -> None:
         raise SystemExit("set DATABASE_URL (or PREFERANS_TEST_DATABASE_URL)")
     name = f"bench_timeouts_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(server)
-    await admin.execute(f'CREATE DATABASE "{name}"')
+    await new_database(admin, server, name, migrated=True)
     await admin.close()
     dsn = with_database(server, name)
     port = free_port()

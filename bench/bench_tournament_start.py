@@ -232,7 +232,7 @@ async def main() -> None:
     if args.smoke:
         args.players, args.followers, args.readers, args.seconds = 9, 3, 2, 1
     server = database_server()
-    async with scratch_database(server, "bench_tournament") as dsn:
+    async with scratch_database(server, "bench_tournament", migrated=True) as dsn:
         port = free_port()
         env = {"DATABASE_URL": dsn, "PREFERANS_PORT": str(port),
                "PREFERANS_RATE_LIMITS": "false", "PREFERANS_PROJECTIONS": "false",

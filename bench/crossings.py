@@ -32,7 +32,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _kit import add_smoke, database_server, scratch_database
 
 from service.app import create_app
-from service.platform.database import upgrade_async
 from service.platform.settings import Settings
 
 ROOMS = ("api", "games", "eventlog", "players", "platform", "read_models", "workers")
@@ -150,8 +149,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_smoke(parser)
     parser.parse_args()
-    async with scratch_database(database_server(), "preferans_crossings") as dsn:
-        await upgrade_async(dsn)
+    async with scratch_database(database_server(), "preferans_crossings", migrated=True) as dsn:
         settings = Settings(database_url=dsn, rate_limits=False, bot_worker="inline")
         async with AsyncTestClient(create_app(settings, migrate=False)) as client:
             await play(client, dsn)

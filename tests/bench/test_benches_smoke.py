@@ -73,10 +73,14 @@ def test_every_bench_listed_is_still_in_bench():
 
 
 @pytest.mark.parametrize("name", benches())
-def test_the_bench_runs_in_its_smoke_mode_and_prints_its_figures(name, pg_server_dsn, tmp_path):
+def test_the_bench_runs_in_its_smoke_mode_and_prints_its_figures(
+    name, pg_server_dsn, template_database, tmp_path
+):
     assert name in FIGURES, f"bench/{name} has no smoke test: list its figures in FIGURES"
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["PREFERANS_TEST_DATABASE_URL"] = pg_server_dsn
+    # The session's migrated template: a bench's migrated scratch database is its copy.
+    env["PREFERANS_BENCH_TEMPLATE"] = template_database
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, str(BENCH / name), "--smoke"], env=env, cwd=tmp_path,
