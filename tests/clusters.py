@@ -161,6 +161,7 @@ class ServiceProcess:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
+            self._port_released()
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -169,3 +170,21 @@ class ServiceProcess:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill()
+            self._port_released()
+
+    def _port_released(self, timeout: float = 30) -> None:
+        """Wait until no process listens on the port any more: ``serve`` gone, its granian
+        worker may still hold the socket for a moment (the whole group was signalled, each
+        process dies on its own), and a ``serve`` started on the port then refuses it as taken
+        (seen once beside the whole suite)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with socket.socket() as probe:  # as `preflight.claim_listen_address` checks
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    probe.bind(("127.0.0.1", self.port))
+                    return
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+            time.sleep(0.05)
