@@ -55,11 +55,12 @@ TALONS = 24
 """Talon layouts an auction decision scores (each: 66 discards × 6 strains through the model)."""
 DISCARD_CANDIDATES = 4
 """Discards the model proposes for the double-dummy check, beside the rule of thumb's best."""
-PASS_WORTH = -4.0
-"""What passing in the auction is worth to the seat, in whists per deal: a seat that does not
-declare defends or plays the all-pass, and in the duplicate match of docs/bots.md §11.4 the
-expert's mean result as a defender or in an all-pass was about −4 per deal under Sochi. A
-contract is bid for when it is worth more than that (the strong bot compares with zero)."""
+PASS_WORTH = -7.0
+"""What passing in the auction is taken to be worth to the seat, in whists per deal: a contract
+is bid for when it is worth more than that (the strong bot compares with zero). A seat that
+does not declare defends or plays the all-pass, about −2 to −4 per deal for the expert under
+Sochi (docs/bots.md §11.4); set lower still, the expert bids more, and against the strong level
+−7 gained +0.79 ± 0.73 per deal over −4 (260 deals, paired; docs/bots.md §11.3)."""
 
 
 def decide(
