@@ -15,6 +15,7 @@ import random
 
 import msgspec
 import numpy as np
+import pytest
 
 from bots import LEVELS, basic, expert, learned
 from bots.budget import DEFAULT_LAYOUTS, Budget
@@ -23,7 +24,7 @@ from bots.table import Table
 from bots.view import BotView, seat_input
 from domain import game as g
 from domain.cards import MISER, SUIT_OF
-from domain.deal.messages import SeatCommand
+from domain.deal.messages import MakeBid, Pass, SeatCommand
 from domain.rules import SOCHI, rules_for
 from domain.simulation import random_deal
 from domain.solver.bits import mask_of
@@ -156,3 +157,24 @@ def test_the_expert_wraps_the_strong_card_play_at_twice_the_layouts() -> None:
     _, clock = expert.decide_with_stats(view, random.Random(move_seed), BUDGET)
     assert clock.layout_budget == BUDGET.layouts.of(clock.kind) * expert.PLAY_FACTOR  # type: ignore[union-attr,arg-type]
     assert basic.decide(view, random.Random(0)) in view.legal
+
+
+def test_the_auction_bids_exactly_when_a_contract_is_worth_more_than_passing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`expert.PASS_WORTH` decides the auction: worth more than any contract, the expert passes
+    at every auction decision of its own; worth less than any, it bids the next step at each."""
+    auction = [
+        (view, move_seed)
+        for seed in (1, 2, 3)
+        for events, seat, move_seed in _decisions(seed)
+        if (view := seat_input(events, seat)).legal
+        and read(view).deal.phase == "bidding"
+        and any(isinstance(a, Pass) and not a.dark for a in view.legal)
+        and any(isinstance(a, MakeBid) and not a.bid.endswith("WT") for a in view.legal)
+    ]
+    assert auction  # the deals reach the expert's own auction decisions
+    for worth, kind in ((1e9, Pass), (-1e9, MakeBid)):
+        monkeypatch.setattr(expert, "PASS_WORTH", worth)
+        moves = [LEVELS["expert"](view, random.Random(s), BUDGET) for view, s in auction]
+        assert all(isinstance(m, kind) for m in moves), (worth, moves)
