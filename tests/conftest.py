@@ -345,6 +345,20 @@ async def empty_database_dsn(pg_server_dsn: str) -> AsyncIterator[str]:
         await _drop_database(pg_server_dsn, name)
 
 
+POOL_CLOSE_S = 20.0
+"""How long a test's pool may take to close: asyncpg's ``close`` waits for every connection to
+be given back, without end, so a connection a test left out would stop the whole run."""
+
+
+async def _close(pool: asyncpg.Pool) -> None:
+    """Close ``pool``; a connection never given back fails the test instead of hanging it."""
+    try:
+        await asyncio.wait_for(pool.close(), POOL_CLOSE_S)
+    except TimeoutError:
+        pool.terminate()
+        pytest.fail(f"a connection of the test's pool was not given back in {POOL_CLOSE_S:g} s")
+
+
 @pytest.fixture
 async def pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """A service pool (msgspec jsonb codecs) on this test's database, as the schema owner."""
@@ -352,7 +366,7 @@ async def pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     try:
         yield created
     finally:
-        await created.close()
+        await _close(created)
 
 
 @contextlib.asynccontextmanager
@@ -362,7 +376,7 @@ async def _role_pool(database_dsn: str, role: str, max_size: int) -> AsyncIterat
     try:
         yield created
     finally:
-        await created.close()
+        await _close(created)
 
 
 @pytest.fixture

@@ -5,8 +5,13 @@ A process leads a job while it holds the job's session-level advisory lock
 held across rounds, so leading costs no query per round. The others keep asking (`lead` each
 round) and one of them wins once the leader lets go: when it resigns (`resign`, or
 `resign_all` when its worker stops), or when its connection drops, since the server frees a
-session's locks with it. A leader whose connection dropped learns it at its next `lead` (or
-the next failure on it) and stands for election again, on a new connection::
+session's locks with it. A leader whose connection dropped learns it once its client has seen
+the connection close, at its next `lead` after that (or the next failure on it), and stands for
+election again, on a new connection. The server frees the lock as the session ends, a moment
+before the client sees the socket close: for that moment another process may already lead
+while the old leader's `lead` still says yes. Leading saves work; the jobs' own writes keep
+them right (a projection's checkpoint moves only from the cursor it read, the clerk writes
+commands checked against their streams' versions)::
 
     leadership = Leadership(pool)
     if await leadership.lead("preferans:key-purger"):
