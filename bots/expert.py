@@ -60,7 +60,8 @@ PASS_WORTH = -7.0
 is bid for when it is worth more than that (the strong bot compares with zero). A seat that
 does not declare defends or plays the all-pass, about −2 to −4 per deal for the expert under
 Sochi (docs/bots.md §11.4); set lower still, the expert bids more, and against the strong level
-−7 gained +0.79 ± 0.73 per deal over −4 (260 deals, paired; docs/bots.md §11.3)."""
+−7 gained +0.79 ± 0.73 per deal over −4 (260 deals, paired), while −10 lost −1.04 ± 1.30 per
+deal against −7 (130 deals, paired; docs/bots.md §11.3)."""
 
 
 def decide(
