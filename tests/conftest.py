@@ -250,8 +250,15 @@ class _Databases:
     async def _made_new(self, name: str, restoring: asyncio.Task[bool]) -> bool:
         """Whether ``name`` came back as new; if not it is dropped (and leaves the turns)."""
         try:
-            if await restoring:
-                return True
+            try:
+                if await restoring:
+                    return True
+            except TimeoutError:
+                # asyncpg's connect timed out while this process's loop stood still: the
+                # restore started in the background, and the sync tests that ran next (mypy's
+                # alone takes up to a minute) did not turn the loop past asyncpg's 60 s. Now.
+                if await self.pristine.restore(with_database(self.server_dsn, name)):
+                    return True
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             # Said aloud (the run's warnings summary): a cleaning that fails every time costs
             # every test a fresh copy, as it did unseen while the TRUNCATE broke on a key.
