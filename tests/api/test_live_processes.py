@@ -274,7 +274,17 @@ def test_a_bot_worker_killed_mid_game_resumes_and_no_bot_acts_twice(
                                 headers=host["auth"])  # fmt: skip
             assert seated.status_code == 200, seated.text
         # A bot worker starts in a few seconds alone; under the suite's load it may take far more.
-        wait_for(lambda: len(events(api.url, game_id)) > 60, 120, "for the bots' first 60 events")
+        # It stalled twice in full runs, cause unknown: a failure says what both processes logged.
+        try:
+            wait_for(
+                lambda: len(events(api.url, game_id)) > 60, 120, "for the bots' first 60 events"
+            )
+        except AssertionError as exc:
+            seen = len(events(api.url, game_id))
+            raise AssertionError(
+                f"{exc} ({seen} events, worker exit {worker.process and worker.process.poll()})"
+                f"\n{_tail(worker.log)}\n{_tail(api.log)}"
+            ) from None
         worker.kill()  # mid-game, perhaps mid-move
         stalled = len(events(api.url, game_id))
         time.sleep(0.5)
@@ -296,6 +306,14 @@ def test_a_bot_worker_killed_mid_game_resumes_and_no_bot_acts_twice(
     finally:
         worker.kill()
         api.stop()
+
+
+def _tail(log: Path, lines: int = 40) -> str:
+    """The last lines of a process's log, for a failure's message (the API's own requests
+    left out: the test's polling fills it)."""
+    text = log.read_text(errors="replace").splitlines() if log.exists() else ["(no log)"]
+    kept = [line for line in text if '"GET /v1/games/' not in line]
+    return f"--- {log.name}, last {lines} lines ---\n" + "\n".join(kept[-lines:])
 
 
 class BotWorker:
