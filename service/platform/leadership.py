@@ -9,9 +9,9 @@ session's locks with it. A leader whose connection dropped learns it once its cl
 the connection close, at its next `lead` after that (or the next failure on it), and stands for
 election again, on a new connection. The server frees the lock as the session ends, a moment
 before the client sees the socket close: for that moment another process may already lead
-while the old leader's `lead` still says yes. Leading saves work; the jobs' own writes keep
-them right (a projection's checkpoint moves only from the cursor it read, the clerk writes
-commands checked against their streams' versions)::
+while the old leader's `lead` still says yes. Leading saves work; it is not what keeps a job's
+writes right (a projection's checkpoint moves only from the cursor it read, so a second
+runner's batch is refused)::
 
     leadership = Leadership(pool)
     if await leadership.lead("preferans:key-purger"):
