@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 import uuid
 import warnings
@@ -108,6 +109,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _is_slow(item):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """After a test's fixtures are torn down, the apps it was handed are free for the next
+    (`tests/api/apitools.make_app` keeps apps built with the same settings)."""
+    try:
+        return (yield)
+    finally:
+        if (apitools := sys.modules.get("apitools")) is not None:
+            apitools.release_apps()
 
 
 def _docker_answers() -> bool:

@@ -1,8 +1,9 @@
 """The API through the real ASGI app, on a fresh migrated PostgreSQL database per test.
 
 Fixtures:
-    app        the app (`create_app`) on this test's database, as the service role (one app
-               object per test process, started anew on each test's database: `default_app`)
+    app        the app (`create_app`) on this test's database, as the service role (an app
+               built once per test process and started anew on each test's database:
+               `apitools.make_app` keeps the apps built with the same settings)
     client     `AsyncTestClient` over it (lifespan run: pool, poller)
     server     the same app served by uvicorn on a free port (for Server-Sent Events, which the
                in-process test client cannot stream); yields its base URL
@@ -21,7 +22,7 @@ import asyncpg
 import pytest
 import uvicorn
 from _databases import create_database
-from apitools import default_app, make_app
+from apitools import make_app
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -32,7 +33,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def app(database_dsn: str) -> Litestar:
-    return default_app(database_dsn)
+    return make_app(database_dsn)
 
 
 @pytest.fixture
