@@ -2,22 +2,41 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from typing import Any
+
+from litestar import Litestar
 
 from service.api.errors import KINDS, PROBLEM_MEDIA_TYPE
 from service.app import OPENAPI_PATH, create_app, openapi_document
 from service.platform.settings import Settings
 
 
+@functools.cache
+def _document() -> bytes:
+    """The app's document, made once per test process (each takes an app built and walked)."""
+    return openapi_document()
+
+
+def _spec() -> Any:
+    return json.loads(_document())
+
+
+@functools.cache
+def _app() -> Litestar:
+    return create_app(Settings(), dsn="postgresql://unused", migrate=False)
+
+
 def test_the_committed_openapi_document_is_what_the_app_generates() -> None:
     committed = OPENAPI_PATH.read_bytes()
-    assert committed == openapi_document(), "openapi/openapi.json is stale: run `preferans openapi`"
+    assert committed == _document(), "openapi/openapi.json is stale: run `preferans openapi`"
 
 
 def test_every_route_of_the_app_is_documented() -> None:
-    app = create_app(Settings(), dsn="postgresql://unused", migrate=False)
-    spec = json.loads(openapi_document())
+    app = _app()
+    spec = _spec()
     routes = {
         (method.lower(), re.sub(r":\w+}", "}", route.path))
         for route in app.routes
@@ -31,7 +50,7 @@ def test_every_route_of_the_app_is_documented() -> None:
 
 
 def test_every_operation_documents_its_errors_as_problems_with_examples() -> None:
-    spec = json.loads(openapi_document())
+    spec = _spec()
     known_types = {kind.type for kind in KINDS.values()}
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
@@ -51,7 +70,7 @@ def test_every_operation_documents_its_errors_as_problems_with_examples() -> Non
 
 
 def test_the_action_body_is_a_tagged_union_without_a_seat() -> None:
-    spec = json.loads(openapi_document())
+    spec = _spec()
     body = spec["paths"]["/v1/games/{game_id}/actions"]["post"]["requestBody"]
     variants = body["content"]["application/json"]["schema"]["oneOf"]
     schemas = spec["components"]["schemas"]
@@ -64,7 +83,7 @@ def test_the_action_body_is_a_tagged_union_without_a_seat() -> None:
 
 
 def test_every_route_names_its_operation_id_so_a_rename_never_renames_a_client_method() -> None:
-    app = create_app(Settings(), dsn="postgresql://unused", migrate=False)
+    app = _app()
     named = {}
     for route in app.routes:
         if route.path.startswith("/schema") or route.path == "/metrics":
@@ -77,7 +96,7 @@ def test_every_route_names_its_operation_id_so_a_rename_never_renames_a_client_m
                 r"[a-z][A-Za-z]+", operation_id
             ), f"{route.path} {handler.http_methods}: name its operation_id"
             named[operation_id] = route.path
-    spec = json.loads(openapi_document())
+    spec = _spec()
     ids = [op["operationId"] for ops in spec["paths"].values() for op in ops.values()]
     assert len(ids) == len(set(ids)) == len(named)
     assert set(ids) == set(named)
@@ -101,7 +120,7 @@ def _schemas_reached(spec: dict, node: object) -> set[str]:
 
 
 def test_request_bodies_refuse_unknown_fields_as_the_server_does() -> None:
-    spec = json.loads(openapi_document())
+    spec = _spec()
     bodies = [op["requestBody"] for ops in spec["paths"].values() for op in ops.values()
               if "requestBody" in op]  # fmt: skip
     reached = set().union(*(_schemas_reached(spec, body) for body in bodies))
@@ -113,7 +132,7 @@ def test_request_bodies_refuse_unknown_fields_as_the_server_does() -> None:
 
 
 def test_closed_sets_are_enums_and_the_game_status_is_one_component() -> None:
-    spec = json.loads(openapi_document())
+    spec = _spec()
     schemas = spec["components"]["schemas"]
     assert schemas["SeatView"]["properties"]["phase"]["enum"][:2] == ["awaiting_deal", "bidding"]
     text = json.dumps(spec)
@@ -126,7 +145,7 @@ def test_closed_sets_are_enums_and_the_game_status_is_one_component() -> None:
 
 
 def test_the_documented_headers_and_the_streams_frames() -> None:
-    spec = json.loads(openapi_document())
+    spec = _spec()
     read = spec["paths"]["/v1/games/{game_id}"]["get"]
     assert "ETag" in read["responses"]["200"]["headers"]
     assert (
