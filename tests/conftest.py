@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import os
 import shutil
-import sys
 import tempfile
 import uuid
 import warnings
@@ -114,12 +113,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
     """After a test's fixtures are torn down, the apps it was handed are free for the next
-    (`tests/api/apitools.make_app` keeps apps built with the same settings)."""
+    (`_apps`: apps built with the same settings are kept)."""
     try:
         return (yield)
     finally:
-        if (apitools := sys.modules.get("apitools")) is not None:
-            apitools.release_apps()
+        import _apps  # here: it imports Litestar, and _bytecode goes first
+
+        _apps.release()
 
 
 def _docker_answers() -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from _apps import kept
 from litestar import Litestar
 
 from domain.cards import DECK
@@ -24,29 +25,9 @@ def make_app(
     dsn: str | Callable[[], str], settings: dict[str, Any] | None = None, **options: object
 ) -> Litestar:
     """The app on ``dsn`` (or on the database a function names at each start) as the service
-    role, with the tests' short SSE timings (and ``settings`` over the tests' own).
-
-    Building an app of a hundred routes takes Litestar 0.2-0.3 s of CPU, most of a small API
-    test (15% of the API tests' CPU went to it), while its start (the lifespan: pools, workers,
-    `app.state`) is all each test needs anew. So an app built with the same settings and
-    options is kept and handed out again, started on the new ``dsn``, to one holder at a time:
-    it is reserved from the call until the end of the test (`release_apps`), and while its
-    lifespan runs (a module's shared app stays its module's). Options that are not plain
-    values are kept by identity, so a test's own clock or lifespan gets an app of its own."""
-    key = _key(settings, options)
-    for cached in _APPS.get(key, ()):
-        if not cached.reserved and not cached.running:
-            cached.reserved = True
-            cached.where[0] = dsn
-            return cached.app
-    where: list[str | Callable[[], str]] = [dsn]
-    app = _build(lambda: _named(where[0]), settings, options)
-    if sum(map(len, _APPS.values())) < MAX_CACHED_APPS:
-        cached = _CachedApp(app, where, key)
-        app.on_startup.append(cached.started)
-        app.on_shutdown.append(cached.stopped)
-        _APPS.setdefault(key, []).append(cached)
-    return app
+    role, with the tests' short SSE timings (and ``settings`` over the tests' own). An app
+    built with the same settings and options before is started again instead (`_apps.kept`)."""
+    return kept(lambda named: _build(named, settings, options), ("api", settings, options), dsn)
 
 
 def _build(
@@ -74,77 +55,6 @@ def _build(
         **options,
     }
     return create_app(config, **options)  # type: ignore[arg-type]
-
-
-MAX_CACHED_APPS = 24
-"""Apps kept per test process (each some megabytes); past it, an app is built and dropped."""
-
-_PLAIN = (type(None), bool, int, float, str, bytes)
-
-
-@dataclass
-class _CachedApp:
-    app: Litestar
-    where: list[str | Callable[[], str]]
-    key: tuple[Any, ...]
-    """Holds the options' objects kept by identity, so that no other takes their id."""
-    reserved: bool = True
-    running: int = 0
-
-    async def started(self) -> None:
-        self.running += 1
-
-    async def stopped(self) -> None:
-        self.running -= 1
-
-
-_APPS: dict[tuple[Any, ...], list[_CachedApp]] = {}
-
-
-def _named(dsn: str | Callable[[], str]) -> str:
-    return dsn() if callable(dsn) else dsn
-
-
-def _key(settings: dict[str, Any] | None, options: dict[str, object]) -> tuple[Any, ...]:
-    """What makes two apps alike: the settings and options, plain values by value and other
-    objects by identity (kept alive by the key itself)."""
-
-    def part(value: object) -> object:
-        if isinstance(value, _PLAIN):
-            return value
-        if isinstance(value, list | tuple):
-            return (type(value).__name__, *map(part, value))
-        if isinstance(value, dict):
-            return ("dict", *sorted((k, part(v)) for k, v in value.items()))
-        if isinstance(value, SseSettings):
-            return ("sse", value.ping_interval, value.retry_ms)
-        return _Same(value)
-
-    return (
-        tuple(sorted((k, part(v)) for k, v in (settings or {}).items())),
-        tuple(sorted((k, part(v)) for k, v in options.items())),
-    )
-
-
-class _Same:
-    """An option's object, equal only to itself (a clock, a lifespan, a route handler)."""
-
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other.value is self.value
-
-    def __hash__(self) -> int:
-        return id(self.value)
-
-
-def release_apps() -> None:
-    """The end of a test: the apps it was handed are free for the next (those still running
-    stay reserved, a module's shared app among them)."""
-    for cached in (c for apps in _APPS.values() for c in apps):
-        if not cached.running:
-            cached.reserved = False
 
 
 CARD = re.compile(r"^[789TJQKA][SCDH]$")

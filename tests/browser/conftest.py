@@ -38,6 +38,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from _apps import kept
 
 from service.api.games.events import SseSettings
 from service.app import create_app
@@ -107,18 +108,25 @@ async def chromium() -> AsyncIterator[Any]:
 
 
 def app_on(dsn: str, clock: Clock = SYSTEM_CLOCK, **settings: Any) -> Any:
+    """The app on ``dsn``; one built before with the same settings and clock is started again
+    instead (`_apps.kept`)."""
     # The analyst over 4 layouts a decision, as in the API tests (apitools.make_app says why).
     settings = {
         "pool_min_size": 1, "pool_max_size": 10, "rate_limits": False,
         "background_worker": "inline", "analysis_layouts": 4, **settings,
     }  # fmt: skip
-    return create_app(
-        Settings(database_url=dsn, **settings),
-        migrate=False,
-        sse=SseSettings(ping_interval=1.0, retry_ms=300),
-        live_poll_interval=0.5,
-        clock=clock,
-    )
+
+    def build(named: Callable[[], str]) -> Any:
+        return create_app(
+            Settings(**settings),
+            dsn=named,
+            migrate=False,
+            sse=SseSettings(ping_interval=1.0, retry_ms=300),
+            live_poll_interval=0.5,
+            clock=clock,
+        )
+
+    return kept(build, ("browser", settings, clock), dsn)
 
 
 @contextlib.asynccontextmanager
