@@ -80,6 +80,12 @@ ROUND_PACE = 0.05
 tournament's start (333 tables created in three seconds) woke it for a round per append, each
 a few queries on the request path's process; a clock's deadline is late by 50 ms at most."""
 
+ROUND_TIMEOUT = 60.0
+"""Seconds a round may take before it is cancelled as failed (its stack logged): every bot and
+every timeout of the deployment waits on the steward's rounds, so one that hangs (an await that
+never ends) must not stop them for ever. A round's own work is a few seconds at most: a bot's
+thinking has its wall-clock cap, and a game left half served goes back to the lease."""
+
 _COLUMN: dict[Duty, str] = {"table": "due_at", "bots": "bot_due_at"}
 
 
@@ -200,7 +206,7 @@ class Steward:
         """The pool the strong bots think in, started at the first strong move."""
         self.worker = Worker(
             f"steward-{duty}", self._round, interval=poll_interval,
-            pace=ROUND_PACE if duty != "bots" else 0.0,
+            pace=ROUND_PACE if duty != "bots" else 0.0, round_timeout=ROUND_TIMEOUT,
         )  # fmt: skip
         """Its loop (`service.platform.worker_kit`): `run` runs it, `hint` wakes it."""
         self._logs: Lru[uuid.UUID, _Log] = Lru(256)

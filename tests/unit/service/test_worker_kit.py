@@ -4,6 +4,7 @@ every background worker of the service shares."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
@@ -97,3 +98,34 @@ def test_a_workers_lag_is_its_gauge_never_below_zero() -> None:
     assert WORKER_LAG_SECONDS.labels("test-lag")._value.get() == 2.5
     worker.report_lag(-0.2)  # two clocks a little apart: caught up
     assert WORKER_LAG_SECONDS.labels("test-lag")._value.get() == 0.0
+
+
+async def test_a_round_that_hangs_is_cancelled_at_its_timeout_said_where_and_the_loop_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    calls = 0
+    never = asyncio.Event()
+
+    async def stuck_here() -> None:
+        await never.wait()
+
+    async def step() -> float | None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await asyncio.gather(stuck_here(), asyncio.sleep(0))
+        return None
+
+    worker = Worker("test-hang", step, interval=3600.0, backoff=0.01, round_timeout=0.2)
+    task = asyncio.create_task(worker.run())
+    try:
+        with caplog.at_level(logging.WARNING, logger="service.platform.worker_kit"):
+            await _until(lambda: calls == 2)
+        assert worker.errors == 1 and worker.rounds == 1
+        logged = caplog.text
+        assert "a round took over 0.2 s and was cancelled" in logged
+        assert "in stuck_here" in logged, logged  # inside the gather, where it really waited
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
