@@ -65,7 +65,8 @@ class _Kept:
         self.running += 1
 
     async def stopped(self) -> None:
-        self.running -= 1
+        # Litestar runs the shutdown hooks even when the start failed before `started` ran.
+        self.running = max(0, self.running - 1)
 
 
 _KEPT: dict[object, list[_Kept]] = {}
